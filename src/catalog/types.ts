@@ -1,0 +1,33 @@
+/**
+ * The catalog's unit: one upstream tool as the gateway knows it. Owned by catalog/;
+ * everything downstream (policy, curator, gateway, guards) reads ToolRecords and never
+ * talks to an upstream to learn about a tool.
+ */
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+
+export interface ToolRecord {
+  /** Upstream name from gateway.config.yaml (`academics`, `files`, ...). */
+  server: string;
+  /** The tool's name as its upstream sent it; used when forwarding a call. */
+  upstreamName: string;
+  /**
+   * The name the host sees. Equal to upstreamName unless two upstreams expose the same
+   * name, in which case every holder of that name is exposed as `<server>__<tool>`.
+   */
+  name: string;
+  title?: string;
+  /** As the upstream sent it; '' when absent. */
+  description: string;
+  /** JSON Schema object, exactly as the upstream sent it. */
+  inputSchema: Tool['inputSchema'];
+  outputSchema?: Tool['outputSchema'];
+  annotations?: ToolAnnotations;
+  /**
+   * True when the tool changes state: `readOnlyHint: false` or `destructiveHint: true`
+   * in its annotations, or listed under `confirmation.actions` in the config.
+   * Tools without annotations are not actions (MCP's default readOnlyHint is false, but
+   * treating every unannotated tool as an action would make third-party servers
+   * unusable without confirmations; list them in config instead).
+   */
+  isAction: boolean;
+}

@@ -1,0 +1,112 @@
+/**
+ * Reads and validates the config files. Every error is a ConfigError naming the file,
+ * the key path and what was expected, so a user can fix it without reading our code.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import yaml from 'js-yaml';
+import type { z } from 'zod';
+import {
+  dependenciesSchema,
+  exemplarsSchema,
+  gatewayConfigSchema,
+  personasSchema,
+  synonymsSchema,
+  type GatewayConfig,
+  type Personas,
+} from './schema.js';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly keyPath: string,
+    readonly expectation: string,
+  ) {
+    super(`${file}: ${keyPath ? `${keyPath}: ` : ''}${expectation}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads a YAML or JSON file (JSON is YAML). Throws ConfigError when absent or malformed. */
+function readDocument(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(file, '', code === 'ENOENT' ? 'file not found' : `cannot read: ${(err as Error).message}`);
+  }
+  try {
+    return yaml.load(text, { filename: file });
+  } catch (err) {
+    const e = err as { mark?: { line: number; column: number }; reason?: string; message: string };
+    const where = e.mark ? `line ${e.mark.line + 1}, column ${e.mark.column + 1}` : '';
+    throw new ConfigError(file, where, `malformed ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${e.reason ?? e.message}`);
+  }
+}
+
+/**
+ * Replaces `${NAME}` in every string with the environment variable NAME.
+ * Throws ConfigError naming the key when a variable is unset: a silently empty token
+ * would turn into a confusing 401 later.
+ */
+export function expandEnv(value: unknown, file: string, env: NodeJS.ProcessEnv, path: string[] = []): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const v = env[name];
+      if (v === undefined) throw new ConfigError(file, path.join('.'), `environment variable ${name} is not set`);
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => expandEnv(v, file, env, [...path, String(i)]));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandEnv(v, file, env, [...path, k])]));
+  }
+  return value;
+}
+
+function parseWith<S extends z.ZodType>(schema: S, data: unknown, file: string): z.infer<S> {
+  const result = schema.safeParse(data ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new ConfigError(file, issue.path.map(String).join('.') || '(top level)', issue.message);
+}
+
+export interface LoadedConfig {
+  /** Absolute path of gateway.config.yaml. */
+  file: string;
+  /** Folder relative paths in the config resolve against. */
+  baseDir: string;
+  config: GatewayConfig;
+  personas: Personas;
+  dependencies: Record<string, string[]>;
+  synonyms: Record<string, string>;
+  exemplars: Record<string, string[]>;
+}
+
+/** Resolves `p` against the config file's folder. */
+export function resolveFrom(baseDir: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(baseDir, p);
+}
+
+/**
+ * Loads gateway.config.yaml and the policy files it names.
+ * @throws ConfigError for a missing file, malformed YAML/JSON, an unset `${ENV}`, or a
+ *   value that does not fit the schema.
+ */
+export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const file = resolve(configPath);
+  const baseDir = dirname(file);
+  const config = parseWith(gatewayConfigSchema, expandEnv(readDocument(file), configPath, env), configPath);
+  const load = <S extends z.ZodType>(p: string | undefined, schema: S, empty: z.infer<S>): z.infer<S> =>
+    p ? parseWith(schema, readDocument(resolveFrom(baseDir, p)), p) : empty;
+  return {
+    file,
+    baseDir,
+    config,
+    personas: load(config.policy.personas, personasSchema, {}),
+    dependencies: load(config.policy.dependencies, dependenciesSchema, {}),
+    synonyms: load(config.policy.synonyms, synonymsSchema, {}),
+    exemplars: load(config.policy.exemplars, exemplarsSchema, {}),
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * zod schemas for every config file: the single source of the config types.
+ * gateway.config.yaml, personas.yaml, dependencies.yaml, domain_synonyms.json,
+ * exemplars.json. Unknown keys are rejected everywhere so a typo is an error, not a
+ * silently ignored setting.
+ */
+import { z } from 'zod';
+
+const stringMap = z.record(z.string(), z.string());
+
+/** An upstream spawned as a child process speaking MCP over stdio. */
+export const stdioUpstreamSchema = z
+  .object({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    /** Added to the gateway's own environment (PATH etc. are inherited). */
+    env: stringMap.optional(),
+    /** Working directory; relative to the config file. Default: the config file's folder. */
+    cwd: z.string().optional(),
+    /** Per-upstream start-up timeout in ms; default `timeouts.startup_ms`. */
+    startup_timeout_ms: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** A remote upstream: Streamable HTTP, falling back to SSE unless `transport` pins one. */
+export const remoteUpstreamSchema = z
+  .object({
+    url: z.url(),
+    headers: stringMap.optional(),
+    transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto'),
+    startup_timeout_ms: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const upstreamSchema = z.union([stdioUpstreamSchema, remoteUpstreamSchema]);
+
+const embedderSchema = z.union([
+  z.enum(['auto', 'use', 'transformers', 'openai', 'none']),
+  z.looseObject({ provider: z.enum(['auto', 'use', 'transformers', 'openai', 'none']) }),
+]);
+
+export const curatorSchema = z
+  .object({
+    mode: z.enum(['none', 'bm25', 'dense', 'hybrid']).default('hybrid'),
+    /** Shortlist size. 12 is the reference system's setting: 86.8 % fewer tokens at 93.2 % correct. */
+    top_k: z.number().int().positive().default(12),
+    embedder: embedderSchema.default('auto'),
+  })
+  .strict();
+
+export const gatewayConfigSchema = z
+  .object({
+    upstreams: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'upstream names use letters, digits, _ and -'), upstreamSchema),
+    curator: curatorSchema.default({ mode: 'hybrid', top_k: 12, embedder: 'auto' }),
+    /** SQLite file for the embeddings cache, audit log and approvals; relative to the config file. */
+    store: z.string().default('.tool-curator/store.db'),
+    policy: z
+      .object({
+        personas: z.string().optional(),
+        dependencies: z.string().optional(),
+        synonyms: z.string().optional(),
+        exemplars: z.string().optional(),
+      })
+      .strict()
+      .default({}),
+    exposure: z
+      .object({
+        /** Tools always in tools/list; they take no retrieval slot. */
+        pinned: z.array(z.string()).default([]),
+        /** Bound on a session's discovered tools; least recently used out. */
+        max_visible: z.number().int().positive().default(40),
+      })
+      .strict()
+      .default({ pinned: [], max_visible: 40 }),
+    /** Identity of the stdio session (HTTP sessions take theirs from the bearer token). */
+    session: z
+      .object({ persona: z.string().optional(), user_id: z.string().optional() })
+      .strict()
+      .default({}),
+    http: z
+      .object({
+        /** Bearer tokens for HTTP mode; write values as `${ENV_VAR}`. */
+        tokens: z
+          .array(z.object({ token: z.string().min(16, 'tokens need at least 16 characters'), persona: z.string(), user_id: z.string().optional() }).strict())
+          .default([]),
+        host: z.string().default('127.0.0.1'),
+      })
+      .strict()
+      .default({ tokens: [], host: '127.0.0.1' }),
+    confirmation: z
+      .object({
+        /** Extra tool names (exposed names) treated as actions, e.g. for unannotated upstreams. */
+        actions: z.array(z.string()).default([]),
+        /** Minutes a pending approval stays valid. Default 10. */
+        approval_ttl_minutes: z.number().positive().default(10),
+      })
+      .strict()
+      .default({ actions: [], approval_ttl_minutes: 10 }),
+    audit: z
+      .object({ redact: z.array(z.string()).default(['password', 'token', 'secret', 'api_key']) })
+      .strict()
+      .default({ redact: ['password', 'token', 'secret', 'api_key'] }),
+    timeouts: z
+      .object({
+        /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */
+        startup_ms: z.number().int().positive().default(20_000),
+        /** Time a forwarded tools/call gets. Default 60 s. */
+        call_ms: z.number().int().positive().default(60_000),
+      })
+      .strict()
+      .default({ startup_ms: 20_000, call_ms: 60_000 }),
+  })
+  .strict();
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+export type UpstreamConfig = z.infer<typeof upstreamSchema>;
+export type StdioUpstreamConfig = z.infer<typeof stdioUpstreamSchema>;
+export type RemoteUpstreamConfig = z.infer<typeof remoteUpstreamSchema>;
+
+/**
+ * One persona. Patterns: `<server>.<glob>` (glob over the upstream tool name) or a bare
+ * `<glob>` matching the tool name on any upstream; `*` matches any run of characters.
+ * A tool is allowed iff it matches an allow pattern and no deny pattern.
+ */
+export const personaSchema = z
+  .object({
+    /** Identity fields injected into calls: `{student_id: "${user_id}"}`. */
+    identity: stringMap.default({}),
+    allow: z.array(z.string()).default([]),
+    deny: z.array(z.string()).default([]),
+    /** Which calls need a person's approval: action tools (default), all, or none. */
+    confirm: z.enum(['actions', 'all', 'none']).default('actions'),
+  })
+  .strict();
+
+export const personasSchema = z.record(z.string(), personaSchema);
+export type Persona = z.infer<typeof personaSchema>;
+export type Personas = z.infer<typeof personasSchema>;
+
+export const dependenciesSchema = z.record(z.string(), z.array(z.string()));
+export const synonymsSchema = z.record(z.string(), z.string());
+export const exemplarsSchema = z.record(z.string(), z.array(z.string()));

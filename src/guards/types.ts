@@ -1,0 +1,55 @@
+/**
+ * The call path as a composition of guards, Hono-style: each guard gets the call and
+ * `next`, and either answers itself (refuse, correct, park for approval) or calls next.
+ * The gateway composes nameGuard → policy → identity → confirmation → upstream, with the
+ * audit guard outermost so it sees every decision.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolRecord } from '../catalog/types.js';
+
+/** Who is calling. One per MCP session of the host. */
+export interface SessionIdentity {
+  sessionId: string;
+  persona: string;
+  userId?: string;
+}
+
+/** The decision audited for a call. */
+export type Decision =
+  | 'allowed'
+  | 'corrected'
+  | 'refused'
+  | 'awaiting_approval'
+  | 'approved'
+  | 'denied';
+
+export interface CallContext {
+  session: SessionIdentity;
+  /** Name as the host sent it. */
+  requestedName: string;
+  /** Arguments as they will be forwarded; guards may replace them. */
+  args: Record<string, unknown>;
+  /** Resolved tool, set by the name guard. */
+  tool?: ToolRecord;
+  /** Decisions taken on the way, in order (the audit records the last). */
+  decisions: Decision[];
+  /** Free-text notes for the audit (e.g. "corrected from get_attendence_summary"). */
+  notes: string[];
+  /** Upstream latency in ms, set by the upstream handler. */
+  upstreamMs?: number;
+  /** Ask the host's user through MCP elicitation; undefined when the host lacks it. */
+  elicit?: (message: string, tool: ToolRecord, args: Record<string, unknown>) => Promise<'accept' | 'decline' | 'cancel'>;
+}
+
+export type CallHandler = (ctx: CallContext) => Promise<CallToolResult>;
+export type Guard = (ctx: CallContext, next: CallHandler) => Promise<CallToolResult>;
+
+/** Composes guards left to right around a final handler. */
+export function compose(guards: Guard[], final: CallHandler): CallHandler {
+  return guards.reduceRight<CallHandler>((next, guard) => (ctx) => guard(ctx, next), final);
+}
+
+/** An MCP error result: the call failed, the gateway keeps serving. */
+export function errorResult(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}

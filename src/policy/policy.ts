@@ -1,0 +1,69 @@
+/**
+ * Persona → allowed tools. Patterns are `<server>.<glob>` or a bare `<glob>` over the
+ * upstream tool name; `*` matches any run of characters. Allowed iff some allow pattern
+ * matches and no deny pattern does. Without a persona file every tool is allowed.
+ */
+import type { ToolRecord } from '../catalog/types.js';
+import type { Persona, Personas } from '../config/schema.js';
+
+function globToRegExp(glob: string): RegExp {
+  const body = glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  return new RegExp(`^${body}$`);
+}
+
+interface CompiledPattern {
+  server?: string;
+  name: RegExp;
+}
+
+function compile(pattern: string): CompiledPattern {
+  const dot = pattern.indexOf('.');
+  if (dot > 0) return { server: pattern.slice(0, dot), name: globToRegExp(pattern.slice(dot + 1)) };
+  return { name: globToRegExp(pattern) };
+}
+
+function matches(p: CompiledPattern, tool: ToolRecord): boolean {
+  if (p.server !== undefined && p.server !== '*' && p.server !== tool.server) return false;
+  return p.name.test(tool.upstreamName) || p.name.test(tool.name);
+}
+
+export class UnknownPersonaError extends Error {
+  constructor(persona: string, known: string[]) {
+    super(`unknown persona "${persona}"; personas.yaml defines: ${known.join(', ') || '(none)'}`);
+  }
+}
+
+export class Policy {
+  private readonly compiled = new Map<string, { allow: CompiledPattern[]; deny: CompiledPattern[] }>();
+
+  constructor(readonly personas: Personas) {
+    for (const [name, p] of Object.entries(personas)) {
+      this.compiled.set(name, { allow: p.allow.map(compile), deny: p.deny.map(compile) });
+    }
+  }
+
+  /** True when no persona file is configured: every tool is allowed, nothing is injected. */
+  get open(): boolean {
+    return this.compiled.size === 0;
+  }
+
+  /** @throws UnknownPersonaError when personas are configured and `name` is not one. */
+  persona(name: string | undefined): Persona | undefined {
+    if (this.open) return undefined;
+    const p = name === undefined ? undefined : this.personas[name];
+    if (!p) throw new UnknownPersonaError(String(name), Object.keys(this.personas));
+    return p;
+  }
+
+  isAllowed(persona: string | undefined, tool: ToolRecord): boolean {
+    if (this.open) return true;
+    const c = persona === undefined ? undefined : this.compiled.get(persona);
+    if (!c) return false;
+    return c.allow.some((p) => matches(p, tool)) && !c.deny.some((p) => matches(p, tool));
+  }
+
+  /** The persona's allowed tools, in catalog order. */
+  allowed(persona: string | undefined, tools: ToolRecord[]): ToolRecord[] {
+    return tools.filter((t) => this.isAllowed(persona, t));
+  }
+}
