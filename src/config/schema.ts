@@ -84,6 +84,11 @@ export const gatewayConfigSchema = z
           .array(z.object({ token: z.string().min(16, 'tokens need at least 16 characters'), persona: z.string(), user_id: z.string().optional() }).strict())
           .default([]),
         host: z.string().default('127.0.0.1'),
+        /**
+         * Token for the approvals web page (`/approvals`). Separate from the hosts' tokens:
+         * a person approves, never the model's side. Unset: the page is not served.
+         */
+        approvals_token: z.string().min(16, 'tokens need at least 16 characters').optional(),
       })
       .strict()
       .default({ tokens: [], host: '127.0.0.1' }),
