@@ -10,7 +10,8 @@ import type { ToolRecord } from '../catalog/types.js';
 /** Who is calling. One per MCP session of the host. */
 export interface SessionIdentity {
   sessionId: string;
-  persona: string;
+  /** Undefined when no personas.yaml is configured (every tool allowed). */
+  persona?: string;
   userId?: string;
 }
 
