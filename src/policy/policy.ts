@@ -1,7 +1,9 @@
 /**
- * Persona → allowed tools. Patterns are `<server>.<glob>` or a bare `<glob>` over the
- * upstream tool name; `*` matches any run of characters. Allowed iff some allow pattern
- * matches and no deny pattern does. Without a persona file every tool is allowed.
+ * Persona → allowed tools, identity fields and confirmation policy. Patterns are
+ * `<server>.<glob>` or a bare `<glob>` over the upstream tool name; `*` matches any run
+ * of characters. Allowed iff some allow pattern matches and no deny pattern does.
+ * Without a persona file every tool is allowed, nothing is injected and action tools
+ * are confirmed. The policy answers questions; the guards act on the answers.
  */
 import type { ToolRecord } from '../catalog/types.js';
 import type { Persona, Personas } from '../config/schema.js';
@@ -32,6 +34,18 @@ export class UnknownPersonaError extends Error {
     super(`unknown persona "${persona}"; personas.yaml defines: ${known.join(', ') || '(none)'}`);
   }
 }
+
+/** Thrown when a persona's identity template needs a session value the session lacks. */
+export class MissingIdentityError extends Error {
+  constructor(persona: string, field: string, variable: string) {
+    super(
+      `persona "${persona}" injects ${field} from \${${variable}}, but this session has no ${variable}; ` +
+        'start the gateway with `serve --user-id U` (stdio) or map the bearer token to a user_id (HTTP)',
+    );
+  }
+}
+
+export type ConfirmPolicy = Persona['confirm'];
 
 export class Policy {
   private readonly compiled = new Map<string, { allow: CompiledPattern[]; deny: CompiledPattern[] }>();
@@ -65,5 +79,42 @@ export class Policy {
   /** The persona's allowed tools, in catalog order. */
   allowed(persona: string | undefined, tools: ToolRecord[]): ToolRecord[] {
     return tools.filter((t) => this.isAllowed(persona, t));
+  }
+
+  /** Names of the fields the persona injects (`student_id`, ...); empty for an open policy. */
+  identityFields(persona: string | undefined): string[] {
+    return Object.keys(this.persona(persona)?.identity ?? {});
+  }
+
+  /**
+   * The persona's identity values for one session: each template in `identity` with
+   * `${user_id}` (and `${persona}`) replaced by the session's own values.
+   *
+   * ### Usage
+   * ```ts
+   * policy.identityValues('student', 'S0001'); // { student_id: 'S0001' }
+   * ```
+   * @throws MissingIdentityError when a template names a variable the session lacks:
+   *   forwarding the model's value instead would let it choose whose data it reads.
+   */
+  identityValues(persona: string | undefined, userId: string | undefined): Record<string, string> {
+    const p = this.persona(persona);
+    if (!p) return {};
+    const vars: Record<string, string | undefined> = { user_id: userId, persona };
+    return Object.fromEntries(
+      Object.entries(p.identity).map(([field, template]) => [
+        field,
+        template.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+          const v = vars[name];
+          if (v === undefined || v === '') throw new MissingIdentityError(String(persona), field, name);
+          return v;
+        }),
+      ]),
+    );
+  }
+
+  /** Which calls need a person's approval: `actions` (default, also for an open policy), `all` or `none`. */
+  confirmation(persona: string | undefined): ConfirmPolicy {
+    return this.persona(persona)?.confirm ?? 'actions';
   }
 }

@@ -1,0 +1,196 @@
+/**
+ * The approvals web page (HTTP mode, `/approvals`): a person lists pending calls of
+ * action tools and approves or denies them. It is protected by `http.approvals_token`,
+ * which is not a host's token: the model's side never holds it.
+ *
+ * Authentication: open `/approvals?token=T` once; the page answers with a cookie
+ * (HttpOnly, SameSite=Strict, derived from T, not T itself) and redirects to the bare URL
+ * so the token leaves the address bar. Scripts may send `Authorization: Bearer T` instead.
+ * Approve and deny are POSTs that must carry a CSRF field derived from the token and,
+ * when the browser sends one, a same-origin `Origin`.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { log } from '../log.js';
+import { ApprovalError, type Approval, type ApprovalStatus, type ApprovalStore } from '../store/approvals.js';
+
+const COOKIE = 'tool_curator_approvals';
+const BODY_MAX = 8 * 1024;
+const RECENT = 20;
+const DONE_TEXT: Partial<Record<ApprovalStatus, string>> = { approved: 'Approved', used: 'Approved', denied: 'Denied' };
+
+function derive(token: string, purpose: string): string {
+  return createHmac('sha256', token).update(purpose).digest('base64url');
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function cookieValue(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+function send(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...headers }).end(html);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.4em .6em;text-align:left;vertical-align:top}
+pre{margin:0;white-space:pre-wrap}.msg{padding:.5em;background:#eef}.err{background:#fee}form{display:inline}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+function minutes(ms: number): string {
+  return `${Math.max(0, Math.ceil(ms / 60_000))} min`;
+}
+
+function who(a: Approval): string {
+  return escapeHtml([a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`);
+}
+
+function pendingTable(list: Approval[], now: number, csrf: string): string {
+  if (list.length === 0) return '<p id="none">No calls await approval.</p>';
+  const rows = list.map((a) => {
+    const id = escapeHtml(a.id);
+    const button = (verb: 'approve' | 'deny', label: string) =>
+      `<form method="post" action="/approvals/${id}/${verb}"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" name="decision" value="${verb}">${label}</button></form>`;
+    return `<tr data-id="${id}"><td>${id}</td><td>${escapeHtml(a.tool)}</td><td>${who(a)}</td>
+<td><pre>${escapeHtml(JSON.stringify(a.args, null, 2))}</pre></td><td>${minutes(a.expiresAt - now)}</td>
+<td>${button('approve', 'Approve')} ${button('deny', 'Deny')}</td></tr>`;
+  });
+  return `<table id="pending"><tr><th>ID</th><th>Tool</th><th>Caller</th><th>Arguments</th><th>Expires in</th><th></th></tr>${rows.join('')}</table>`;
+}
+
+function recentTable(list: Approval[]): string {
+  const decided = list.filter((a) => a.status !== 'pending').slice(0, RECENT);
+  if (decided.length === 0) return '';
+  const rows = decided.map(
+    (a) => `<tr data-id="${escapeHtml(a.id)}"><td>${escapeHtml(a.id)}</td><td>${escapeHtml(a.tool)}</td><td>${who(a)}</td><td class="status">${a.status}</td><td>${escapeHtml(a.decidedBy ?? '')}</td></tr>`,
+  );
+  return `<h2>Recent</h2><table id="recent"><tr><th>ID</th><th>Tool</th><th>Caller</th><th>Status</th><th>By</th></tr>${rows.join('')}</table>`;
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > BODY_MAX) throw new Error('form too large');
+    chunks.push(c as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * A node:http handler for `/approvals` and below; returns false (and does nothing) for
+ * any other path, so the HTTP face can try its own routes.
+ *
+ * ### Usage
+ * ```ts
+ * const approvals = approvalsPage(store, config.http.approvals_token);
+ * createServer((req, res) => { if (!approvals(req, res)) mcp(req, res); });
+ * ```
+ */
+export function approvalsPage(store: ApprovalStore, token: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const session = derive(token, 'approvals-session');
+  const csrf = derive(token, 'approvals-csrf');
+
+  const authenticated = (req: IncomingMessage): 'cookie' | 'header' | undefined => {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (bearer !== undefined && same(bearer, token)) return 'header';
+    const c = cookieValue(req, COOKIE);
+    return c !== undefined && same(c, session) ? 'cookie' : undefined;
+  };
+
+  const render = (res: ServerResponse, status: number, message?: { text: string; error?: boolean }): void => {
+    const now = store.clock();
+    const note = message ? `<p class="msg${message.error ? ' err' : ''}" id="message">${escapeHtml(message.text)}</p>` : '';
+    const body = `${note}${pendingTable(store.list(), now, csrf)}${recentTable(store.list({ all: true, limit: 50 }))}<p><a href="/approvals">Refresh</a></p>`;
+    send(res, status, page('Tool Curator: calls awaiting approval', body));
+  };
+
+  const decide = async (req: IncomingMessage, res: ServerResponse, id: string, verb: 'approve' | 'deny', via: 'cookie' | 'header') => {
+    const form = await readForm(req);
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`) {
+      return send(res, 403, page('Forbidden', '<p>Cross-origin request refused.</p>'));
+    }
+    if (via === 'cookie' && !same(form.get('csrf') ?? '', csrf)) {
+      return send(res, 403, page('Forbidden', '<p>Missing or wrong CSRF field; reload the page and try again.</p>'));
+    }
+    try {
+      const a = store.decide(id, verb === 'approve' ? 'approved' : 'denied', 'web');
+      log.info({ id: a.id, tool: a.tool, decision: a.status }, 'approval decided on the web page');
+      res.writeHead(303, { location: `/approvals?done=${encodeURIComponent(a.id)}`, ...SECURITY_HEADERS }).end();
+    } catch (err) {
+      if (!(err instanceof ApprovalError)) throw err;
+      render(res, 409, { text: err.message, error: true });
+    }
+  };
+
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/approvals' && !url.pathname.startsWith('/approvals/')) return false;
+
+    const query = url.searchParams.get('token');
+    if (req.method === 'GET' && url.pathname === '/approvals' && query !== null) {
+      if (!same(query, token)) {
+        send(res, 401, page('Unauthorized', '<p>Wrong token.</p>'));
+        return true;
+      }
+      res
+        .writeHead(303, {
+          location: '/approvals',
+          'set-cookie': `${COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/approvals`,
+          ...SECURITY_HEADERS,
+        })
+        .end();
+      return true;
+    }
+
+    const via = authenticated(req);
+    if (!via) {
+      send(res, 401, page('Unauthorized', '<p>Open this page as <code>/approvals?token=…</code> with the gateway\'s <code>http.approvals_token</code>.</p>'), {
+        'www-authenticate': 'Bearer',
+      });
+      return true;
+    }
+
+    const action = /^\/approvals\/([a-z0-9]+)\/(approve|deny)$/.exec(url.pathname);
+    if (req.method === 'POST' && action) {
+      decide(req, res, action[1]!, action[2] as 'approve' | 'deny', via).catch((err: Error) => {
+        log.error({ err: err.message }, 'approvals page failed');
+        if (!res.headersSent) send(res, 400, page('Bad request', `<p>${escapeHtml(err.message)}</p>`));
+      });
+      return true;
+    }
+    if (req.method === 'GET' && url.pathname === '/approvals') {
+      const done = store.get(url.searchParams.get('done') ?? '');
+      const verb = done && DONE_TEXT[done.status];
+      render(res, 200, done && verb ? { text: `${verb} ${done.id} (${done.tool}).` } : undefined);
+      return true;
+    }
+    send(res, 404, page('Not found', '<p>See <a href="/approvals">/approvals</a>.</p>'));
+    return true;
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The call path of the gateway, as one composition of guards. Read top to bottom, it is
+ * what happens to every tools/call and call_tool:
+ *
+ *   audit        records the call and every decision below it, whatever they were
+ *   nameGuard    exact name, or corrected (≥ 0.82) within the persona, or refused
+ *   policy       refuses a tool outside the persona, however it was named or shown
+ *   identity     overwrites identity fields with the session's values
+ *   confirmation asks a person (elicitation) or parks the call as a pending approval
+ *   forward      the gateway's upstream call
+ *
+ * Identity comes before confirmation so a person approves, and the approval is keyed on,
+ * the arguments that will really be sent.
+ */
+import type { ToolRecord } from '../catalog/types.js';
+import type { GatewayConfig } from '../config/schema.js';
+import type { Policy } from '../policy/policy.js';
+import type { ApprovalStore } from '../store/approvals.js';
+import type { AuditLog } from '../store/audit.js';
+import { auditGuard } from './audit.js';
+import { confirmationGuard } from './confirmation.js';
+import { identityGuard } from './identity.js';
+import { nameGuard } from './nameGuard.js';
+import { policyGuard } from './policyGuard.js';
+import { compose, type CallHandler } from './types.js';
+
+export { visibleSchema } from './identity.js';
+
+export interface CallPathDeps {
+  /** The whole current catalog (all personas); read on every call, so catalog changes apply at once. */
+  tools: () => ToolRecord[];
+  policy: Policy;
+  /** `confirmation` (actions list, approval TTL) and `audit.redact` (for approvals shown to people) are read. */
+  config: Pick<GatewayConfig, 'confirmation' | 'audit'>;
+  /** Redacts by itself (its constructor takes `audit.redact`). */
+  audit: AuditLog;
+  approvals: ApprovalStore;
+  /**
+   * Sends `ctx.tool` with `ctx.args` upstream. It must set `ctx.upstreamMs` (also when the
+   * upstream answers with an error): the audit counts a call as run iff it is set.
+   * It may throw; the audit records the error and rethrows it.
+   */
+  forward: CallHandler;
+  /** Clock for the audit's timestamps, epoch ms; default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * ### Usage
+ * ```ts
+ * const call = createCallPath({ tools: () => catalog, policy, config, audit, approvals, forward });
+ * const result = await call({ session, requestedName: 'get_attendence_summary', args: {}, decisions: [], notes: [] });
+ * ```
+ */
+export function createCallPath(deps: CallPathDeps): CallHandler {
+  return compose(
+    [
+      auditGuard(deps.audit, deps.now),
+      nameGuard(deps.tools, deps.policy),
+      policyGuard(deps.policy),
+      identityGuard(deps.policy),
+      confirmationGuard(deps),
+    ],
+    deps.forward,
+  );
+}

@@ -1,0 +1,120 @@
+import { beforeEach, describe, expect, test } from 'vitest';
+import { approvalsCommand, auditCommand, type CommandIO } from '../../src/guards/commands.js';
+import { ApprovalStore } from '../../src/store/approvals.js';
+import { AuditLog } from '../../src/store/audit.js';
+import { openDb, type Db } from '../../src/store/db.js';
+
+function capture(): CommandIO & { stdout: string; stderr: string } {
+  const io = { stdout: '', stderr: '', out: (t: string) => void (io.stdout += t), err: (t: string) => void (io.stderr += t) };
+  return io;
+}
+
+describe('approvals command', () => {
+  let db: Db;
+  let store: ApprovalStore;
+  beforeEach(() => {
+    db = openDb(':memory:');
+    store = new ApprovalStore(db);
+  });
+  const request = (amount: number) =>
+    store.request({ key: `k${amount}`, sessionId: 's', persona: 'student', userId: 'S0001', tool: 'make_payment', args: { amount }, ttlMs: 600_000 });
+
+  test('list shows pending requests as a table', () => {
+    const a = request(100);
+    const io = capture();
+    expect(approvalsCommand(['list'], db, io)).toBe(0);
+    const [header, row, ...rest] = io.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID\s+STATUS\s+TOOL\s+PERSONA\s+USER\s+AGE\s+EXPIRES IN\s+ARGUMENTS$/);
+    expect(row!.split(/\s{2,}/)).toEqual([a.id, 'pending', 'make_payment', 'student', 'S0001', '0m', '10m', '{"amount":100}']);
+    expect(rest).toEqual([]);
+  });
+
+  test('list with nothing pending says so; --json gives the records', () => {
+    const io = capture();
+    approvalsCommand(['list'], db, io);
+    expect(io.stdout).toBe('no pending approvals\n');
+    const a = request(1);
+    const json = capture();
+    approvalsCommand(['list', '--json'], db, json);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ id: a.id, status: 'pending', args: { amount: 1 } }]);
+  });
+
+  test('approve and deny decide; --all lists them', () => {
+    const a = request(1);
+    const b = request(2);
+    const io = capture();
+    expect(approvalsCommand(['approve', a.id], db, io)).toBe(0);
+    expect(approvalsCommand(['deny', b.id], db, io)).toBe(0);
+    expect(io.stdout).toBe(
+      `approved ${a.id}: make_payment for student S0001; the next identical call runs once (within 10m)\n` +
+        `denied ${b.id}: make_payment for student S0001; it will not run\n`,
+    );
+    expect(store.get(a.id)).toMatchObject({ status: 'approved', decidedBy: 'cli' });
+    const all = capture();
+    approvalsCommand(['list', '--all'], db, all);
+    expect(all.stdout).toContain(`${b.id}  denied`);
+    expect(all.stdout).toContain(`${a.id}  approved`);
+  });
+
+  test('a second decision fails with exit 1 and the reason on stderr', () => {
+    const a = request(1);
+    approvalsCommand(['deny', a.id], db, capture());
+    const io = capture();
+    expect(approvalsCommand(['approve', a.id], db, io)).toBe(1);
+    expect(io.stderr).toBe(`approval request ${a.id} is already denied\n`);
+    expect(io.stdout).toBe('');
+  });
+
+  test('bad usage exits 2 with the usage line', () => {
+    const io = capture();
+    expect(approvalsCommand(['approve'], db, io)).toBe(2);
+    expect(io.stderr).toMatch(/^usage: tool-curator approvals list/);
+  });
+});
+
+describe('audit command', () => {
+  let db: Db;
+  beforeEach(() => {
+    db = openDb(':memory:');
+    const log = new AuditLog(db, ['token']);
+    for (const [i, tool] of ['get_fee_dues', 'admin_delete_student', 'make_payment'].entries()) {
+      log.record({
+        time: Date.UTC(2026, 10, 29, 12, 0, i),
+        sessionId: 's',
+        persona: 'student',
+        userId: 'S0001',
+        tool,
+        requestedName: tool,
+        args: { card_token: 'tok' },
+        decision: i === 1 ? 'refused' : 'allowed',
+        decisions: i === 1 ? ['refused'] : [],
+        notes: [],
+        outcome: i === 1 ? 'not_run' : 'ok',
+        ...(i !== 1 && { upstreamMs: 12 }),
+      });
+    }
+  });
+
+  test('--tail N prints the last N as a table, oldest first', () => {
+    const io = capture();
+    expect(auditCommand(['--tail', '2', '--config', 'x.yaml'], db, io)).toBe(0);
+    const lines = io.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['2026-11-29 12:00:01', 'student', 'S0001', 'admin_delete_student', 'refused', 'not_run', '-', '{"card_token":"[redacted]"}']);
+    expect(lines[2]).toContain('make_payment');
+    expect(lines[2]).toContain('12ms');
+  });
+
+  test('--json prints records', () => {
+    const io = capture();
+    auditCommand(['--json'], db, io);
+    const records = JSON.parse(io.stdout) as { tool: string }[];
+    expect(records.map((r) => r.tool)).toEqual(['get_fee_dues', 'admin_delete_student', 'make_payment']);
+  });
+
+  test('a bad --tail exits 2', () => {
+    const io = capture();
+    expect(auditCommand(['--tail', 'x'], db, io)).toBe(2);
+    expect(io.stderr).toMatch(/--tail needs a positive integer, got "x"/);
+  });
+});

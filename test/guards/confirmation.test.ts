@@ -1,0 +1,186 @@
+import { beforeEach, describe, expect, test } from 'vitest';
+import { approvalKey, canonicalJson, confirmationGuard, needsConfirmation } from '../../src/guards/confirmation.js';
+import { compose, type CallContext, type CallHandler } from '../../src/guards/types.js';
+import { ApprovalStore } from '../../src/store/approvals.js';
+import { openDb } from '../../src/store/db.js';
+import { byName, config, policy } from './fixtures.js';
+import { context, recordingUpstream, text } from './helpers.js';
+
+const MIN = 60_000;
+
+describe('canonicalJson', () => {
+  test('sorts keys at every depth and drops undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: undefined } })).toBe('{"a":{"d":[2,{"x":0,"y":1}]},"b":1}');
+  });
+});
+
+describe('needsConfirmation', () => {
+  test('actions: annotated or flagged actions and config-listed names; all; none', () => {
+    expect(needsConfirmation(policy, config, 'student', byName('make_payment'))).toBe(true);
+    expect(needsConfirmation(policy, config, 'student', byName('get_fee_dues'))).toBe(false);
+    expect(needsConfirmation(policy, { confirmation: { actions: ['get_fee_dues'], approval_ttl_minutes: 10 } }, 'student', byName('get_fee_dues'))).toBe(true);
+    expect(needsConfirmation(policy, config, 'auditor', byName('get_fee_dues'))).toBe(true);
+    expect(needsConfirmation(policy, config, 'admin', byName('admin_delete_student'))).toBe(false);
+  });
+});
+
+describe('confirmationGuard', () => {
+  let t: number;
+  let approvals: ApprovalStore;
+  let upstream: ReturnType<typeof recordingUpstream>;
+  let call: CallHandler;
+
+  const ctxFor = (tool: string, args: Record<string, unknown>, session = {}): CallContext => {
+    const ctx = context(tool, args, session);
+    ctx.tool = byName(tool);
+    return ctx;
+  };
+  const pay = (args: Record<string, unknown> = { student_id: 'S0001', amount: 100 }, session = {}) => call(ctxFor('make_payment', args, session));
+  const idIn = (s: string) => /approval id ([a-z0-9]+)/.exec(s)![1]!;
+
+  beforeEach(() => {
+    t = 5_000_000;
+    approvals = new ApprovalStore(openDb(':memory:'), { now: () => t });
+    upstream = recordingUpstream();
+    call = compose([confirmationGuard({ policy, approvals, config })], upstream.forward);
+  });
+
+  test('a read-only tool of an actions persona runs without asking', async () => {
+    const result = await call(ctxFor('get_fee_dues', { student_id: 'S0001' }));
+    expect(text(result)).toBe('ran get_fee_dues');
+    expect(approvals.list()).toEqual([]);
+  });
+
+  describe('with elicitation', () => {
+    const elicitWith = (answer: 'accept' | 'decline' | 'cancel' | Error) => {
+      const asked: { message: string; tool: string; args: Record<string, unknown> }[] = [];
+      const elicit: NonNullable<CallContext['elicit']> = async (message, tool, args) => {
+        asked.push({ message, tool: tool.name, args });
+        if (answer instanceof Error) throw answer;
+        return answer;
+      };
+      return { elicit, asked };
+    };
+
+    test('accepted: runs, shows the tool and its (redacted) arguments', async () => {
+      const { elicit, asked } = elicitWith('accept');
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100, card_token: 'tok_live_1' });
+      ctx.elicit = elicit;
+      const result = await call(ctx);
+      expect(text(result)).toBe('ran make_payment');
+      expect(ctx.decisions).toEqual(['approved']);
+      expect(asked[0]!.message).toContain('Allow make_payment (upstream finance) to run with these arguments?');
+      expect(asked[0]!.message).toContain('"amount": 100');
+      expect(asked[0]!.message).toContain('"card_token": "[redacted]"');
+      expect(asked[0]!.message).not.toContain('tok_live_1');
+    });
+
+    test.each(['decline', 'cancel'] as const)('%s: does not run, is denied', async (answer) => {
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
+      ctx.elicit = elicitWith(answer).elicit;
+      const result = await call(ctx);
+      expect(upstream.calls).toEqual([]);
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(new RegExp(`did not approve make_payment \\(${answer}\\)`));
+      expect(ctx.decisions).toEqual(['denied']);
+    });
+
+    test('a failing elicitation falls back to a pending approval, never to running', async () => {
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
+      ctx.elicit = elicitWith(new Error('host went away')).elicit;
+      const result = await call(ctx);
+      expect(upstream.calls).toEqual([]);
+      expect(ctx.decisions).toEqual(['awaiting_approval']);
+      expect(approvals.list()).toHaveLength(1);
+      expect(text(result)).toContain('awaits a person');
+    });
+  });
+
+  describe('without elicitation', () => {
+    test('waits, is approved, runs exactly once on retry; a further retry waits again', async () => {
+      const first = await pay();
+      expect(first.isError).toBe(true);
+      const id = idIn(text(first));
+      expect(text(first)).toBe(
+        `make_payment changes state and awaits a person's approval (approval id ${id}); it has not run. ` +
+          `Ask the user to approve it with \`tool-curator approvals approve ${id}\` or on the gateway's approvals page, ` +
+          'then call make_payment again with exactly the same arguments. The request expires in 10 minutes.',
+      );
+      expect(approvals.get(id)?.args).toEqual({ student_id: 'S0001', amount: 100 });
+
+      const again = await pay();
+      expect(idIn(text(again))).toBe(id); // same pending request, not a new one
+      expect(approvals.list()).toHaveLength(1);
+
+      approvals.decide(id, 'approved', 'cli');
+      const ctx = ctxFor('make_payment', { amount: 100, student_id: 'S0001' }); // key order does not matter
+      expect(text(await call(ctx))).toBe('ran make_payment');
+      expect(ctx.decisions).toEqual(['approved']);
+      expect(ctx.notes).toEqual([`approval ${id} by cli`]);
+
+      const third = await pay();
+      expect(idIn(text(third))).not.toBe(id);
+      expect(upstream.calls).toHaveLength(1);
+    });
+
+    test('the approval covers only the identical call', async () => {
+      const id = idIn(text(await pay()));
+      approvals.decide(id, 'approved', 'cli');
+      const other = await pay({ student_id: 'S0001', amount: 1000 });
+      expect(text(other)).toContain('awaits');
+      const smuggled = await pay({ student_id: 'S0001', amount: 100, approved: true, approval_id: id });
+      expect(text(smuggled)).toContain('awaits');
+      expect(upstream.calls).toEqual([]);
+    });
+
+    test('the approval belongs to the user, not to another user with the same call', async () => {
+      const id = idIn(text(await pay()));
+      approvals.decide(id, 'approved', 'cli');
+      const bob = await pay({ student_id: 'S0001', amount: 100 }, { userId: 'S0002', sessionId: 'sess-2' });
+      expect(text(bob)).toContain('awaits');
+      expect(upstream.calls).toEqual([]);
+    });
+
+    test('a denied call never runs and says so on retry', async () => {
+      const id = idIn(text(await pay()));
+      approvals.decide(id, 'denied', 'cli');
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
+      const result = await call(ctx);
+      expect(text(result)).toBe(`a person denied make_payment with these arguments (approval id ${id}); it has not run. Do not retry it.`);
+      expect(ctx.decisions).toEqual(['denied']);
+      expect(upstream.calls).toEqual([]);
+    });
+
+    test('an expired request never runs; the retry makes a new request', async () => {
+      const id = idIn(text(await pay()));
+      t += 10 * MIN;
+      expect(() => approvals.decide(id, 'approved', 'cli')).toThrow(/expired/);
+      const retry = await pay();
+      expect(idIn(text(retry))).not.toBe(id);
+      expect(upstream.calls).toEqual([]);
+    });
+
+    test('an approval not used within the TTL expires unused', async () => {
+      const id = idIn(text(await pay()));
+      approvals.decide(id, 'approved', 'cli');
+      t += 10 * MIN;
+      expect(text(await pay())).toContain('awaits');
+      expect(upstream.calls).toEqual([]);
+      expect(approvals.get(id)?.status).toBe('expired');
+    });
+
+    test('the remaining time is reported for a request asked again', async () => {
+      await pay();
+      t += 7.5 * MIN;
+      expect(text(await pay())).toMatch(/expires in 3 minutes\.$/);
+    });
+
+    test('keys differ by scope: user within persona, else session', () => {
+      const tool = byName('make_payment');
+      const k = (session: object) => approvalKey(ctxFor('make_payment', { amount: 1 }, session), tool);
+      expect(k({ sessionId: 'a' })).toBe(k({ sessionId: 'b' }));
+      expect(k({ userId: undefined, sessionId: 'a' })).not.toBe(k({ userId: undefined, sessionId: 'b' }));
+      expect(k({ persona: 'auditor' })).not.toBe(k({}));
+    });
+  });
+});

@@ -1,0 +1,52 @@
+/** A small university catalog and personas for the guard, policy and store unit tests. */
+import type { ToolRecord } from '../../src/catalog/types.js';
+import { personasSchema, type GatewayConfig } from '../../src/config/schema.js';
+import { Policy } from '../../src/policy/policy.js';
+
+function tool(server: string, name: string, properties: Record<string, object>, opts: Partial<ToolRecord> = {}): ToolRecord {
+  return {
+    server,
+    upstreamName: name,
+    name,
+    description: name.replace(/_/g, ' '),
+    inputSchema: { type: 'object', properties, required: Object.keys(properties) },
+    isAction: false,
+    ...opts,
+  };
+}
+
+const id = { type: 'string' };
+
+export const catalog: ToolRecord[] = [
+  tool('academics', 'get_course_catalog', { term: { type: 'string' } }),
+  tool('academics', 'get_my_grades', { student_id: id, term: { type: 'string' } }),
+  tool('attendance', 'get_attendance_summary', { student_id: id }),
+  tool('attendance', 'admin_override_attendance', { student_id: id, percent: { type: 'number' } }, { isAction: true }),
+  tool('finance', 'get_fee_dues', { student_id: id }),
+  tool('finance', 'make_payment', { student_id: id, amount: { type: 'number' }, card_token: { type: 'string' } }, {
+    isAction: true,
+    annotations: { readOnlyHint: false },
+  }),
+  tool('finance', 'refund_payment', { payment_id: { type: 'string' } }, { isAction: true }),
+  tool('administration', 'admin_delete_student', { student_id: id }, { isAction: true }),
+];
+
+export const byName = (name: string): ToolRecord => catalog.find((t) => t.name === name)!;
+
+export const personas = personasSchema.parse({
+  student: {
+    identity: { student_id: '${user_id}' },
+    allow: ['academics.*', 'attendance.get_*', 'finance.get_fee_dues', 'finance.make_payment'],
+    deny: ['*.admin_*'],
+    confirm: 'actions',
+  },
+  auditor: { allow: ['*'], deny: ['administration.*'], confirm: 'all' },
+  admin: { identity: { staff_id: '${user_id}' }, allow: ['*'], confirm: 'none' },
+});
+
+export const policy = new Policy(personas);
+
+export const config: Pick<GatewayConfig, 'confirmation' | 'audit'> = {
+  confirmation: { actions: ['get_fee_dues_legacy'], approval_ttl_minutes: 10 },
+  audit: { redact: ['password', 'token', 'secret', 'api_key'] },
+};
