@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+/**
+ * tool-curator: the command line. Wiring only; each command's logic lives in its module.
+ * stdout is reserved: in `serve` (stdio) it is the MCP channel, elsewhere it carries the
+ * command's output. Logs always go to stderr.
+ */
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ConfigError, loadConfig, resolveFrom, type LoadedConfig } from './config/load.js';
+import { evalCommand } from './eval/command.js';
+import { Gateway } from './gateway/gateway.js';
+import { serveHttp } from './gateway/http.js';
+import { Session } from './gateway/session.js';
+import { approvalsCommand, auditCommand } from './guards/commands.js';
+import { log } from './log.js';
+import { openDb } from './store/db.js';
+import { formatSelection, selectionJson } from './gateway/selectView.js';
+
+const USAGE = `tool-curator — an MCP gateway that curates many upstream tools into a short, query-specific list
+
+Usage:
+  tool-curator serve [--config F] [--http PORT] [--persona P] [--user-id U]
+  tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--explain] [--json]
+  tool-curator tools [--config F] [--persona P] [--json]
+  tool-curator index [--config F]
+  tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|all> [--mode none|bm25|dense|hybrid|all] [--json]
+  tool-curator approvals list | approve ID | deny ID [--config F]
+  tool-curator audit [--tail N] [--json] [--config F]
+
+--config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  http: { type: 'string' },
+  persona: { type: 'string' },
+  'user-id': { type: 'string' },
+  'top-k': { type: 'string' },
+  explain: { type: 'boolean' },
+  json: { type: 'boolean' },
+  tail: { type: 'string' },
+  mode: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function config(flags: Flags): LoadedConfig {
+  return loadConfig(flags.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml');
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${flag} needs a positive integer, got "${value}"`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+/** The persona for this process: --persona, else config session.persona. */
+function identity(flags: Flags, loaded: LoadedConfig) {
+  const persona = flags.persona ?? loaded.config.session.persona;
+  const userId = flags['user-id'] ?? loaded.config.session.user_id;
+  return { persona, userId };
+}
+
+async function serve(flags: Flags): Promise<void> {
+  const loaded = config(flags);
+  const port = flags.http === undefined ? undefined : Number(flags.http);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError(`--http needs a port number, got "${flags.http}"`);
+  const { persona, userId } = identity(flags, loaded);
+  if (port === undefined) loadedPersonaCheck(loaded, persona);
+  const gateway = await Gateway.start(loaded);
+  const shutdown = async () => {
+    await gateway.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown).on('SIGTERM', shutdown);
+  if (port !== undefined) {
+    await serveHttp(gateway, port);
+    return;
+  }
+  const session = new Session(gateway, { persona, userId });
+  const transport = new StdioServerTransport();
+  transport.onclose = shutdown;
+  process.stdin.on('end', shutdown);
+  await session.server.connect(transport);
+  log.info({ persona: persona ?? '(open)', tools: gateway.catalog.length }, 'serving MCP on stdio');
+}
+
+function loadedPersonaCheck(loaded: LoadedConfig, persona: string | undefined): void {
+  if (Object.keys(loaded.personas).length > 0 && (persona === undefined || !(persona in loaded.personas))) {
+    throw new UsageError(
+      `${persona === undefined ? 'no persona given' : `unknown persona "${persona}"`}: pass --persona with one of ${Object.keys(loaded.personas).join(', ')} (or set session.persona in ${loaded.file})`,
+    );
+  }
+}
+
+async function select(query: string | undefined, flags: Flags): Promise<void> {
+  if (query === undefined) throw new UsageError('select needs a query: tool-curator select "read a file"');
+  const loaded = config(flags);
+  const { persona } = identity(flags, loaded);
+  loadedPersonaCheck(loaded, persona);
+  const gateway = await Gateway.start(loaded);
+  try {
+    const topK = positiveInt(flags['top-k'], 'top-k') ?? loaded.config.curator.top_k;
+    const selection = await gateway.curator.select(query, gateway.allowedFor(persona), { topK, explain: true });
+    process.stdout.write(flags.json ? `${JSON.stringify(selectionJson(selection), null, 2)}\n` : formatSelection(selection, Boolean(flags.explain)));
+  } finally {
+    await gateway.close();
+  }
+}
+
+async function tools(flags: Flags): Promise<void> {
+  const loaded = config(flags);
+  const { persona } = identity(flags, loaded);
+  const gateway = await Gateway.start(loaded, { noEmbedder: true });
+  try {
+    const list = persona ? gateway.allowedFor(persona) : gateway.catalog;
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify({ upstreams: gateway.pool.status(), tools: list }, null, 2)}\n`);
+      return;
+    }
+    for (const s of gateway.pool.status()) process.stdout.write(`# ${s.name}: ${s.state}, ${s.tools} tools${s.error ? ` (${s.error})` : ''}\n`);
+    for (const t of list) process.stdout.write(`${t.server}\t${t.name}${t.isAction ? '\t[action]' : ''}\t${t.description.split('\n')[0]!.slice(0, 100)}\n`);
+    process.stdout.write(`${list.length} tools${persona ? ` allowed for ${persona}` : ''}\n`);
+  } finally {
+    await gateway.close();
+  }
+}
+
+async function index(flags: Flags): Promise<void> {
+  const gateway = await Gateway.start(config(flags));
+  process.stdout.write(`indexed ${gateway.catalog.length} tools (${gateway.curator.mode})\n`);
+  await gateway.close();
+}
+
+function storeOf(flags: Flags) {
+  const loaded = config(flags);
+  return { loaded, db: openDb(resolveFrom(loaded.baseDir, loaded.config.store)) };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values: flags, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, ...rest] = positionals;
+  if (flags.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return command || flags.help ? 0 : 2;
+  }
+  switch (command) {
+    case 'serve':
+      await serve(flags);
+      return -1;
+    case 'select':
+      await select(rest.join(' ') || undefined, flags);
+      return 0;
+    case 'tools':
+      await tools(flags);
+      return 0;
+    case 'index':
+      await index(flags);
+      return 0;
+    case 'eval':
+      return evalCommand(argv.slice(argv.indexOf('eval') + 1));
+    case 'approvals': {
+      const { loaded, db } = storeOf(flags);
+      return approvalsCommand(rest, db, loaded.config);
+    }
+    case 'audit': {
+      const { db } = storeOf(flags);
+      return auditCommand(argv.slice(argv.indexOf('audit') + 1), db);
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: Error) => {
+    if (err instanceof ConfigError || err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`tool-curator: ${err.message}\n`);
+      process.exit(2);
+    }
+    log.fatal({ err: err.stack }, 'tool-curator failed');
+    process.exit(1);
+  },
+);

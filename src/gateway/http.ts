@@ -1,0 +1,116 @@
+/**
+ * Streamable HTTP face (`serve --http PORT`, path /mcp). Every request carries a bearer
+ * token from config `http.tokens`; the token decides persona and user. No token, or a
+ * wrong one, gets HTTP 401 before any MCP processing. One Session per MCP session id.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { approvalsPage } from './approvalsPage.js';
+import { log } from '../log.js';
+import type { Gateway } from './gateway.js';
+import { Session } from './session.js';
+
+interface TokenEntry {
+  token: string;
+  persona: string;
+  user_id?: string;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The token entry for a request's `Authorization: Bearer …` header, if any matches. */
+export function authenticate(req: IncomingMessage, tokens: TokenEntry[]): TokenEntry | undefined {
+  const header = req.headers.authorization ?? '';
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!m) return undefined;
+  return tokens.find((t) => sameSecret(t.token, m[1]!));
+}
+
+function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+export interface HttpFace {
+  server: HttpServer;
+  /** The port actually bound (useful with port 0). */
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves the gateway over Streamable HTTP on `host:port`. Resolves once listening. */
+export async function serveHttp(gateway: Gateway, port: number, host = gateway.loaded.config.http.host): Promise<HttpFace> {
+  const { tokens, approvals_token } = gateway.loaded.config.http;
+  if (tokens.length === 0) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string }>();
+  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token) : undefined;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (approvals?.(req, res)) return;
+    if (path !== '/mcp') return reply(res, 404, { error: 'not found; the MCP endpoint is /mcp' });
+    const who = authenticate(req, tokens);
+    if (!who) return reply(res, 401, { error: 'missing or invalid bearer token' }, { 'www-authenticate': 'Bearer' });
+
+    const sid = req.headers['mcp-session-id'];
+    const existing = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    if (existing) {
+      if (existing.token !== who.token) return reply(res, 403, { error: 'this session belongs to another token' });
+      return existing.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid MCP session id' }, id: null });
+    let body: unknown;
+    try {
+      body = await readJson(req);
+    } catch {
+      return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
+    }
+    if (sid !== undefined || !isInitializeRequest(body)) {
+      return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; send initialize first' }, id: null });
+    }
+    const session = new Session(gateway, { persona: who.persona, userId: who.user_id });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => session.identity.sessionId,
+      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.token }),
+    });
+    transport.onclose = () => {
+      sessions.delete(session.identity.sessionId);
+      void session.close();
+    };
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      log.error({ err: err.stack }, 'HTTP request failed');
+      if (!res.headersSent) reply(res, 500, { error: 'internal error' });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as { port: number }).port;
+  log.info({ url: `http://${host}:${bound}/mcp`, approvals: approvals ? `http://${host}:${bound}/approvals` : 'off' }, 'serving MCP over Streamable HTTP');
+  return {
+    server,
+    port: bound,
+    close: async () => {
+      await Promise.all([...sessions.values()].map((s) => s.transport.close()));
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The gateway's own tools: `find_tools` (search the catalog, reveal the matches) and
+ * `call_tool` (call any allowed tool by name, for hosts that ignore list_changed).
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+
+export const FIND_TOOLS = 'find_tools';
+export const CALL_TOOL = 'call_tool';
+/** Upper bound of find_tools' `limit`: more definitions than this defeat the purpose. */
+export const MAX_LIMIT = 50;
+
+export const findToolsDefinition: Tool = {
+  name: FIND_TOOLS,
+  title: 'Find tools',
+  description:
+    'Search the catalog of available tools by what you want to do, in plain words. Returns the best ' +
+    'matching tools in rank order, each with name, description and inputSchema, and adds them to your ' +
+    'tool list. If a tool you need is not in your list, search first; call a found tool directly or through call_tool.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 1, description: 'What you want to do, e.g. "read the contents of a file".' },
+      limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many tools to return. Default: the gateway top_k.' },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+export const callToolDefinition: Tool = {
+  name: CALL_TOOL,
+  title: 'Call a tool',
+  description:
+    'Call any tool you are allowed to use by name, with its arguments. Use it for tools that find_tools ' +
+    'returned but that are not (yet) in your tool list. The result is the tool\'s own result.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 1, description: 'Tool name, exactly as find_tools returned it.' },
+      arguments: { type: 'object', description: 'The tool\'s arguments, matching its inputSchema.', additionalProperties: true },
+    },
+    required: ['name'],
+    additionalProperties: false,
+  },
+};
+
+export type FindToolsArgs = { query: string; limit?: number };
+export type CallToolArgs = { name: string; arguments: Record<string, unknown> };
+
+/** Validates find_tools arguments; returns a message for the host when they are wrong. */
+export function parseFindTools(args: Record<string, unknown> | undefined): FindToolsArgs | string {
+  const query = args?.query;
+  if (typeof query !== 'string') return `find_tools needs "query" as a string, got ${query === undefined ? 'nothing' : typeof query}`;
+  if (!query.trim()) return 'find_tools needs a non-empty "query": say what you want to do, e.g. "read the contents of a file"';
+  const limit = args?.limit;
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {
+    return `find_tools "limit" must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(limit)}`;
+  }
+  return { query, limit };
+}
+
+/** Validates call_tool arguments; returns a message for the host when they are wrong. */
+export function parseCallTool(args: Record<string, unknown> | undefined): CallToolArgs | string {
+  const name = args?.name;
+  if (typeof name !== 'string' || !name) return 'call_tool needs "name": the name of the tool to call, as find_tools returned it';
+  const inner = args?.arguments ?? {};
+  if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return 'call_tool "arguments" must be an object';
+  return { name, arguments: inner as Record<string, unknown> };
+}

@@ -1,0 +1,36 @@
+/**
+ * How `tool-curator select` shows a Selection: a ranked table (dense rank, BM25 rank,
+ * RRF score per tool; with --explain also dense similarity, BM25 score and the mechanism
+ * that added the tool), or JSON.
+ */
+import type { Explanation, Selection } from '../curator/types.js';
+
+const dash = (v: number | undefined, digits = 0) => (v === undefined ? '-' : digits ? v.toFixed(digits) : String(v));
+
+export function selectionJson(selection: Selection): unknown {
+  const why = new Map((selection.explanations ?? []).map((e) => [e.name, e]));
+  return {
+    mode: selection.mode,
+    confidence: selection.confidence,
+    tools: selection.tools.map((t, i) => {
+      const { name: _omit, ...e } = why.get(t.name) ?? ({} as Partial<Explanation>);
+      return { rank: i + 1, name: t.name, server: t.server, ...e };
+    }),
+  };
+}
+
+export function formatSelection(selection: Selection, explain: boolean): string {
+  const why = new Map((selection.explanations ?? []).map((e) => [e.name, e]));
+  const header = explain
+    ? ['#', 'tool', 'server', 'dense', 'sim', 'bm25', 'score', 'rrf', 'added by']
+    : ['#', 'tool', 'server', 'dense', 'bm25', 'rrf'];
+  const rows = selection.tools.map((t, i) => {
+    const e = why.get(t.name);
+    return explain
+      ? [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.denseSimilarity, 3), dash(e?.bm25Rank), dash(e?.bm25Score, 2), dash(e?.rrfScore, 4), e?.addedBy ?? '-']
+      : [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.bm25Rank), dash(e?.rrfScore, 4)];
+  });
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]) => r.map((v, c) => v.padEnd(widths[c]!)).join('  ').trimEnd();
+  return [line(header), ...rows.map(line), `mode ${selection.mode}, confidence ${selection.confidence.toFixed(3)}, ${rows.length} tools`, ''].join('\n');
+}

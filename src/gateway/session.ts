@@ -1,0 +1,147 @@
+/**
+ * One host session: the MCP server face the host talks to. tools/list shows the meta
+ * tools, the pinned tools and the tools this session has discovered through find_tools
+ * (bounded, least recently used out); tools/call goes through the gateway's guarded call
+ * path. Visibility is not permission: the call path checks the persona on every call.
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ToolRecord } from '../catalog/types.js';
+import { visibleSchema } from '../guards/pipeline.js';
+import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
+import { log } from '../log.js';
+import type { Gateway } from './gateway.js';
+import {
+  CALL_TOOL,
+  FIND_TOOLS,
+  callToolDefinition,
+  findToolsDefinition,
+  parseCallTool,
+  parseFindTools,
+} from './metaTools.js';
+
+export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
+
+const INSTRUCTIONS =
+  'This server is a gateway to many tools. Only a few are listed at first: call find_tools with what ' +
+  'you want to do to discover the right ones, then call them directly or through call_tool.';
+
+export class Session {
+  readonly server: Server;
+  readonly identity: SessionIdentity;
+  /** Discovered tool names, least recently used first (Map keeps insertion order). */
+  private readonly visible = new Map<string, true>();
+  private readonly onCatalog = () => void this.notifyListChanged();
+
+  constructor(
+    private readonly gateway: Gateway,
+    identity: Omit<SessionIdentity, 'sessionId'> & { sessionId?: string },
+  ) {
+    this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
+    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
+    this.server.setRequestHandler(CallToolRequestSchema, (req) => this.callTool(req.params.name, req.params.arguments ?? {}));
+    gateway.on('catalog', this.onCatalog);
+    this.server.onclose = () => gateway.off('catalog', this.onCatalog);
+  }
+
+  private definition(t: ToolRecord): Tool {
+    const def: Tool = { name: t.name, description: t.description, inputSchema: visibleSchema(t, this.gateway.policy.persona(this.identity.persona)) };
+    if (t.title) def.title = t.title;
+    if (t.annotations) def.annotations = t.annotations;
+    if (t.outputSchema) def.outputSchema = t.outputSchema;
+    return def;
+  }
+
+  /** Meta tools, then pinned and discovered tools that the persona may use, by (server, name). */
+  async listTools(): Promise<Tool[]> {
+    await this.gateway.settled();
+    const allowed = new Set(this.gateway.allowedFor(this.identity.persona).map((t) => t.name));
+    const names = new Set([...this.gateway.loaded.config.exposure.pinned, ...this.visible.keys()]);
+    const shown = this.gateway.catalog.filter((t) => names.has(t.name) && allowed.has(t.name));
+    return [findToolsDefinition, callToolDefinition, ...shown.map((t) => this.definition(t))];
+  }
+
+  /**
+   * Adds tools to the visible set (most recent last), evicting the least recently used.
+   * @returns whether the set changed, i.e. whether the host needs a list_changed.
+   */
+  private discover(names: string[]): boolean {
+    let changed = false;
+    for (const n of names) {
+      if (!this.visible.delete(n)) changed = true;
+      this.visible.set(n, true);
+    }
+    const max = this.gateway.loaded.config.exposure.max_visible;
+    for (const n of this.visible.keys()) {
+      if (this.visible.size <= max) break;
+      this.visible.delete(n);
+      changed = true;
+    }
+    return changed;
+  }
+
+  private async notifyListChanged(): Promise<void> {
+    try {
+      await this.server.sendToolListChanged();
+    } catch (err) {
+      log.debug({ err: (err as Error).message }, 'could not send list_changed (host gone?)');
+    }
+  }
+
+  private async findTools(rawArgs: Record<string, unknown>): Promise<CallToolResult> {
+    const parsed = parseFindTools(rawArgs);
+    if (typeof parsed === 'string') return errorResult(parsed);
+    const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit);
+    const tools = selection.tools.map((t) => {
+      const d = this.definition(t);
+      return { name: d.name, description: d.description, inputSchema: d.inputSchema };
+    });
+    if (this.discover(tools.map((t) => t.name))) await this.notifyListChanged();
+    const payload = { tools, confidence: Number(selection.confidence.toFixed(3)) };
+    return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
+  }
+
+  /** Every tools/call lands here: meta tools are answered, everything else takes the call path. */
+  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    try {
+      if (name === FIND_TOOLS) return await this.findTools(args);
+      if (name === CALL_TOOL) {
+        const parsed = parseCallTool(args);
+        if (typeof parsed === 'string') return errorResult(parsed);
+        return await this.forward(parsed.name, parsed.arguments);
+      }
+      return await this.forward(name, args);
+    } catch (err) {
+      log.error({ tool: name, err: (err as Error).stack }, 'tools/call failed inside the gateway');
+      return errorResult(`the gateway could not complete ${name}: ${(err as Error).message}`);
+    }
+  }
+
+  private async forward(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    await this.gateway.settled();
+    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: [] };
+    if (this.server.getClientCapabilities()?.elicitation) {
+      ctx.elicit = async (message) => {
+        const answer = await this.server.elicitInput({
+          message,
+          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Run this tool call?' } }, required: ['confirm'] },
+        });
+        if (answer.action === 'accept' && answer.content?.confirm !== true) return 'decline';
+        return answer.action;
+      };
+    }
+    return this.gateway.callPath(ctx);
+  }
+
+  async close(): Promise<void> {
+    this.gateway.off('catalog', this.onCatalog);
+    await this.server.close();
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * End to end over real upstreams: the MCP reference servers from npm (filesystem,
+ * memory, everything), spawned over stdio by the built gateway, and a real MCP client
+ * talking to the gateway over stdio as a host would.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectGateway, referenceConfig, type ReferenceSetup } from '../helpers/reference.js';
+
+const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
+
+/** Child processes of `pid` with their command lines. */
+function children(pid: number): { pid: number; cmd: string }[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return out.trim().split('\n').filter(Boolean).map((l) => {
+    const m = /^\s*(\d+)\s+(.*)$/.exec(l)!;
+    return { pid: Number(m[1]), cmd: m[2]! };
+  });
+}
+
+describe('gateway over the reference servers, stdio host', () => {
+  let setup: ReferenceSetup;
+  let client: Client;
+  let transport: StdioClientTransport;
+  let listChanged = 0;
+
+  beforeAll(async () => {
+    setup = referenceConfig();
+    writeFileSync(join(setup.filesDir, 'notes.txt'), 'the quick brown fox\nline two\n');
+    ({ client, transport } = await connectGateway(setup.configPath));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      listChanged++;
+    });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('starts with only the meta tools listed', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['find_tools', 'call_tool']);
+  });
+
+  it('find_tools puts the file-reading tool in the top 3, reveals it and sends list_changed', async () => {
+    const r = await client.callTool({ name: 'find_tools', arguments: { query: 'read the contents of a file' } });
+    expect(r.isError).toBeFalsy();
+    const found = JSON.parse(text(r)) as { tools: { name: string; inputSchema: { type: string } }[] };
+    const top3 = found.tools.slice(0, 3).map((t) => t.name);
+    expect(top3.some((n) => n === 'read_text_file' || n === 'read_file')).toBe(true);
+    expect(found.tools.length).toBe(8);
+    expect(found.tools[0]!.inputSchema.type).toBe('object');
+    await expect.poll(() => listChanged, { timeout: 5000 }).toBeGreaterThan(0);
+    const listed = (await client.listTools()).tools.map((t) => t.name);
+    expect(listed).toContain('read_text_file');
+    expect(listed.slice(0, 2)).toEqual(['find_tools', 'call_tool']);
+  });
+
+  it('forwards tools/call to the upstream and returns the real file content', async () => {
+    const r = await client.callTool({ name: 'read_text_file', arguments: { path: join(setup.filesDir, 'notes.txt') } });
+    expect(r.isError).toBeFalsy();
+    expect(text(r)).toBe('the quick brown fox\nline two\n');
+  });
+
+  it('call_tool reaches tools that were never listed', async () => {
+    const r = await client.callTool({ name: 'call_tool', arguments: { name: 'get-sum', arguments: { a: 2, b: 40 } } });
+    expect(r.isError).toBeFalsy();
+    expect(text(r)).toContain('42');
+  });
+
+  it('answers bad calls with MCP error results and keeps serving', async () => {
+    const unknown = await client.callTool({ name: 'no_such_tool_xyz', arguments: {} });
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toMatch(/find_tools/);
+    const empty = await client.callTool({ name: 'find_tools', arguments: { query: '   ' } });
+    expect(empty.isError).toBe(true);
+    expect(text(empty)).toMatch(/non-empty "query"/);
+    const notString = await client.callTool({ name: 'find_tools', arguments: { query: 42 } });
+    expect(notString.isError).toBe(true);
+    expect(text(notString)).toMatch(/"query" as a string, got number/);
+    const wrongType = await client.callTool({ name: 'read_text_file', arguments: { path: 123 } });
+    expect(wrongType.isError).toBe(true);
+    expect(text(wrongType)).toMatch(/invalid arguments for read_text_file: .*path.*string/);
+    const ok = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 1 } });
+    expect(text(ok)).toContain('2');
+  });
+
+  it('keeps the other upstreams working when one upstream process is killed', async () => {
+    const memory = children(transport.pid!).find((c) => c.cmd.includes('server-memory'));
+    expect(memory).toBeDefined();
+    process.kill(memory!.pid, 'SIGKILL');
+    await expect
+      .poll(async () => text(await client.callTool({ name: 'call_tool', arguments: { name: 'read_graph', arguments: {} } })), { timeout: 10_000 })
+      .toMatch(/unknown tool|unavailable/);
+    const r = await client.callTool({ name: 'read_text_file', arguments: { path: join(setup.filesDir, 'notes.txt') } });
+    expect(text(r)).toContain('quick brown fox');
+    const found = JSON.parse(text(await client.callTool({ name: 'find_tools', arguments: { query: 'add two numbers' } }))) as { tools: { name: string }[] };
+    expect(found.tools[0]!.name).toBe('get-sum');
+  });
+});
+
+describe('bad config and failing upstreams', () => {
+  it('names the missing config file', () => {
+    let stderr = '';
+    try {
+      execFileSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', '/nonexistent/gw.yaml'], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (err) {
+      stderr = (err as { stderr: string }).stderr;
+      expect((err as { status: number }).status).toBe(2);
+    }
+    expect(stderr).toContain('/nonexistent/gw.yaml: file not found');
+  });
+
+  it('points at the line of malformed YAML', () => {
+    const { configPath } = referenceConfig();
+    writeFileSync(configPath, 'upstreams:\n  files: { command: node\n  bad: [\n');
+    let stderr = '';
+    try {
+      execFileSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', configPath], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (err) {
+      stderr = (err as { stderr: string }).stderr;
+    }
+    expect(stderr).toMatch(/gateway\.config\.yaml: line \d+, column \d+: malformed YAML/);
+  });
+
+  it('names the key path of a schema error and rejects unknown keys', () => {
+    const { configPath } = referenceConfig({ curator: { mode: 'fancy' } });
+    let stderr = '';
+    try {
+      execFileSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', configPath], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (err) {
+      stderr = (err as { stderr: string }).stderr;
+    }
+    expect(stderr).toMatch(/curator\.mode: Invalid option: expected one of "none"\|"bm25"\|"dense"\|"hybrid"/);
+    const unknownKey = referenceConfig({ exposure: { pinned: [], max_visibel: 3 } });
+    try {
+      execFileSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', unknownKey.configPath], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (err) {
+      stderr = (err as { stderr: string }).stderr;
+    }
+    expect(stderr).toMatch(/exposure: Unrecognized key: "max_visibel"/);
+  });
+
+  it('serves the healthy upstreams when one command does not exist and one exits at once', () => {
+    const { configPath } = referenceConfig({}, {
+      ghost: { command: 'definitely-not-a-command-xyz', args: [] },
+      quitter: { command: process.execPath, args: ['-e', 'process.exit(3)'] },
+    });
+    const out = execFileSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', configPath], { encoding: 'utf8', stdio: 'pipe' });
+    expect(out).toMatch(/# ghost: failed/);
+    expect(out).toMatch(/# quitter: failed/);
+    expect(out).toMatch(/# files: ready, 14 tools/);
+    expect(out).toMatch(/files\tread_text_file/);
+  });
+});
