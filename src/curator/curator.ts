@@ -1,0 +1,189 @@
+/**
+ * The curator: indexes a catalog with BM25 and dense embeddings and, per query, returns
+ * a short ranked list of the allowed tools. The pipeline and why each stage exists:
+ * docs/CURATOR.md. Fail-open throughout: a failing embedder degrades to BM25, a failing
+ * index to the whole allowed pool; a user is never left with no tools.
+ */
+import { retrievalText } from '../catalog/retrievalText.js';
+import type { ToolRecord } from '../catalog/types.js';
+import type { Embedder } from '../embedding/types.js';
+import { log } from '../log.js';
+import type { EmbeddingStore } from '../store/embeddings.js';
+import { NameAnchor } from './anchor.js';
+import { Bm25Index } from './bm25.js';
+import { DenseIndex } from './dense.js';
+import { embedDocuments } from './embedCache.js';
+import { LOW_CONFIDENCE_EXTRA, lowConfidenceThreshold, withDependencies } from './expand.js';
+import { explain } from './explain.js';
+import { retrieve, scoreGap, type Ranking, type Retrievers } from './retrieve.js';
+import { assembleShortlist } from './shortlist.js';
+import { splitQuery } from './split.js';
+import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator } from './types.js';
+
+/** Default shortlist size: the reference system's top_k. */
+export const DEFAULT_TOP_K = 12;
+
+export interface CuratorOptions {
+  /** 'hybrid' (BM25 + dense, gated RRF), 'dense', 'bm25', or 'none' (the whole allowed pool). */
+  mode: CuratorMode;
+  /** Needed by 'dense' and 'hybrid'; with null they run as 'bm25' (logged at buildIndex). */
+  embedder: Embedder | null;
+  /** Document-embedding cache; without it every buildIndex embeds the whole catalog. */
+  cache?: EmbeddingStore;
+  /**
+   * Best dense cosine similarity under which the shortlist grows by 5. Default: the
+   * calibrated value for the embedder's id (expand.ts), none for an uncalibrated embedder.
+   */
+  lowConfidenceThreshold?: number;
+}
+
+interface Index extends Retrievers {
+  tools: ToolRecord[];
+  names: string[];
+  byName: Map<string, number>;
+  anchor: NameAnchor;
+  deps: Map<number, number[]>;
+  pinned: Set<string>;
+}
+
+class Curator implements ToolCurator {
+  private index: Index | undefined;
+  private readonly threshold: number | undefined;
+
+  constructor(private readonly options: CuratorOptions) {
+    const id = options.embedder?.id;
+    this.threshold = id === undefined ? undefined : lowConfidenceThreshold(id, options.lowConfidenceThreshold);
+  }
+
+  get mode(): CuratorMode {
+    return this.options.mode;
+  }
+
+  async buildIndex(tools: ToolRecord[], extra: ExtraContext = {}): Promise<void> {
+    const started = performance.now();
+    const names = tools.map((t) => t.name);
+    const byName = new Map(names.map((n, i) => [n, i] as const));
+    const texts = tools.map((t) => retrievalText(t, extra.synonyms?.[t.name]));
+    const deps = new Map<number, number[]>();
+    for (const [name, needs] of Object.entries(extra.dependencies ?? {})) {
+      const i = byName.get(name);
+      const found = needs.map((n) => byName.get(n)).filter((j): j is number => j !== undefined);
+      if (i !== undefined && found.length > 0) deps.set(i, found);
+    }
+    const dense = await this.buildDense(texts, names, extra.exemplars ?? {});
+    this.index = {
+      tools, names, byName, deps, dense,
+      bm25: new Bm25Index(texts),
+      anchor: new NameAnchor(names),
+      pinned: new Set(extra.pinned ?? []),
+    };
+    log.info({ tools: tools.length, mode: this.mode, dense: dense !== null, ms: Math.round(performance.now() - started) }, 'curator index built');
+  }
+
+  private async buildDense(texts: string[], names: string[], exemplars: Record<string, string[]>): Promise<DenseIndex | null> {
+    const embedder = this.options.embedder;
+    if (this.mode === 'none' || this.mode === 'bm25') return null;
+    if (!embedder) {
+      log.warn({ mode: this.mode }, 'curator: no embedder configured, running BM25 only');
+      return null;
+    }
+    try {
+      const phrasings = names.map((n) => exemplars[n] ?? []);
+      const { vectors, embedded } = await embedDocuments(embedder, [...texts, ...phrasings.flat()], this.options.cache);
+      let next = texts.length;
+      const exemplarVectors = phrasings.map((p) => vectors.slice(next, (next += p.length)));
+      log.debug({ embedder: embedder.id, vectors: vectors.length, embedded }, 'curator: document embeddings ready');
+      return new DenseIndex(embedder.dim, vectors.slice(0, texts.length), exemplarVectors);
+    } catch (err) {
+      log.warn({ err, embedder: embedder.id }, 'curator: embedding the catalog failed, running BM25 only');
+      return null;
+    }
+  }
+
+  async select(query: string, allowed: ToolRecord[], options: SelectOptions = {}): Promise<Selection> {
+    const topK = options.topK ?? DEFAULT_TOP_K;
+    const index = this.index;
+    if (!index) {
+      log.warn('curator: select() before buildIndex(), returning the allowed pool');
+      return passThrough(allowed, 'fallback', options.explain);
+    }
+    const mask = new Uint8Array(index.tools.length);
+    const pool: number[] = [];
+    for (const t of allowed) {
+      const i = index.byName.get(t.name);
+      if (i === undefined || mask[i] === 1 || index.pinned.has(t.name)) continue;
+      mask[i] = 1;
+      pool.push(i);
+    }
+    const poolTools = pool.map((i) => index.tools[i]!);
+    if (this.mode === 'none' || pool.length <= topK) return passThrough(poolTools, 'passthrough', options.explain);
+    if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain);
+    try {
+      return await this.rank(index, query, mask, pool, topK, options.explain === true);
+    } catch (err) {
+      log.error({ err }, 'curator: retrieval failed, returning the allowed pool');
+      return passThrough(poolTools, 'fallback', options.explain);
+    }
+  }
+
+  private async rank(index: Index, query: string, mask: Uint8Array, pool: number[], topK: number, wantExplain: boolean): Promise<Selection> {
+    const parts = splitQuery(query);
+    const texts = parts.length > 1 ? [query, ...parts] : [query];
+    const vectors = await this.embedQueries(index, texts);
+    const mode = vectors ? (this.mode === 'dense' ? 'dense' : 'hybrid') : 'bm25';
+    const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask));
+    const whole = rankings[0]!;
+
+    const best = whole.dense?.similarities[0];
+    const lowConfidence = this.threshold !== undefined && best !== undefined && best < this.threshold;
+    const { tools, addedBy } = assembleShortlist({
+      whole: whole.order,
+      parts: rankings.slice(1).map((r) => r.order),
+      topK,
+      extra: lowConfidence ? LOW_CONFIDENCE_EXTRA : 0,
+      anchored: index.anchor.match(query, mask).map((a) => a.index),
+      pool,
+    });
+    const withDeps = withDependencies(tools, index.deps, (i) => mask[i] === 1);
+    for (let k = 0; k < withDeps.added.length; k++) addedBy.push('dependency');
+
+    const selection: Selection = { tools: withDeps.tools.map((i) => index.tools[i]!), confidence: scoreGap(whole.scores), mode };
+    if (wantExplain) selection.explanations = explain(index.names, withDeps.tools, addedBy, whole, mode === 'hybrid');
+    return selection;
+  }
+
+  /** Query embeddings for dense/hybrid, or null to run BM25 alone (fail-open). */
+  private async embedQueries(index: Index, texts: string[]): Promise<Float32Array[] | null> {
+    const embedder = this.options.embedder;
+    if (!embedder || !index.dense || this.mode === 'bm25') return null;
+    try {
+      return await Promise.all(texts.map((t) => embedder.embedQuery(t)));
+    } catch (err) {
+      log.warn({ err, embedder: embedder.id }, 'curator: query embedding failed, BM25 only for this query');
+      return null;
+    }
+  }
+}
+
+/** The pool as given, unranked: no retriever ran, so mode 'none' and confidence 0. */
+function passThrough(tools: ToolRecord[], why: string, wantExplain?: boolean): Selection {
+  const selection: Selection = { tools, confidence: 0, mode: 'none' };
+  if (wantExplain) selection.explanations = tools.map((t) => ({ name: t.name, addedBy: why }));
+  return selection;
+}
+
+/**
+ * Creates a curator. Call `buildIndex` once per catalog change, then `select` per query.
+ *
+ * ### Usage
+ * ```ts
+ * const curator = createCurator({ mode: 'hybrid', embedder: await createEmbedder({ provider: 'use' }),
+ *                                 cache: new EmbeddingStore(openDb('.tool-curator/store.db')) });
+ * await curator.buildIndex(catalog, { synonyms, dependencies, pinned: ['get_my_profile'] });
+ * const { tools, confidence, mode } = await curator.select('what do I owe in fees?', policy.allowed(persona), { topK: 12 });
+ * // tools: ToolRecord[] best first (pinned excluded); confidence in [0, 1]; mode: 'hybrid' unless degraded
+ * ```
+ */
+export function createCurator(options: CuratorOptions): ToolCurator {
+  return new Curator(options);
+}

@@ -1,0 +1,6 @@
+/**
+ * The curator's public face: `createCurator` and the ToolCurator types. Everything else
+ * in this folder is a pipeline stage (see docs/CURATOR.md).
+ */
+export { createCurator, DEFAULT_TOP_K, type CuratorOptions } from './curator.js';
+export type { CuratorMode, ExtraContext, Explanation, Selection, SelectOptions, ToolCurator } from './types.js';

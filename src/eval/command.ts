@@ -1,0 +1,82 @@
+/**
+ * `tool-curator eval <target> [--mode M] [--top-k N] [--sample N] [--json]`: wiring only.
+ * Targets: a public data set (metatool, toollens, api_bank, mcptoolbenchpp), `public`
+ * (all four), `dev` (the dev suite), `calibrate` (low-confidence threshold measurement),
+ * `all` (public + dev). Document and query embeddings are cached in
+ * $TOOL_CURATOR_EVAL_CACHE (default .tool-curator/eval.db), so a re-run embeds nothing.
+ */
+import { parseArgs } from 'node:util';
+import type { CuratorMode } from '../curator/types.js';
+import { createEmbedder } from '../embedding/index.js';
+import { openDb } from '../store/db.js';
+import { EmbeddingStore } from '../store/embeddings.js';
+import { calibrate } from './calibrate.js';
+import { PUBLIC_SETS, type PublicSetName } from './data.js';
+import { runDevSuite } from './dev/index.js';
+import { memoizeQueries, runPublicEval, type PublicEvalResult } from './public.js';
+import { formatCalibration, formatPublicTable, formatSuiteReport } from './report.js';
+
+const MODES: readonly CuratorMode[] = ['none', 'bm25', 'dense', 'hybrid'];
+const USAGE = 'usage: tool-curator eval <metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--top-k N] [--sample N] [--json]';
+
+function positive(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} needs a positive integer, got "${value}".\n${USAGE}`);
+  return n;
+}
+
+/** Runs the eval command; returns the process exit code (0 ok, 2 usage error). */
+export async function evalCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { mode: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const target = positionals[0];
+  const modeArg = values.mode ?? 'all';
+  const modes = modeArg === 'all' ? (['bm25', 'dense', 'hybrid'] as CuratorMode[]) : [modeArg as CuratorMode];
+  if (!target || modes.some((m) => !MODES.includes(m))) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const sets: PublicSetName[] = (PUBLIC_SETS as readonly string[]).includes(target)
+    ? [target as PublicSetName]
+    : target === 'public' || target === 'all' ? [...PUBLIC_SETS] : [];
+  if (sets.length === 0 && !['dev', 'calibrate'].includes(target)) {
+    process.stderr.write(`unknown eval target "${target}" (suite files need the university-suite loader, not built yet)\n${USAGE}\n`);
+    return 2;
+  }
+  const topK = positive(values['top-k'], 'top-k');
+  const sample = positive(values.sample, 'sample');
+  const cache = new EmbeddingStore(openDb(process.env.TOOL_CURATOR_EVAL_CACHE ?? '.tool-curator/eval.db'));
+  const needsEmbedder = target === 'calibrate' || modes.some((m) => m === 'dense' || m === 'hybrid');
+  const embedder = needsEmbedder ? await createEmbedder({ provider: 'use' }) : null;
+  const out: Record<string, unknown> = {};
+  const print = (text: string): boolean => values.json === true || process.stdout.write(`${text}\n\n`);
+  try {
+    if (target === 'calibrate') {
+      const report = await calibrate(memoizeQueries(embedder!, cache), cache);
+      out.calibration = report;
+      print(formatCalibration(report));
+    }
+    if (target === 'dev' || target === 'all') {
+      const queries = embedder && memoizeQueries(embedder, cache);
+      for (const mode of modes) {
+        const report = await runDevSuite(mode, queries, cache, topK);
+        out[`dev:${mode}`] = { ...report, cases: undefined };
+        print(formatSuiteReport(`dev suite, ${mode}`, report));
+      }
+    }
+    const results: PublicEvalResult[] = [];
+    for (const set of sets) {
+      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample }));
+      out.public = results;
+    }
+    if (results.length > 0) print(formatPublicTable(results));
+    if (values.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  } finally {
+    await embedder?.close();
+  }
+}

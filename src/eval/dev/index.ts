@@ -1,0 +1,21 @@
+/**
+ * The dev suite: the dev catalog (catalog.ts) with its synonyms and dependencies, and the
+ * on-topic dev cases (cases.ts), run through a curator.
+ */
+import { createCurator } from '../../curator/index.js';
+import type { CuratorMode } from '../../curator/types.js';
+import type { Embedder } from '../../embedding/types.js';
+import type { EmbeddingStore } from '../../store/embeddings.js';
+import { runSuite, type SuiteReport } from '../suite.js';
+import { DEV_CASES } from './cases.js';
+import { DEV_DEPENDENCIES, DEV_SYNONYMS, DEV_TOOLS } from './catalog.js';
+
+/** Always-visible dev tools, as `exposure.pinned` in gateway.config.yaml. */
+export const DEV_PINNED = ['get_my_profile'];
+
+/** Runs the dev suite's on-topic cases (off-topic ones serve calibration only). */
+export async function runDevSuite(mode: CuratorMode, embedder: Embedder | null, cache?: EmbeddingStore, topK?: number): Promise<SuiteReport> {
+  const curator = createCurator({ mode, embedder, cache });
+  await curator.buildIndex(DEV_TOOLS, { synonyms: DEV_SYNONYMS, dependencies: DEV_DEPENDENCIES, pinned: DEV_PINNED });
+  return runSuite(curator, DEV_CASES.filter((c) => c.expected.length > 0), () => DEV_TOOLS, { topK, pinned: DEV_PINNED });
+}

@@ -1,0 +1,112 @@
+/**
+ * Public data-set runner: builds a curator per mode over a data set's catalog, asks it
+ * for each query's shortlist and averages the ranking metrics of that shortlist.
+ */
+import { createCurator } from '../curator/index.js';
+import type { CuratorMode } from '../curator/types.js';
+import type { Embedder } from '../embedding/types.js';
+import type { EmbeddingStore } from '../store/embeddings.js';
+import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './data.js';
+import { MetricsAccumulator, type RetrievalMetrics } from './metrics.js';
+
+export interface PublicEvalOptions {
+  /** Shortlist size asked of the curator. Default 10, the cut-off of the @10 metrics. */
+  topK?: number;
+  /** Evaluate an every-k-th sample of this many queries (fast checks); default all. */
+  sample?: number;
+  /** Caches document and query embeddings across runs (query vectors under `<id>#query`). */
+  cache?: EmbeddingStore;
+  /** Data folder; default evalDataDir(). */
+  dir?: string;
+}
+
+export interface ModeResult extends RetrievalMetrics {
+  /** The mode asked for, and the mode the curator reported for most queries. */
+  mode: CuratorMode;
+  ranAs: CuratorMode;
+  /** Average shortlist length (low-confidence expansion and splitting can exceed topK). */
+  avgShortlist: number;
+  /** select() latency in ms, p50 and p99, query embedding included (cache hits excluded). */
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface PublicEvalResult {
+  set: PublicSetName;
+  tools: number;
+  results: ModeResult[];
+}
+
+/**
+ * Wraps `embedder` so each distinct query is embedded once per run (and once ever with a
+ * cache): the three modes and repeated runs then cost one embedding per query.
+ */
+export function memoizeQueries(embedder: Embedder, cache?: EmbeddingStore): Embedder {
+  const memo = new Map<string, Float32Array>();
+  const cacheId = `${embedder.id}#query`;
+  return {
+    id: embedder.id,
+    dim: embedder.dim,
+    embedDocuments: (texts) => embedder.embedDocuments(texts),
+    close: () => embedder.close(),
+    async embedQuery(text) {
+      let v = memo.get(text) ?? cache?.get(cacheId, [text])[0];
+      if (!v) {
+        v = await embedder.embedQuery(text);
+        cache?.put(cacheId, [{ text, vector: v }]);
+      }
+      memo.set(text, v);
+      return v;
+    },
+  };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+/** Runs one mode over a loaded set. */
+export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: Embedder | null, options: PublicEvalOptions = {}): Promise<ModeResult> {
+  const topK = options.topK ?? 10;
+  const curator = createCurator({ mode, embedder, cache: options.cache });
+  await curator.buildIndex(set.tools);
+  const cases = options.sample ? everyKth(set.cases, options.sample) : set.cases;
+  const acc = new MetricsAccumulator();
+  const times: number[] = [];
+  const ranAs = new Map<CuratorMode, number>();
+  let shortlist = 0;
+  for (const c of cases) {
+    const t0 = performance.now();
+    const s = await curator.select(c.query, set.tools, { topK });
+    times.push(performance.now() - t0);
+    acc.add(s.tools.map((t) => t.name), c.gold);
+    shortlist += s.tools.length;
+    ranAs.set(s.mode, (ranAs.get(s.mode) ?? 0) + 1);
+  }
+  times.sort((a, b) => a - b);
+  const most = [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? mode;
+  return { mode, ranAs: most, ...acc.result(), avgShortlist: shortlist / (cases.length || 1), p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99) };
+}
+
+/**
+ * Evaluates `modes` on one public data set.
+ *
+ * ### Usage
+ * ```ts
+ * const r = await runPublicEval('api_bank', ['bm25', 'dense', 'hybrid'], await createEmbedder({ provider: 'use' }));
+ * console.log(formatPublicTable([r]));
+ * ```
+ */
+export async function runPublicEval(
+  set: PublicSetName,
+  modes: readonly CuratorMode[],
+  embedder: Embedder | null,
+  options: PublicEvalOptions = {},
+): Promise<PublicEvalResult> {
+  const data = loadPublicSet(set, options.dir);
+  const queryEmbedder = embedder && memoizeQueries(embedder, options.cache);
+  const results: ModeResult[] = [];
+  for (const mode of modes) results.push(await evaluateMode(data, mode, queryEmbedder, options));
+  return { set, tools: data.tools.length, results };
+}

@@ -1,0 +1,67 @@
+/**
+ * Plain-text tables of eval results (Markdown, so they paste into docs/CURATOR.md), with
+ * the reference numbers of shared/eval-data/BASELINES.md beside the measured ones.
+ */
+import type { CalibrationReport, Distribution } from './calibrate.js';
+import type { PublicSetName } from './data.js';
+import type { RetrievalMetrics } from './metrics.js';
+import type { PublicEvalResult } from './public.js';
+import type { SuiteReport } from './suite.js';
+
+type Ref = Omit<RetrievalMetrics, 'queries'>;
+const ref = (recall5: number, recall10: number, complete10: number, ndcg10: number, mrr: number): Ref => ({ recall5, recall10, complete10, ndcg10, mrr });
+
+/** BASELINES.md (2026-11-29): plain BM25, Dense-USE and equal-weight RRF over name + description. */
+export const BASELINES: Record<PublicSetName, Record<string, Ref>> = {
+  metatool: { BM25: ref(0.343, 0.437, 0.393, 0.308, 0.295), 'Dense-USE': ref(0.679, 0.775, 0.723, 0.595, 0.568), 'Hybrid-RRF': ref(0.609, 0.686, 0.641, 0.536, 0.522) },
+  toollens: { BM25: ref(0.157, 0.21, 0.051, 0.172, 0.262), 'Dense-USE': ref(0.258, 0.35, 0.132, 0.267, 0.347), 'Hybrid-RRF': ref(0.25, 0.331, 0.111, 0.268, 0.376) },
+  api_bank: { BM25: ref(0.657, 0.769, 0.746, 0.552, 0.491), 'Dense-USE': ref(0.815, 0.89, 0.857, 0.677, 0.621), 'Hybrid-RRF': ref(0.735, 0.876, 0.855, 0.647, 0.584) },
+  mcptoolbenchpp: { BM25: ref(0.847, 0.857, 0.857, 0.776, 0.755), 'Dense-USE': ref(0.839, 0.916, 0.916, 0.742, 0.693), 'Hybrid-RRF': ref(0.891, 0.944, 0.944, 0.8, 0.756) },
+};
+
+const f3 = (x: number): string => x.toFixed(3);
+
+/** One row per (set, retriever): curator modes first, then the baselines marked "(ref)". */
+export function formatPublicTable(results: readonly PublicEvalResult[]): string {
+  const lines = [
+    '| data set | queries | retriever | R@5 | R@10 | Complete@10 | nDCG@10 | MRR | avg list |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    r.results.forEach((m, i) => {
+      const name = m.ranAs === m.mode ? m.mode : `${m.mode} (ran as ${m.ranAs})`;
+      lines.push(`| ${i === 0 ? `${r.set} (${r.tools} tools)` : ''} | ${i === 0 ? m.queries : ''} | ${name} | ${f3(m.recall5)} | ${f3(m.recall10)} | ${f3(m.complete10)} | ${f3(m.ndcg10)} | ${f3(m.mrr)} | ${m.avgShortlist.toFixed(1)} |`);
+    });
+    for (const [name, b] of Object.entries(BASELINES[r.set])) {
+      lines.push(`| | | ${name} (ref) | ${f3(b.recall5)} | ${f3(b.recall10)} | ${f3(b.complete10)} | ${f3(b.ndcg10)} | ${f3(b.mrr)} | 10 |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export function formatSuiteReport(name: string, r: SuiteReport): string {
+  const lines = [
+    `${name}: ${r.total} cases, accuracy ${f3(r.accuracy)} (correct ${r.correct}, partial ${r.partial}, missed ${r.missed})`,
+    `shortlist ${r.avgShortlist.toFixed(1)} tools, ${Math.round(r.avgTokens)} vs ${Math.round(r.avgFullTokens)} prompt tokens (−${(100 * r.tokenReduction).toFixed(1)} %)`,
+    '| category | cases | correct | partial | missed | accuracy |',
+    '|---|---|---|---|---|---|',
+    ...Object.entries(r.byCategory).map(([c, t]) => `| ${c} | ${t.total} | ${t.correct} | ${t.partial} | ${t.missed} | ${f3(t.accuracy)} |`),
+  ];
+  for (const c of r.cases.filter((x) => x.outcome !== 'correct')) {
+    lines.push(`  ${c.outcome}: "${c.case.query}" expected ${c.case.expected.join(', ')}; got ${c.shortlist.slice(0, 5).join(', ')}, …`);
+  }
+  return lines.join('\n');
+}
+
+export function formatCalibration(r: CalibrationReport): string {
+  const row = (name: string, d: Distribution): string => `| ${name} | ${d.n} | ${f3(d.min)} | ${f3(d.p10)} | ${f3(d.p50)} | ${f3(d.p90)} | ${f3(d.max)} |`;
+  return [
+    `best-match cosine similarity, embedder ${r.embedder}`,
+    '| queries × catalog | n | min | p10 | p50 | p90 | max |',
+    '|---|---|---|---|---|---|---|',
+    row('on-topic × dev', r.onTopic),
+    row('off-topic × dev', r.offTopic),
+    ...Object.entries(r.offTopicByCatalog).map(([set, d]) => row(`off-topic × ${set}`, d)),
+    `threshold ${f3(r.threshold)} (classifies ${(100 * r.accuracy).toFixed(1)} % of the dev queries correctly)`,
+  ].join('\n');
+}

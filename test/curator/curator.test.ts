@@ -1,0 +1,161 @@
+import { describe, expect, test } from 'vitest';
+import { createCurator } from '../../src/curator/index.js';
+import { openDb } from '../../src/store/db.js';
+import { EmbeddingStore } from '../../src/store/embeddings.js';
+import { fakeEmbedder, tool } from './fakeEmbedder.js';
+
+const CATALOG = [
+  tool('get_fee_dues', 'outstanding tuition fees owed'),
+  tool('make_payment', 'pay a fee by card'),
+  tool('get_grades', 'marks and letter grades per course'),
+  tool('get_attendance_summary', 'attendance percentage per course'),
+  tool('get_exam_eligibility', 'may the student sit the exams'),
+  tool('search_library_catalog', 'find books in the library'),
+  tool('borrow_book', 'check out a library book'),
+  tool('get_bus_routes', 'campus shuttle routes and timings'),
+  tool('get_mess_menu', 'dining hall menu this week'),
+  tool('submit_grievance', 'file a formal complaint'),
+  tool('get_my_profile', 'profile of the signed-in student'),
+  tool('report_lost_item', 'report an item lost on campus'),
+];
+const names = (s: { tools: { name: string }[] }): string[] => s.tools.map((t) => t.name);
+
+async function hybrid(extra = {}, threshold?: number) {
+  const embedder = fakeEmbedder();
+  const curator = createCurator({ mode: 'hybrid', embedder, lowConfidenceThreshold: threshold });
+  await curator.buildIndex(CATALOG, extra);
+  return { curator, embedder };
+}
+
+describe('curator.select', () => {
+  test('hybrid ranks by gated RRF and explains each tool', async () => {
+    const { curator } = await hybrid();
+    const s = await curator.select('library books', CATALOG, { topK: 3, explain: true });
+    expect(s.mode).toBe('hybrid');
+    expect(names(s).slice(0, 2)).toEqual(['search_library_catalog', 'borrow_book']);
+    const [first, second] = s.explanations!;
+    expect(first).toMatchObject({ name: 'search_library_catalog', denseRank: 1, bm25Rank: 2, addedBy: 'retrieval' });
+    expect(second).toMatchObject({ name: 'borrow_book', denseRank: 2, bm25Rank: 1 });
+    // "library books" · "search library catalog. find books in the library." = 3 / (√2 · √10)
+    expect(first!.denseSimilarity).toBeCloseTo(3 / Math.sqrt(20), 5);
+    // The top BM25 hit matched both query terms: coverage 1, plain RRF 1/61 + 1/62 for
+    // both (a tie kept in dense order), so the score gap is 0.
+    expect(first!.rrfScore).toBeCloseTo(1 / 61 + 1 / 62, 12);
+    expect(second!.rrfScore).toBeCloseTo(1 / 61 + 1 / 62, 12);
+    expect(s.confidence).toBe(0);
+  });
+
+  test('pass-through when the allowed pool is no larger than top_k', async () => {
+    const { curator } = await hybrid();
+    const s = await curator.select('anything', CATALOG.slice(0, 3), { topK: 3 });
+    expect(names(s)).toEqual(['get_fee_dues', 'make_payment', 'get_grades']);
+    expect([s.confidence, s.mode]).toEqual([0, 'none']);
+  });
+
+  test('blank query returns the whole allowed pool', async () => {
+    const { curator } = await hybrid();
+    const s = await curator.select('   ', CATALOG, { topK: 3, explain: true });
+    expect(s.tools).toHaveLength(12);
+    expect(s.explanations![0]!.addedBy).toBe('blank');
+  });
+
+  test('pinned tools take no slot and are not returned', async () => {
+    const { curator } = await hybrid({ pinned: ['get_my_profile'] });
+    const s = await curator.select('profile of the student', CATALOG, { topK: 3 });
+    expect(names(s)).not.toContain('get_my_profile');
+    expect(s.tools).toHaveLength(3);
+    const all = await curator.select('', CATALOG, { topK: 3 });
+    expect(all.tools).toHaveLength(11);
+  });
+
+  test('allowed restricts results to the allowed tools', async () => {
+    const { curator } = await hybrid();
+    const allowed = CATALOG.filter((t) => t.name !== 'search_library_catalog');
+    expect(names(await curator.select('library books', allowed, { topK: 1 }))).toEqual(['borrow_book']);
+  });
+
+  test('dependency expansion appends the workflow tools', async () => {
+    const { curator } = await hybrid({ dependencies: { get_exam_eligibility: ['get_attendance_summary', 'get_fee_dues'] } });
+    const s = await curator.select('may I sit the exams', CATALOG, { topK: 1, explain: true });
+    expect(names(s)).toEqual(['get_exam_eligibility', 'get_attendance_summary', 'get_fee_dues']);
+    expect(s.explanations!.map((e) => e.addedBy)).toEqual(['retrieval', 'dependency', 'dependency']);
+  });
+
+  test('low-confidence expansion: top_k + 5 under the threshold', async () => {
+    const { curator } = await hybrid({}, 0.99);
+    expect((await curator.select('library books', CATALOG, { topK: 3 })).tools).toHaveLength(8);
+    const { curator: sure } = await hybrid({}, 0.1);
+    expect((await sure.select('library books', CATALOG, { topK: 3 })).tools).toHaveLength(3);
+  });
+
+  test('compound query: each part gets its budget, whole query tops up', async () => {
+    const { curator } = await hybrid();
+    const s = await curator.select('show my grades and then borrow a library book', CATALOG, { topK: 4, explain: true });
+    // Part 1's best, part 2's best, then alternating; each part may bring
+    // max(4 // 2 + 2, 7) = 7 tools, 10 distinct here, more than top_k = 4.
+    expect(names(s).slice(0, 2)).toEqual(['get_grades', 'borrow_book']);
+    expect(s.tools).toHaveLength(10);
+    expect(s.explanations!.filter((e) => e.addedBy === 'split').length).toBe(6); // not in the whole query's top 4
+  });
+
+  test('name anchor forces a named tool into the shortlist', async () => {
+    const { curator } = await hybrid();
+    const s = await curator.select('lost item', CATALOG, { topK: 1, explain: true });
+    expect(names(s)).toEqual(['report_lost_item']);
+  });
+
+  test('exemplars: dense score is the max over document and exemplars', async () => {
+    const { curator } = await hybrid({ exemplars: { get_mess_menu: ['what is for dinner tonight'] } });
+    const s = await curator.select('what is for dinner tonight', CATALOG, { topK: 1, explain: true });
+    expect(s.explanations![0]).toMatchObject({ name: 'get_mess_menu', denseRank: 1 });
+    expect(s.explanations![0]!.denseSimilarity).toBeCloseTo(1, 5);
+  });
+
+  test('zero-score guard: no BM25 match, dense alone decides', async () => {
+    const { curator } = await hybrid();
+    const s = await curator.select('tonight dinner', CATALOG, { topK: 2, explain: true });
+    expect(s.mode).toBe('hybrid');
+    expect(s.explanations!.every((e) => e.bm25Rank === undefined)).toBe(true);
+  });
+});
+
+describe('fail-open', () => {
+  test('embedder fails at buildIndex: BM25 alone, mode bm25', async () => {
+    const embedder = fakeEmbedder();
+    embedder.failDocuments = true;
+    const curator = createCurator({ mode: 'hybrid', embedder });
+    await curator.buildIndex(CATALOG);
+    const s = await curator.select('library books', CATALOG, { topK: 2 });
+    expect([s.mode, ...names(s)]).toEqual(['bm25', 'borrow_book', 'search_library_catalog']);
+  });
+
+  test('query embedding fails: BM25 alone for that query', async () => {
+    const { curator, embedder } = await hybrid();
+    embedder.failQueries = true;
+    const s = await curator.select('library books', CATALOG, { topK: 2 });
+    expect([s.mode, ...names(s)]).toEqual(['bm25', 'borrow_book', 'search_library_catalog']);
+  });
+
+  test('no index: the allowed pool', async () => {
+    const curator = createCurator({ mode: 'hybrid', embedder: null });
+    const s = await curator.select('library books', CATALOG, { topK: 2, explain: true });
+    expect(s.tools).toHaveLength(12);
+    expect([s.mode, s.explanations![0]!.addedBy]).toEqual(['none', 'fallback']);
+  });
+
+  test('mode none passes the pool through', async () => {
+    const curator = createCurator({ mode: 'none', embedder: null });
+    await curator.buildIndex(CATALOG);
+    expect((await curator.select('library books', CATALOG, { topK: 2 })).tools).toHaveLength(12);
+  });
+});
+
+describe('embedding cache', () => {
+  test('only texts missing from the cache are embedded', async () => {
+    const cache = new EmbeddingStore(openDb(':memory:'));
+    const embedder = fakeEmbedder();
+    await createCurator({ mode: 'dense', embedder, cache }).buildIndex(CATALOG.slice(0, 10));
+    await createCurator({ mode: 'dense', embedder, cache }).buildIndex(CATALOG);
+    expect(embedder.documentCalls.map((c) => c.length)).toEqual([10, 2]);
+  });
+});

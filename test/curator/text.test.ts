@@ -1,0 +1,43 @@
+import { describe, expect, test } from 'vitest';
+import { retrievalText, splitName } from '../../src/catalog/retrievalText.js';
+import { contentTerms, sStem, tokenize } from '../../src/curator/tokenize.js';
+import { tool } from './fakeEmbedder.js';
+
+describe('splitName', () => {
+  test.each([
+    ['get_fee_dues', ['get', 'fee', 'dues']],
+    ['playwright::iframeClick', ['playwright', 'iframe', 'click']],
+    ['/v1/nutrition', ['v1', 'nutrition']],
+    ['getHTTPStatus', ['get', 'http', 'status']],
+    ['file-system.read_File', ['file', 'system', 'read', 'file']],
+    ['AddAgenda', ['add', 'agenda']],
+  ])('%s', (name, words) => expect(splitName(name)).toEqual(words));
+});
+
+describe('retrievalText', () => {
+  test('name words, description, synonyms, parameters with short descriptions', () => {
+    const t = tool('get_fee_dues', 'Fee dues of a student.', { student_id: 'The student', note: 'x'.repeat(90) });
+    expect(retrievalText(t, 'outstanding balance')).toBe(
+      'get fee dues. Fee dues of a student. outstanding balance. Parameters: student id (The student), note.',
+    );
+  });
+  test('title included, no parameters section without parameters', () => {
+    expect(retrievalText({ ...tool('listFiles', 'Lists files'), title: 'List files' })).toBe('list files. List files. Lists files.');
+  });
+});
+
+describe('tokenize', () => {
+  test('lowercases and folds plurals (S-stemmer)', () => {
+    expect(tokenize('Get the Fee Dues, policies & Files')).toEqual(['get', 'the', 'fee', 'due', 'policy', 'file']);
+    expect([sStem('status'), sStem('class'), sStem('bus'), sStem('books')]).toEqual(['status', 'class', 'bus', 'book']);
+  });
+  test('keeps non-Latin scripts; CJK runs become bigrams', () => {
+    expect(tokenize('Получить расписание')).toEqual(['получить', 'расписание']);
+    expect(tokenize('查看课程表')).toEqual(['查看', '看课', '课程', '程表']);
+    expect(tokenize('课 API查询')).toEqual(['课', 'api', '查询']);
+    expect(tokenize('नमस्ते दुनिया')).toEqual(['नमस्ते', 'दुनिया']);
+  });
+  test('contentTerms drops stopwords and duplicates', () => {
+    expect(contentTerms('What are my fees and my dues?')).toEqual(['fee', 'due']);
+  });
+});

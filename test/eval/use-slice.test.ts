@@ -1,0 +1,30 @@
+/**
+ * Real retrieval quality with the USE embedder on a fixed slice (every k-th 100 queries)
+ * of two public sets. Floors are the values measured on 2026-11-29 minus 0.03.
+ */
+import { existsSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import type { Embedder } from '../../src/embedding/types.js';
+import { runPublicEval } from '../../src/eval/public.js';
+
+const hasUse = existsSync(new URL('../../src/embedding/index.ts', import.meta.url));
+
+// measured hybrid Complete@10 / nDCG@10 on the slice: mcptoolbenchpp 0.930 / 0.755, api_bank 0.880 / 0.669
+const FLOORS = { mcptoolbenchpp: { complete10: 0.9, ndcg10: 0.725 }, api_bank: { complete10: 0.85, ndcg10: 0.639 } } as const;
+
+describe.skipIf(!hasUse)('public slice with USE', () => {
+  test.each(Object.keys(FLOORS) as (keyof typeof FLOORS)[])('%s: hybrid above its floors', async (set) => {
+    const { createEmbedder } = (await import('../../src/embedding/index.js')) as { createEmbedder: (o: { provider: string }) => Promise<Embedder> };
+    const embedder = await createEmbedder({ provider: 'use' });
+    try {
+      const r = await runPublicEval(set, ['hybrid'], embedder, { sample: 100 });
+      const m = r.results[0]!;
+      expect(m.queries).toBe(100);
+      expect(m.ranAs).toBe('hybrid');
+      expect(m.complete10).toBeGreaterThanOrEqual(FLOORS[set].complete10);
+      expect(m.ndcg10).toBeGreaterThanOrEqual(FLOORS[set].ndcg10);
+    } finally {
+      await embedder.close();
+    }
+  }, 120_000);
+});
