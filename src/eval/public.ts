@@ -26,7 +26,7 @@ export interface ModeResult extends RetrievalMetrics {
   ranAs: CuratorMode;
   /** Average shortlist length (low-confidence expansion and splitting can exceed topK). */
   avgShortlist: number;
-  /** select() latency in ms, p50 and p99, query embedding included (cache hits excluded). */
+  /** select() latency in ms, p50 and p99, with query vectors memoized: the retrieval cost alone (bench/select.ts measures it with embedding). */
   p50Ms: number;
   p99Ms: number;
 }
