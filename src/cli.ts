@@ -24,7 +24,7 @@ Usage:
   tool-curator tools [--config F] [--persona P] [--json]
   tool-curator index [--config F]
   tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|all> [--mode none|bm25|dense|hybrid|all] [--json]
-  tool-curator approvals list | approve ID | deny ID [--config F]
+  tool-curator approvals list [--all] [--json] | approve ID | deny ID [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
 
 --config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.`;
@@ -36,6 +36,7 @@ const OPTIONS = {
   'user-id': { type: 'string' },
   'top-k': { type: 'string' },
   explain: { type: 'boolean' },
+  all: { type: 'boolean' },
   json: { type: 'boolean' },
   tail: { type: 'string' },
   mode: { type: 'string' },
@@ -135,9 +136,19 @@ async function index(flags: Flags): Promise<void> {
   await gateway.close();
 }
 
+/** The flags a sub-command parses itself, back in argv form. */
+function passThrough(flags: Flags): string[] {
+  return [
+    ...(flags.json ? ['--json'] : []),
+    ...(flags.all ? ['--all'] : []),
+    ...(flags.tail !== undefined ? ['--tail', flags.tail] : []),
+    ...(flags.mode !== undefined ? ['--mode', flags.mode] : []),
+  ];
+}
+
 function storeOf(flags: Flags) {
   const loaded = config(flags);
-  return { loaded, db: openDb(resolveFrom(loaded.baseDir, loaded.config.store)) };
+  return openDb(resolveFrom(loaded.baseDir, loaded.config.store));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -161,14 +172,12 @@ export async function main(argv: string[]): Promise<number> {
       await index(flags);
       return 0;
     case 'eval':
-      return evalCommand(argv.slice(argv.indexOf('eval') + 1));
+      return evalCommand([...rest, ...passThrough(flags)]);
     case 'approvals': {
-      const { loaded, db } = storeOf(flags);
-      return approvalsCommand(rest, db, loaded.config);
+      return approvalsCommand([...rest, ...passThrough(flags)], storeOf(flags));
     }
     case 'audit': {
-      const { db } = storeOf(flags);
-      return auditCommand(argv.slice(argv.indexOf('audit') + 1), db);
+      return auditCommand([...rest, ...passThrough(flags)], storeOf(flags));
     }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);

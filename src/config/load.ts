@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import yaml from 'js-yaml';
+import { load as loadYaml } from 'js-yaml';
 import type { z } from 'zod';
 import {
   dependenciesSchema,
@@ -37,7 +37,7 @@ function readDocument(file: string): unknown {
     throw new ConfigError(file, '', code === 'ENOENT' ? 'file not found' : `cannot read: ${(err as Error).message}`);
   }
   try {
-    return yaml.load(text, { filename: file });
+    return loadYaml(text, { filename: file });
   } catch (err) {
     const e = err as { mark?: { line: number; column: number }; reason?: string; message: string };
     const where = e.mark ? `line ${e.mark.line + 1}, column ${e.mark.column + 1}` : '';

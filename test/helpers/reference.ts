@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import yaml from 'js-yaml';
+import { dump } from 'js-yaml';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'dist/src/cli.js');
@@ -38,7 +38,7 @@ export function referenceConfig(extra: Record<string, unknown> = {}, upstreams: 
   };
   mkdirSync(filesDir);
   const configPath = join(dir, 'gateway.config.yaml');
-  writeFileSync(configPath, yaml.dump(config));
+  writeFileSync(configPath, dump(config));
   return { dir, filesDir, configPath };
 }
 
