@@ -40,6 +40,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   tail: { type: 'string' },
   mode: { type: 'string' },
+  sample: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -143,6 +144,8 @@ function passThrough(flags: Flags): string[] {
     ...(flags.all ? ['--all'] : []),
     ...(flags.tail !== undefined ? ['--tail', flags.tail] : []),
     ...(flags.mode !== undefined ? ['--mode', flags.mode] : []),
+    ...(flags.sample !== undefined ? ['--sample', flags.sample] : []),
+    ...(flags['top-k'] !== undefined ? ['--top-k', flags['top-k']] : []),
   ];
 }
 

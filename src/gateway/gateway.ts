@@ -23,6 +23,14 @@ import { EmbeddingStore } from '../store/embeddings.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
 
+/** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
+export interface StartupTimings {
+  upstreamsMs: number;
+  embedderMs: number;
+  /** Catalog built and indexed (embeddings cache read, missing vectors computed). */
+  indexedMs: number;
+}
+
 export interface GatewayOptions {
   /** Skip the embedder (BM25 only), e.g. for `tool-curator tools`. */
   noEmbedder?: boolean;
@@ -39,6 +47,7 @@ export class Gateway extends EventEmitter {
   private readonly allowedCache = new Map<string, ToolRecord[]>();
   private byName = new Map<string, ToolRecord>();
   private indexing: Promise<void> = Promise.resolve();
+  startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -76,19 +85,26 @@ export class Gateway extends EventEmitter {
     const pool = new UpstreamPool(config.upstreams, { baseDir, startupMs: config.timeouts.startup_ms, callMs: config.timeouts.call_ms });
     const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
     const embedderCfg = typeof config.curator.embedder === 'string' ? { provider: config.curator.embedder } : config.curator.embedder;
+    const t0 = performance.now();
+    const since = () => Math.round(performance.now() - t0);
+    let upstreamsMs = 0;
+    let embedderMs = 0;
     const [, embedder] = await Promise.all([
-      pool.start(),
-      wantsEmbedder
+      pool.start().then(() => void (upstreamsMs = since())),
+      (wantsEmbedder
         ? createEmbedder(embedderCfg as Parameters<typeof createEmbedder>[0]).catch((err: Error) => {
             log.error({ err: err.message }, 'no embedder could be loaded; the curator falls back to BM25');
             return null;
           })
-        : Promise.resolve(null),
+        : Promise.resolve(null)
+      ).finally(() => void (embedderMs = since())),
     ]);
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     const curator = createCurator({ mode, embedder, cache: new EmbeddingStore(db) });
     const gateway = new Gateway(loaded, db, pool, curator, embedder);
     await gateway.rebuild();
+    gateway.startup = { upstreamsMs, embedderMs, indexedMs: since() };
+    log.info(gateway.startup, 'gateway ready');
     return gateway;
   }
 
