@@ -1,0 +1,71 @@
+/**
+ * Streamable HTTP on both sides: remote upstreams (the reference "everything" server in
+ * its Streamable HTTP and its legacy SSE mode, the second reached through the SSE
+ * fallback), and the gateway served with `serve --http PORT` to an SDK client that
+ * authenticates with a bearer token.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, spawnUntil } from '../helpers/process.js';
+import { CLI, ROOT, referenceConfig } from '../helpers/reference.js';
+
+const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const TOKEN = 'http-test-token-0123456789';
+const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
+
+describe('gateway over HTTP with remote upstreams', () => {
+  const children: ChildProcess[] = [];
+  let url: URL;
+
+  beforeAll(async () => {
+    const [streamPort, ssePort, gatewayPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    children.push((await spawnUntil(process.execPath, [EVERYTHING, 'streamableHttp'], /listening on port/, { PORT: String(streamPort) })).child);
+    children.push((await spawnUntil(process.execPath, [EVERYTHING, 'sse'], /running on|listening|port/i, { PORT: String(ssePort) })).child);
+    const { configPath } = referenceConfig(
+      { http: { tokens: [{ token: '${GW_TEST_TOKEN}', persona: 'tester' }] }, policy: {} },
+      {
+        remote: { url: `http://127.0.0.1:${streamPort}/mcp` },
+        legacy: { url: `http://127.0.0.1:${ssePort}/sse` },
+      },
+    );
+    const gw = await spawnUntil(process.execPath, [CLI, 'serve', '--config', configPath, '--http', String(gatewayPort)], /serving MCP over Streamable HTTP/, { GW_TEST_TOKEN: TOKEN });
+    children.push(gw.child);
+    url = new URL(`http://127.0.0.1:${gatewayPort}/mcp`);
+  });
+  afterAll(() => {
+    for (const c of children) c.kill();
+  });
+
+  async function connect(token?: string): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : undefined);
+    const client = new Client({ name: 'http-host', version: '1.0.0' });
+    await client.connect(transport);
+    return client;
+  }
+
+  it('refuses requests without a token or with a wrong one (HTTP 401)', async () => {
+    const none = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(none.status).toBe(401);
+    const wrong = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer not-the-token-at-all', 'content-type': 'application/json' }, body: '{}' });
+    expect(wrong.status).toBe(401);
+    await expect(connect('wrong-token-wrong-token')).rejects.toThrow(/missing or invalid bearer token/);
+  });
+
+  it('serves find_tools and forwards calls to Streamable HTTP and SSE upstreams, with collisions qualified', async () => {
+    const client = await connect(TOKEN);
+    const found = JSON.parse(text(await client.callTool({ name: 'find_tools', arguments: { query: 'add two numbers together', limit: 5 } }))) as { tools: { name: string }[] };
+    const names = found.tools.map((t) => t.name);
+    // The three everything servers (stdio, Streamable HTTP, SSE) collide on every name.
+    expect(names).toEqual(expect.arrayContaining(['remote__get-sum', 'legacy__get-sum', 'everything__get-sum']));
+    for (const name of ['remote__get-sum', 'legacy__get-sum']) {
+      const r = await client.callTool({ name, arguments: { a: 20, b: 22 } });
+      expect(r.isError).toBeFalsy();
+      expect(text(r)).toContain('42');
+    }
+    await client.close();
+  });
+});
