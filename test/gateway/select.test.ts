@@ -11,7 +11,7 @@ import { CLI, referenceConfig } from '../helpers/reference.js';
 
 const CASES: [query: string, expected: string][] = [
   ['read the contents of a file', 'read_text_file'],
-  ['show me what is inside this folder', 'list_directory'],
+  ['list the files in this folder', 'list_directory'],
   ['rename notes.txt to old-notes.txt', 'move_file'],
   ['find all files whose name matches *.log', 'search_files'],
   ['when was this file last modified and how big is it', 'get_file_info'],
