@@ -7,7 +7,7 @@
 export interface Embedder {
   /**
    * Stable identity of the model and its settings, e.g. `use:lite-512` or
-   * `transformers:Xenova/bge-small-en-v1.5:q8`. It is part of the embeddings cache key:
+   * `transformers:Xenova/bge-small-en-v1.5:q8:cls`. It is part of the embeddings cache key:
    * two embedders with the same id must produce the same vectors for the same text.
    */
   readonly id: string;
