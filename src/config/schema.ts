@@ -5,6 +5,7 @@
  * silently ignored setting.
  */
 import { z } from 'zod';
+import { embedderConfigSchema } from '../embedding/index.js';
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -34,24 +35,25 @@ export const remoteUpstreamSchema = z
 
 export const upstreamSchema = z.union([stdioUpstreamSchema, remoteUpstreamSchema]);
 
-const embedderSchema = z.union([
-  z.enum(['auto', 'use', 'transformers', 'openai', 'none']),
-  z.looseObject({ provider: z.enum(['auto', 'use', 'transformers', 'openai', 'none']) }),
-]);
+/** `auto` (shorthand for `{provider: auto}`) or a provider object with its settings; see embedding/index.ts. */
+const embedderSchema = z.preprocess(
+  (v) => (v === undefined ? { provider: 'auto' } : typeof v === 'string' ? { provider: v } : v),
+  embedderConfigSchema,
+);
 
 export const curatorSchema = z
   .object({
     mode: z.enum(['none', 'bm25', 'dense', 'hybrid']).default('hybrid'),
     /** Shortlist size. 12 is the reference system's setting: 86.8 % fewer tokens at 93.2 % correct. */
     top_k: z.number().int().positive().default(12),
-    embedder: embedderSchema.default('auto'),
+    embedder: embedderSchema,
   })
   .strict();
 
 export const gatewayConfigSchema = z
   .object({
     upstreams: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'upstream names use letters, digits, _ and -'), upstreamSchema),
-    curator: curatorSchema.default({ mode: 'hybrid', top_k: 12, embedder: 'auto' }),
+    curator: curatorSchema.prefault({ embedder: 'auto' }),
     /** SQLite file for the embeddings cache, audit log and approvals; relative to the config file. */
     store: z.string().default('.tool-curator/store.db'),
     policy: z

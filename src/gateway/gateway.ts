@@ -84,7 +84,6 @@ export class Gateway extends EventEmitter {
     const db = openDb(resolveFrom(baseDir, config.store));
     const pool = new UpstreamPool(config.upstreams, { baseDir, startupMs: config.timeouts.startup_ms, callMs: config.timeouts.call_ms });
     const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
-    const embedderCfg = typeof config.curator.embedder === 'string' ? { provider: config.curator.embedder } : config.curator.embedder;
     const t0 = performance.now();
     const since = () => Math.round(performance.now() - t0);
     let upstreamsMs = 0;
@@ -92,7 +91,7 @@ export class Gateway extends EventEmitter {
     const [, embedder] = await Promise.all([
       pool.start().then(() => void (upstreamsMs = since())),
       (wantsEmbedder
-        ? createEmbedder(embedderCfg as Parameters<typeof createEmbedder>[0]).catch((err: Error) => {
+        ? createEmbedder(config.curator.embedder).catch((err: Error) => {
             log.error({ err: err.message }, 'no embedder could be loaded; the curator falls back to BM25');
             return null;
           })
