@@ -1,0 +1,27 @@
+/**
+ * `npm run bench`: every benchmark in turn, each printing a Markdown table with its
+ * figures. Speed and memory targets are checked here, by reading the figures, not by
+ * timed tests. Run after `npm run build`.
+ */
+import { cpus, totalmem } from 'node:os';
+import { createEmbedder } from '../src/embedding/index.js';
+import { benchEmbed } from './embed.js';
+import { benchGateways } from './gateway.js';
+import { benchSelect } from './select.js';
+
+const out = (title: string, lines: string[]) => process.stdout.write(`\n## ${title}\n\n${lines.join('\n')}\n`);
+
+process.stdout.write(
+  `# Tool Curator benchmarks — ${new Date().toISOString()}\n` +
+    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
+);
+out('Gateway start-up and latency over real upstreams', await benchGateways());
+const embedder = await createEmbedder({ provider: 'use' });
+try {
+  out('Curator select() on public catalogs (USE)', await benchSelect(embedder));
+} finally {
+  await embedder.close();
+}
+out('USE embedder', await benchEmbed(400));
+const rss = process.memoryUsage();
+out('Memory of this process at the end', [`rss ${(rss.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(rss.heapUsed / 2 ** 20).toFixed(0)} MiB`]);
