@@ -71,7 +71,7 @@ export function needsConfirmation(
 function awaiting(a: Approval, now: number): CallToolResult {
   const minutes = Math.max(1, Math.ceil((a.expiresAt - now) / 60_000));
   return errorResult(
-    `${a.tool} changes state and awaits a person's approval (approval id ${a.id}); it has not run. ` +
+    `${a.tool} awaits a person's approval (approval id ${a.id}); it has not run. ` +
       `Ask the user to approve it with \`tool-curator approvals approve ${a.id}\` or on the gateway's approvals page, ` +
       `then call ${a.tool} again with exactly the same arguments. The request expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   );

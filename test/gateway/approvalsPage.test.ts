@@ -93,10 +93,13 @@ describe('approvals page', () => {
     expect(after).toContain(`Approved ${pending.id} (make_payment).`);
   });
 
-  test('a cross-origin POST is refused even with the CSRF field', async () => {
+  test('a cross-origin or opaque-origin POST is refused even with the CSRF field', async () => {
     const cookie = await login();
-    const res = await post(`/approvals/${pending.id}/deny`, `csrf=${await csrfOf(cookie)}`, { cookie, origin: 'http://evil.example' });
-    expect(res.status).toBe(403);
+    const csrf = await csrfOf(cookie);
+    for (const origin of ['http://evil.example', 'null']) {
+      const res = await post(`/approvals/${pending.id}/deny`, `csrf=${csrf}`, { cookie, origin });
+      expect(res.status, origin).toBe(403);
+    }
     expect(store.get(pending.id)?.status).toBe('pending');
   });
 

@@ -102,7 +102,7 @@ describe('confirmationGuard', () => {
       expect(first.isError).toBe(true);
       const id = idIn(text(first));
       expect(text(first)).toBe(
-        `make_payment changes state and awaits a person's approval (approval id ${id}); it has not run. ` +
+        `make_payment awaits a person's approval (approval id ${id}); it has not run. ` +
           `Ask the user to approve it with \`tool-curator approvals approve ${id}\` or on the gateway's approvals page, ` +
           'then call make_payment again with exactly the same arguments. The request expires in 10 minutes.',
       );

@@ -1,0 +1,91 @@
+/**
+ * The eight university mock servers behind the built gateway, for the guards'
+ * integration tests: a config in a fresh temp dir (own store and own fixture database),
+ * the repository's personas.yaml, the full catalog listed straight from the upstreams
+ * (not through the gateway), and the `tool-curator` CLI run as a person would run it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { dump, load } from 'js-yaml';
+import type { ToolRecord } from '../../src/catalog/types.js';
+import { personasSchema } from '../../src/config/schema.js';
+import { Policy } from '../../src/policy/policy.js';
+import { CLI, ROOT } from '../helpers/reference.js';
+
+export const SERVERS = ['academics', 'attendance', 'examinations', 'finance', 'hostel', 'library', 'placements', 'administration'];
+
+export interface University {
+  dir: string;
+  configPath: string;
+  universityDb: string;
+}
+
+/** Writes a gateway config over the university servers; `extra` is merged at top level. */
+export function universityConfig(extra: Record<string, unknown> = {}): University {
+  const dir = mkdtempSync(join(tmpdir(), 'tc-guards-'));
+  const universityDb = join(dir, 'university.db');
+  const upstreams = Object.fromEntries(
+    SERVERS.map((s) => [s, { command: process.execPath, args: [join(ROOT, 'dist/mock-servers', `${s}.js`)], env: { UNIVERSITY_DB: universityDb } }]),
+  );
+  const config = {
+    upstreams,
+    // BM25 keeps start-up fast; who may see what is decided before ranking, in any mode.
+    curator: { mode: 'bm25', top_k: 12, embedder: 'none' },
+    store: join(dir, 'store.db'),
+    policy: { personas: join(ROOT, 'personas.yaml') },
+    session: { persona: 'student', user_id: 'S0001' },
+    ...extra,
+  };
+  const configPath = join(dir, 'gateway.config.yaml');
+  writeFileSync(configPath, dump(config));
+  return { dir, configPath, universityDb };
+}
+
+/** Every university tool as its upstream lists it, with the student persona's verdict. */
+export async function universityCatalog(universityDb: string): Promise<{ all: string[]; allowed: Set<string>; forbidden: string[] }> {
+  const records: ToolRecord[] = [];
+  await Promise.all(
+    SERVERS.map(async (server) => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [join(ROOT, 'dist/mock-servers', `${server}.js`)],
+        env: { ...process.env, UNIVERSITY_DB: universityDb } as Record<string, string>,
+        stderr: 'ignore',
+      });
+      const client = new Client({ name: 'catalog-reader', version: '1.0.0' });
+      await client.connect(transport);
+      for (const t of (await client.listTools()).tools) {
+        records.push({ server, name: t.name, upstreamName: t.name, description: '', inputSchema: t.inputSchema, isAction: false });
+      }
+      await client.close();
+    }),
+  );
+  const policy = new Policy(personasSchema.parse(load(readFileSync(join(ROOT, 'personas.yaml'), 'utf8'))));
+  const allowed = new Set(policy.allowed('student', records).map((t) => t.name));
+  const all = records.map((t) => t.name).sort();
+  return { all, allowed, forbidden: all.filter((n) => !allowed.has(n)) };
+}
+
+/** Runs `tool-curator <args> --config <configPath>` and returns its exit code and output. */
+export function cli(configPath: string, args: string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--config', configPath], {
+    encoding: 'utf8',
+    env: { ...process.env, TOOL_CURATOR_LOG: 'warn', ...env },
+    timeout: 30_000,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+export const text = (r: unknown): string => ((r as CallToolResult).content[0] as { text: string }).text;
+
+/** The approval id in an "awaits a person's approval" result. */
+export function approvalId(r: unknown): string {
+  const m = /awaits a person's approval \(approval id ([a-z0-9]+)\)/.exec(text(r));
+  if (!m) throw new Error(`not an awaiting-approval result: ${text(r)}`);
+  return m[1]!;
+}
