@@ -98,7 +98,9 @@ export class Session {
   private async findTools(rawArgs: Record<string, unknown>): Promise<CallToolResult> {
     const parsed = parseFindTools(rawArgs);
     if (typeof parsed === 'string') return errorResult(parsed);
+    const started = Date.now();
     const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit);
+    this.auditSearch(started, rawArgs, selection.tools.map((t) => t.name));
     const tools = selection.tools.map((t) => {
       const d = this.definition(t);
       return { name: d.name, description: d.description, inputSchema: d.inputSchema };
@@ -106,6 +108,19 @@ export class Session {
     if (this.discover(tools.map((t) => t.name))) await this.notifyListChanged();
     const payload = { tools, confidence: Number(selection.confidence.toFixed(3)) };
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
+  }
+
+  /** Searches are audited too: what was asked, and which tools the session was shown. */
+  private auditSearch(time: number, args: Record<string, unknown>, shown: string[]): void {
+    const { sessionId, persona, userId } = this.identity;
+    try {
+      this.gateway.audit.record({
+        time, sessionId, persona, userId, tool: FIND_TOOLS, requestedName: FIND_TOOLS, args,
+        decision: 'allowed', decisions: ['allowed'], notes: [`shown: ${shown.join(', ')}`], outcome: 'ok',
+      });
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'audit record of find_tools failed');
+    }
   }
 
   /** Every tools/call lands here: meta tools are answered, everything else takes the call path. */

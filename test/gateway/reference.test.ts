@@ -89,6 +89,15 @@ describe('gateway over the reference servers, stdio host', () => {
     expect(text(ok)).toContain('2');
   });
 
+  it('audits searches and calls', () => {
+    const out = execFileSync(process.execPath, ['dist/src/cli.js', 'audit', '--json', '--tail', '50', '--config', setup.configPath], { encoding: 'utf8' });
+    const rows = JSON.parse(out) as { tool: string; args: Record<string, unknown>; notes: string[]; outcome: string; upstreamMs?: number }[];
+    const search = rows.find((r) => r.tool === 'find_tools' && r.args.query === 'read the contents of a file');
+    expect(search?.notes[0]).toMatch(/^shown: .*read_text_file/);
+    const read = rows.find((r) => r.tool === 'read_text_file' && r.outcome === 'ok');
+    expect(read?.upstreamMs).toBeGreaterThanOrEqual(0);
+  });
+
   it('keeps the other upstreams working when one upstream process is killed', async () => {
     const memory = children(transport.pid!).find((c) => c.cmd.includes('server-memory'));
     expect(memory).toBeDefined();
