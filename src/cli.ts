@@ -72,7 +72,8 @@ async function serve(flags: Flags): Promise<void> {
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError(`--http needs a port number, got "${flags.http}"`);
   const { persona, userId } = identity(flags, loaded);
   if (port === undefined) loadedPersonaCheck(loaded, persona);
-  const gateway = await Gateway.start(loaded);
+  // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
+  const gateway = Gateway.create(loaded);
   const shutdown = async () => {
     await gateway.close().catch(() => undefined);
     process.exit(0);
@@ -87,7 +88,7 @@ async function serve(flags: Flags): Promise<void> {
   transport.onclose = shutdown;
   process.stdin.on('end', shutdown);
   await session.server.connect(transport);
-  log.info({ persona: persona ?? '(open)', tools: gateway.catalog.length }, 'serving MCP on stdio');
+  log.info({ persona: persona ?? '(open)' }, 'serving MCP on stdio');
 }
 
 function loadedPersonaCheck(loaded: LoadedConfig, persona: string | undefined): void {

@@ -44,17 +44,23 @@ export class Gateway extends EventEmitter {
   readonly callPath: CallHandler;
   readonly audit: AuditLog;
   readonly approvals: ApprovalStore;
+  /** Set once the embedder has loaded (or failed): read it only after `ready`. */
+  curator!: ToolCurator;
+  /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
+  readonly catalogReady: Promise<void>;
+  /** Resolves when the first catalog is indexed; never rejects for upstream or embedder failures. */
+  readonly ready: Promise<void>;
+  startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
+  private embedder: Embedder | null = null;
   private readonly allowedCache = new Map<string, ToolRecord[]>();
   private byName = new Map<string, ToolRecord>();
-  private indexing: Promise<void> = Promise.resolve();
-  startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
+  private indexing: Promise<void>;
 
   private constructor(
     readonly loaded: LoadedConfig,
     readonly db: Db,
     readonly pool: UpstreamPool,
-    readonly curator: ToolCurator,
-    private readonly embedder: Embedder | null,
+    opts: GatewayOptions,
   ) {
     super();
     this.setMaxListeners(0);
@@ -69,42 +75,62 @@ export class Gateway extends EventEmitter {
       approvals: this.approvals,
       forward: forwardTo(pool),
     });
+    let catalogBuilt!: () => void;
+    this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));
+    this.ready = this.init(opts, catalogBuilt);
+    this.ready.catch((err: Error) => log.error({ err: err.stack }, 'gateway start-up failed; find_tools will report it'));
+    this.indexing = this.ready;
     pool.on('change', () => {
-      this.indexing = this.rebuild();
+      this.indexing = this.ready.then(() => this.rebuild());
     });
   }
 
   /**
-   * Opens the store, connects the upstreams and loads the embedder in parallel, then
-   * builds the catalog and its index. A failing upstream or embedder is logged and
-   * skipped; only a config or store error rejects.
+   * Opens the store and starts the gateway in the background: connects the upstreams and
+   * loads the embedder in parallel, then builds the catalog and its index. A host can
+   * connect at once — `initialize` never waits for embeddings; tools/list waits for
+   * `catalogReady`, find_tools for the index. A failing upstream or embedder is logged
+   * and skipped.
+   * @throws only for a store that cannot be opened.
    */
-  static async start(loaded: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
+  static create(loaded: LoadedConfig, opts: GatewayOptions = {}): Gateway {
     const { config, baseDir } = loaded;
     const db = openDb(resolveFrom(baseDir, config.store));
     const pool = new UpstreamPool(config.upstreams, { baseDir, startupMs: config.timeouts.startup_ms, callMs: config.timeouts.call_ms });
+    return new Gateway(loaded, db, pool, opts);
+  }
+
+  /** `create`, then wait until the first catalog is indexed. */
+  static async start(loaded: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
+    const gateway = Gateway.create(loaded, opts);
+    await gateway.ready;
+    return gateway;
+  }
+
+  private async init(opts: GatewayOptions, catalogBuilt: () => void): Promise<void> {
+    const { config } = this.loaded;
     const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
     const t0 = performance.now();
     const since = () => Math.round(performance.now() - t0);
-    let upstreamsMs = 0;
-    let embedderMs = 0;
-    const [, embedder] = await Promise.all([
-      pool.start().then(() => void (upstreamsMs = since())),
-      (wantsEmbedder
+    const upstreams = this.pool.start().then(() => {
+      this.startup.upstreamsMs = since();
+      this.setCatalog(buildCatalog(this.pool.toolsByServer(), config.confirmation.actions));
+      catalogBuilt();
+    });
+    const embedder = (
+      wantsEmbedder
         ? createEmbedder(config.curator.embedder).catch((err: Error) => {
             log.error({ err: err.message }, 'no embedder could be loaded; the curator falls back to BM25');
             return null;
           })
         : Promise.resolve(null)
-      ).finally(() => void (embedderMs = since())),
-    ]);
+    ).finally(() => void (this.startup.embedderMs = since()));
+    [, this.embedder] = await Promise.all([upstreams, embedder]);
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
-    const curator = createCurator({ mode, embedder, cache: new EmbeddingStore(db) });
-    const gateway = new Gateway(loaded, db, pool, curator, embedder);
-    await gateway.rebuild();
-    gateway.startup = { upstreamsMs, embedderMs, indexedMs: since() };
-    log.info(gateway.startup, 'gateway ready');
-    return gateway;
+    this.curator = createCurator({ mode, embedder: this.embedder, cache: new EmbeddingStore(this.db) });
+    await this.index();
+    this.startup.indexedMs = since();
+    log.info(this.startup, 'gateway ready');
   }
 
   get extraContext(): ExtraContext {
@@ -112,19 +138,27 @@ export class Gateway extends EventEmitter {
     return { synonyms, exemplars, dependencies, pinned: config.exposure.pinned };
   }
 
-  private async rebuild(): Promise<void> {
-    const catalog = buildCatalog(this.pool.toolsByServer(), this.loaded.config.confirmation.actions);
-    const started = performance.now();
-    await this.curator.buildIndex(catalog, this.extraContext);
+  private setCatalog(catalog: ToolRecord[]): void {
     this.catalog = catalog;
     this.byName = new Map(catalog.map((t) => [t.name, t]));
     this.allowedCache.clear();
     this.version++;
-    log.info({ tools: catalog.length, ms: Math.round(performance.now() - started), mode: this.curator.mode }, 'catalog indexed');
-    this.emit('catalog');
   }
 
-  /** Resolves once a catalog change in flight is indexed. */
+  private async index(): Promise<void> {
+    const started = performance.now();
+    await this.curator.buildIndex(this.catalog, this.extraContext);
+    log.info({ tools: this.catalog.length, ms: Math.round(performance.now() - started), mode: this.curator.mode }, 'catalog indexed');
+  }
+
+  /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */
+  private async rebuild(): Promise<void> {
+    this.setCatalog(buildCatalog(this.pool.toolsByServer(), this.loaded.config.confirmation.actions));
+    this.emit('catalog');
+    await this.index();
+  }
+
+  /** Resolves once the catalog is indexed, including a change in flight. */
   settled(): Promise<void> {
     return this.indexing;
   }
@@ -151,6 +185,7 @@ export class Gateway extends EventEmitter {
   }
 
   async close(): Promise<void> {
+    await this.ready.catch(() => undefined);
     await this.pool.close();
     await this.embedder?.close();
     this.db.close();

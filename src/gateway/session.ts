@@ -61,7 +61,7 @@ export class Session {
 
   /** Meta tools, then pinned and discovered tools that the persona may use, by (server, name). */
   async listTools(): Promise<Tool[]> {
-    await this.gateway.settled();
+    await this.gateway.catalogReady;
     const allowed = new Set(this.gateway.allowedFor(this.identity.persona).map((t) => t.name));
     const names = new Set([...this.gateway.loaded.config.exposure.pinned, ...this.visible.keys()]);
     const shown = this.gateway.catalog.filter((t) => names.has(t.name) && allowed.has(t.name));
@@ -140,7 +140,7 @@ export class Session {
   }
 
   private async forward(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    await this.gateway.settled();
+    await this.gateway.catalogReady;
     const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: [] };
     if (this.server.getClientCapabilities()?.elicitation) {
       ctx.elicit = async (message) => {

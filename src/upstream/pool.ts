@@ -94,7 +94,8 @@ export class UpstreamPool extends EventEmitter {
   }
 
   private async connect(u: Upstream): Promise<boolean> {
-    u.state = 'connecting';
+    // A retry keeps reporting 'failed' with the last error until it succeeds.
+    if (u.state !== 'failed') u.state = 'connecting';
     const ms = u.cfg.startup_timeout_ms ?? this.opts.startupMs;
     let conn: Connection | undefined;
     try {
