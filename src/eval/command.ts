@@ -1,9 +1,12 @@
 /**
- * `tool-curator eval <target> [--mode M] [--top-k N] [--sample N] [--json]`: wiring only.
- * Targets: a public data set (metatool, toollens, api_bank, mcptoolbenchpp), `public`
- * (all four), `dev` (the dev suite), `calibrate` (low-confidence threshold measurement),
- * `all` (public + dev). Document and query embeddings are cached in
- * $TOOL_CURATOR_EVAL_CACHE (default .tool-curator/eval.db), so a re-run embeds nothing.
+ * `tool-curator eval <target> [--mode M] [--top-k N] [--sample N] [--json] [--config F]`:
+ * wiring only. Targets: a suite file (`*.yaml`, e.g. eval/university.yaml, run over the
+ * upstreams of the gateway config: --config, else $TOOL_CURATOR_CONFIG, else
+ * ./gateway.config.yaml), a public data set (metatool, toollens, api_bank, mcptoolbenchpp),
+ * `public` (all four), `dev` (the dev suite), `calibrate` (low-confidence threshold
+ * measurement), `all` (public + dev + eval/university.yaml). Document and query embeddings
+ * are cached in $TOOL_CURATOR_EVAL_CACHE (default .tool-curator/eval.db), so a re-run
+ * embeds nothing.
  */
 import { parseArgs } from 'node:util';
 import type { CuratorMode } from '../curator/types.js';
@@ -14,10 +17,11 @@ import { calibrate } from './calibrate.js';
 import { PUBLIC_SETS, type PublicSetName } from './data.js';
 import { runDevSuite } from './dev/index.js';
 import { memoizeQueries, runPublicEval, type PublicEvalResult } from './public.js';
-import { formatCalibration, formatPublicTable, formatSuiteReport } from './report.js';
+import { formatCalibration, formatPublicTable, formatSuiteReport, formatUniversityReport } from './report.js';
+import { loadSuite, runUniversitySuite, UNIVERSITY_SUITE } from './university.js';
 
 const MODES: readonly CuratorMode[] = ['none', 'bm25', 'dense', 'hybrid'];
-const USAGE = 'usage: tool-curator eval <metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--top-k N] [--sample N] [--json]';
+const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--top-k N] [--sample N] [--json] [--config F]';
 
 function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -31,7 +35,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { mode: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, json: { type: 'boolean' } },
+    options: { mode: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } },
   });
   const target = positionals[0];
   const modeArg = values.mode ?? 'all';
@@ -40,15 +44,19 @@ export async function evalCommand(args: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
+  const suite = /\.ya?ml$/.test(target) ? target : target === 'all' ? UNIVERSITY_SUITE : undefined;
+  // A suite's `all` includes `none`: the whole allowed list is the baseline its token reduction is measured against.
+  const suiteModes = modeArg === 'all' ? MODES : modes;
   const sets: PublicSetName[] = (PUBLIC_SETS as readonly string[]).includes(target)
     ? [target as PublicSetName]
     : target === 'public' || target === 'all' ? [...PUBLIC_SETS] : [];
-  if (sets.length === 0 && !['dev', 'calibrate'].includes(target)) {
-    process.stderr.write(`unknown eval target "${target}" (suite files need the university-suite loader, not built yet)\n${USAGE}\n`);
+  if (sets.length === 0 && !suite && !['dev', 'calibrate'].includes(target)) {
+    process.stderr.write(`unknown eval target "${target}"\n${USAGE}\n`);
     return 2;
   }
   const topK = positive(values['top-k'], 'top-k');
   const sample = positive(values.sample, 'sample');
+  const cases = suite === undefined ? [] : loadSuite(suite);
   const cache = new EmbeddingStore(openDb(process.env.TOOL_CURATOR_EVAL_CACHE ?? '.tool-curator/eval.db'));
   const needsEmbedder = target === 'calibrate' || modes.some((m) => m === 'dense' || m === 'hybrid');
   const embedder = needsEmbedder ? await createEmbedder({ provider: 'use' }) : null;
@@ -67,6 +75,21 @@ export async function evalCommand(args: string[]): Promise<number> {
         out[`dev:${mode}`] = { ...report, cases: undefined };
         print(formatSuiteReport(`dev suite, ${mode}`, report));
       }
+    }
+    if (suite !== undefined) {
+      const configPath = values.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml';
+      const queries = embedder && memoizeQueries(embedder, cache);
+      const result = await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK });
+      out.suite = {
+        ...result,
+        file: suite,
+        results: result.results.map(({ mode, ranAs, report }) => ({
+          mode, ranAs, ...report,
+          cases: undefined,
+          notCorrect: report.cases.filter((c) => c.outcome !== 'correct').map((c) => ({ ...c.case, outcome: c.outcome, shortlist: c.shortlist })),
+        })),
+      };
+      print(formatUniversityReport(suite, result));
     }
     const results: PublicEvalResult[] = [];
     for (const set of sets) {

@@ -6,7 +6,8 @@ import type { CalibrationReport, Distribution } from './calibrate.js';
 import type { PublicSetName } from './data.js';
 import type { RetrievalMetrics } from './metrics.js';
 import type { PublicEvalResult } from './public.js';
-import type { SuiteReport } from './suite.js';
+import type { CaseResult, SuiteReport } from './suite.js';
+import type { UniversityResult } from './university.js';
 
 type Ref = Omit<RetrievalMetrics, 'queries'>;
 const ref = (recall5: number, recall10: number, complete10: number, ndcg10: number, mrr: number): Ref => ({ recall5, recall10, complete10, ndcg10, mrr });
@@ -49,6 +50,57 @@ export function formatSuiteReport(name: string, r: SuiteReport): string {
   ];
   for (const c of r.cases.filter((x) => x.outcome !== 'correct')) {
     lines.push(`  ${c.outcome}: "${c.case.query}" expected ${c.case.expected.join(', ')}; got ${c.shortlist.slice(0, 5).join(', ')}, …`);
+  }
+  return lines.join('\n');
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+
+/** Shortlist length and prompt tokens averaged over some cases; reduction = 1 − tokens / full. */
+function cost(cases: readonly CaseResult[]): string {
+  const n = cases.length || 1;
+  const list = cases.reduce((s, c) => s + c.shortlist.length, 0) / n;
+  const tokens = cases.reduce((s, c) => s + c.tokens, 0) / n;
+  const full = cases.reduce((s, c) => s + c.fullTokens, 0) / n;
+  return `${list.toFixed(1)} | ${Math.round(tokens)} | ${Math.round(full)} | ${pct(full > 0 ? 1 - tokens / full : 0)}`;
+}
+
+/**
+ * The university suite: one summary row per mode, then per mode a table by category
+ * (Correct / Partial / Missed, accuracy, shortlist and token cost) and by persona, then
+ * the cases that were not Correct.
+ */
+export function formatUniversityReport(suite: string, r: UniversityResult): string {
+  const costHead = 'avg list | avg tokens | full-list tokens | reduction';
+  const lines = [
+    `university suite ${suite}: ${r.cases} cases, ${r.tools} tools, top_k ${r.topK}, pinned: ${r.pinned.join(', ') || 'none'}`,
+    `personas: ${Object.entries(r.personas).map(([p, x]) => `${p} ${x.cases} cases / ${x.tools} tools`).join(', ')}`,
+    '',
+    `| mode | correct | partial | missed | accuracy | ${costHead} |`,
+    '|---|---|---|---|---|---|---|---|---|',
+    ...r.results.map(({ mode, ranAs, report: t }) =>
+      `| ${ranAs === mode ? mode : `${mode} (ran as ${ranAs})`} | ${t.correct} (${pct(t.correct / t.total)}) | ${t.partial} | ${t.missed} | ${f3(t.accuracy)} | ${cost(t.cases)} |`),
+  ];
+  for (const { mode, report } of r.results) {
+    lines.push('', `${mode}, by category`, `| category | cases | correct | partial | missed | accuracy | ${costHead} |`, '|---|---|---|---|---|---|---|---|---|---|');
+    for (const [cat, t] of Object.entries(report.byCategory)) {
+      lines.push(`| ${cat} | ${t.total} | ${t.correct} | ${t.partial} | ${t.missed} | ${f3(t.accuracy)} | ${cost(report.cases.filter((c) => c.case.category === cat))} |`);
+    }
+    lines.push('', `${mode}, by persona`, `| persona | cases | correct | ${costHead} |`, '|---|---|---|---|---|---|---|');
+    for (const persona of Object.keys(r.personas)) {
+      const cases = report.cases.filter((c) => c.case.persona === persona);
+      lines.push(`| ${persona} | ${cases.length} | ${pct(cases.filter((c) => c.outcome === 'correct').length / (cases.length || 1))} | ${cost(cases)} |`);
+    }
+  }
+  for (const { mode, report } of r.results) {
+    const wrong = report.cases.filter((c) => c.outcome !== 'correct');
+    if (wrong.length === 0) continue;
+    lines.push('', `${mode}: ${wrong.length} cases not Correct`);
+    for (const c of wrong) {
+      const got = new Set(c.shortlist);
+      const missing = c.case.expected.filter((e) => !got.has(e));
+      lines.push(`  ${c.outcome} [${c.case.category}, ${c.case.persona}] "${c.case.query}": lacks ${missing.join(', ')}; top 5: ${c.shortlist.slice(0, 5).join(', ')}`);
+    }
   }
   return lines.join('\n');
 }

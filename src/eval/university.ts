@@ -1,0 +1,185 @@
+/**
+ * The university suite (eval/university.yaml): loads and validates its cases, takes the
+ * catalog, the persona policy and the extra context (synonyms, exemplars, dependencies)
+ * from a gateway config by starting its upstreams, and runs the cases through one curator
+ * per mode. Scoring is runSuite's (suite.ts); prompt tokens are counted on the tool
+ * definitions as the persona's host receives them (identity fields removed).
+ */
+import { readFileSync } from 'node:fs';
+import { load as loadYaml } from 'js-yaml';
+import { z } from 'zod';
+import type { ToolRecord } from '../catalog/types.js';
+import { ConfigError, loadConfig } from '../config/load.js';
+import { createCurator } from '../curator/index.js';
+import type { CuratorMode, ToolCurator } from '../curator/types.js';
+import type { Embedder } from '../embedding/types.js';
+import { Gateway } from '../gateway/gateway.js';
+import { visibleSchema } from '../guards/identity.js';
+import type { EmbeddingStore } from '../store/embeddings.js';
+import { everyKth } from './data.js';
+import { runSuite, type SuiteCase, type SuiteReport } from './suite.js';
+
+/** The suite's path when none is given (`eval all`), relative to the working directory. */
+export const UNIVERSITY_SUITE = 'eval/university.yaml';
+
+/** The seven categories of issue 4, in report order (meanings: the suite file's header). */
+export const CATEGORIES = ['direct', 'paraphrase', 'terminology', 'action', 'dependency', 'multi_intent', 'vague'] as const;
+
+const caseSchema = z.strictObject({
+  query: z.string().trim().min(1, 'needs a non-blank query'),
+  persona: z.string().min(1),
+  expected: z.array(z.string().min(1)).min(1, 'needs 1 to 4 expected tools').max(4, 'needs 1 to 4 expected tools'),
+  category: z.enum(CATEGORIES),
+});
+const suiteSchema = z.strictObject({ cases: z.array(caseSchema).min(1, 'needs at least one case') });
+
+/**
+ * Reads a suite file: `cases:` of {query, persona, expected (1 to 4 tool names), category}.
+ * @throws ConfigError naming the file, the case's key path and what was expected.
+ */
+export function loadSuite(path: string): SuiteCase[] {
+  let data: unknown;
+  try {
+    data = loadYaml(readFileSync(path, 'utf8'), { filename: path });
+  } catch (err) {
+    throw new ConfigError(path, '', (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'suite file not found' : `malformed YAML: ${(err as Error).message}`);
+  }
+  const parsed = suiteSchema.safeParse(data ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(path, issue.path.map(String).join('.') || '(top level)', issue.message);
+  }
+  return parsed.data.cases;
+}
+
+/**
+ * Problems that make a suite meaningless against a catalog: an unknown persona, an
+ * expected tool the catalog lacks, or one the case's persona may not use. [] when none.
+ */
+export function suiteProblems(cases: readonly SuiteCase[], catalog: readonly ToolRecord[], allowedFor: (persona: string) => readonly ToolRecord[], personas: readonly string[]): string[] {
+  const known = new Set(catalog.map((t) => t.name));
+  const problems: string[] = [];
+  cases.forEach((c, i) => {
+    if (!personas.includes(c.persona)) {
+      problems.push(`cases.${i}: unknown persona "${c.persona}" (personas: ${personas.join(', ')})`);
+      return;
+    }
+    const allowed = new Set(allowedFor(c.persona).map((t) => t.name));
+    for (const e of c.expected) {
+      if (!known.has(e)) problems.push(`cases.${i}: expected tool "${e}" is not in the catalog`);
+      else if (!allowed.has(e)) problems.push(`cases.${i}: expected tool "${e}" is not allowed for ${c.persona}`);
+    }
+  });
+  return problems;
+}
+
+/**
+ * A fixed, category-stratified slice of about `size` cases: from each category its share
+ * of `size` (at least 1), every k-th case in file order (data.ts everyKth).
+ */
+export function universitySlice(cases: readonly SuiteCase[], size = 60): SuiteCase[] {
+  const categories = [...new Set(cases.map((c) => c.category))];
+  return categories.flatMap((cat) => {
+    const inCat = cases.filter((c) => c.category === cat);
+    return everyKth(inCat, Math.max(1, Math.round((size * inCat.length) / cases.length)));
+  });
+}
+
+export interface UniversityOptions {
+  /** gateway.config.yaml whose upstreams, personas, synonyms, exemplars and dependencies are used. */
+  configPath: string;
+  modes: readonly CuratorMode[];
+  /** For dense and hybrid (null: they run as BM25). Wrap with memoizeQueries to embed each query once. */
+  embedder: Embedder | null;
+  /** Document-embedding cache; without it each mode embeds the catalog again. */
+  cache?: EmbeddingStore;
+  /** Shortlist size asked of the curator. Default the config's curator.top_k. */
+  topK?: number;
+}
+
+export interface UniversityModeResult {
+  mode: CuratorMode;
+  /** The mode select() reported for most cases ('bm25' when dense/hybrid had no embedder). */
+  ranAs: CuratorMode;
+  report: SuiteReport;
+}
+
+export interface UniversityResult {
+  cases: number;
+  tools: number;
+  topK: number;
+  pinned: string[];
+  /** Per persona in the suite: how many cases it has and how many tools it may use. */
+  personas: Record<string, { cases: number; tools: number }>;
+  results: UniversityModeResult[];
+}
+
+/** The curator, its shortlist mapped onto the persona's view of each tool (the records in `allowed`). */
+function asHostSees(curator: ToolCurator, ranAs: Map<CuratorMode, number>): ToolCurator {
+  return {
+    mode: curator.mode,
+    buildIndex: (tools, extra) => curator.buildIndex(tools, extra),
+    async select(query, allowed, options) {
+      const selection = await curator.select(query, allowed, options);
+      ranAs.set(selection.mode, (ranAs.get(selection.mode) ?? 0) + 1);
+      const view = new Map(allowed.map((t) => [t.name, t]));
+      return { ...selection, tools: selection.tools.map((t) => view.get(t.name) ?? t) };
+    },
+  };
+}
+
+/**
+ * Starts the config's upstreams (no embedder), checks the cases against the catalog and
+ * the personas, and runs them once per mode. Closes the upstreams before returning.
+ * @throws Error listing every suite problem (suiteProblems), with the upstreams' states.
+ *
+ * ### Usage
+ * ```ts
+ * const embedder = memoizeQueries(await createEmbedder({ provider: 'use' }), cache);
+ * const r = await runUniversitySuite(loadSuite('eval/university.yaml'), { configPath: 'gateway.config.yaml', modes: ['hybrid'], embedder, cache });
+ * console.log(r.results[0].report.accuracy, r.results[0].report.tokenReduction);
+ * ```
+ */
+export async function runUniversitySuite(cases: readonly SuiteCase[], options: UniversityOptions): Promise<UniversityResult> {
+  const loaded = loadConfig(options.configPath);
+  const gateway = await Gateway.start(loaded, { noEmbedder: true });
+  try {
+    const personas = Object.keys(loaded.personas);
+    const views = new Map<string, ToolRecord[]>();
+    const allowedFor = (persona: string): ToolRecord[] => {
+      let view = views.get(persona);
+      if (!view) {
+        const p = gateway.policy.persona(persona);
+        view = gateway.allowedFor(persona).map((t) => ({ ...t, inputSchema: visibleSchema(t, p) }));
+        views.set(persona, view);
+      }
+      return view;
+    };
+    const problems = suiteProblems(cases, gateway.catalog, allowedFor, personas);
+    if (problems.length > 0) {
+      const upstreams = gateway.pool.status().map((s) => `${s.name} ${s.state}${s.error ? ` (${s.error})` : ''}`).join(', ');
+      throw new Error(`the suite does not fit ${loaded.file} (upstreams: ${upstreams}):\n  ${problems.join('\n  ')}`);
+    }
+    const topK = options.topK ?? loaded.config.curator.top_k;
+    const pinned = loaded.config.exposure.pinned;
+    const results: UniversityModeResult[] = [];
+    for (const mode of options.modes) {
+      const ranAs = new Map<CuratorMode, number>();
+      const curator = asHostSees(createCurator({ mode, embedder: options.embedder, cache: options.cache }), ranAs);
+      await curator.buildIndex(gateway.catalog, gateway.extraContext);
+      const report = await runSuite(curator, cases, allowedFor, { topK, pinned });
+      results.push({ mode, ranAs: [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? mode, report });
+    }
+    const inSuite = [...new Set(cases.map((c) => c.persona))];
+    return {
+      cases: cases.length,
+      tools: gateway.catalog.length,
+      topK,
+      pinned,
+      personas: Object.fromEntries(inSuite.map((p) => [p, { cases: cases.filter((c) => c.persona === p).length, tools: allowedFor(p).length }])),
+      results,
+    };
+  } finally {
+    await gateway.close();
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Real shortlist quality on a fixed, category-stratified slice (60 cases) of the
+ * university suite: the eight servers spawned through the repository's
+ * gateway.config.yaml, its personas, synonyms, exemplars and dependencies, the USE
+ * embedder. Floors are the Correct counts measured on 2026-11-29 at ec7739c (docs/EVAL.md)
+ * minus 2.
+ * Document vectors are cached where `tool-curator eval` caches them, so only the first
+ * run on a machine embeds the catalog.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { createEmbedder } from '../../src/embedding/index.js';
+import { memoizeQueries } from '../../src/eval/public.js';
+import { CATEGORIES, loadSuite, runUniversitySuite, universitySlice } from '../../src/eval/university.js';
+import { openDb } from '../../src/store/db.js';
+import { EmbeddingStore } from '../../src/store/embeddings.js';
+import { ROOT } from '../helpers/reference.js';
+
+// measured Correct of 60: bm25 54, dense 54, hybrid 54
+const FLOORS = { bm25: 52, dense: 52, hybrid: 52 } as const;
+
+describe('university slice with USE', () => {
+  test('each mode above its Correct floor; hybrid within the shortlist and token targets', async () => {
+    process.env.UNIVERSITY_DB = join(mkdtempSync(join(tmpdir(), 'tc-univ-slice-')), 'university.db');
+    const slice = universitySlice(loadSuite(join(ROOT, 'eval/university.yaml')));
+    expect(slice).toHaveLength(60);
+    const cache = new EmbeddingStore(openDb(process.env.TOOL_CURATOR_EVAL_CACHE ?? join(ROOT, '.tool-curator/eval.db')));
+    const embedder = await createEmbedder({ provider: 'use' });
+    try {
+      const r = await runUniversitySuite(slice, {
+        configPath: join(ROOT, 'gateway.config.yaml'),
+        modes: ['bm25', 'dense', 'hybrid'],
+        embedder: memoizeQueries(embedder),
+        cache,
+      });
+      expect([r.tools, r.topK]).toEqual([191, 12]);
+      for (const { mode, ranAs, report } of r.results) {
+        expect(ranAs).toBe(mode);
+        expect(report.correct, mode).toBeGreaterThanOrEqual(FLOORS[mode as keyof typeof FLOORS]);
+        expect(Object.keys(report.byCategory)).toEqual([...CATEGORIES]);
+      }
+      const hybrid = r.results.find((m) => m.mode === 'hybrid')!.report;
+      // The whole allowed list is the baseline: every case's full-list cost exceeds its shortlist's.
+      expect(hybrid.cases.every((c) => c.tokens < c.fullTokens)).toBe(true);
+      expect(hybrid.avgShortlist).toBeLessThanOrEqual(15);
+      expect(hybrid.tokenReduction).toBeGreaterThanOrEqual(0.8);
+    } finally {
+      await embedder.close();
+    }
+  }, 180_000);
+});
