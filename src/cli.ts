@@ -176,7 +176,7 @@ export async function main(argv: string[]): Promise<number> {
       await index(flags);
       return 0;
     case 'eval':
-      return evalCommand([...rest, ...passThrough(flags)]);
+      return evalCommand([...rest, ...passThrough(flags), ...(flags.config ? ['--config', flags.config] : [])]);
     case 'approvals': {
       return approvalsCommand([...rest, ...passThrough(flags)], storeOf(flags));
     }
