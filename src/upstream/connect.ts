@@ -24,44 +24,68 @@ function newClient(): Client {
   return new Client(CLIENT_INFO, { capabilities: {} });
 }
 
+/** Rejects after `ms` unless `p` settles first. */
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs the MCP initialize handshake over `transport` within `timeoutMs`. On any failure
+ * the client and its transport are closed — for stdio that kills the spawned process, so
+ * an upstream that never answers leaves no orphan behind.
+ */
+async function handshake(transport: Transport, timeoutMs: number, what: string): Promise<Connection> {
+  const client = newClient();
+  try {
+    await withTimeout(client.connect(transport), timeoutMs, what);
+    return { client, transport };
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    throw err;
+  }
+}
+
 /**
  * Connects to `cfg`. Resolves once the MCP initialize handshake is done.
- * @throws when the process cannot start, exits, or the server does not answer; the
- *   caller bounds the wait with its start-up timeout.
+ * @throws when the process cannot start, exits, or does not answer within `timeoutMs`.
  */
-export async function connectUpstream(name: string, cfg: UpstreamConfig, baseDir: string): Promise<Connection> {
+export async function connectUpstream(name: string, cfg: UpstreamConfig, baseDir: string, timeoutMs: number): Promise<Connection> {
+  const what = `connecting to upstream "${name}"`;
   if ('command' in cfg) {
     const transport = new StdioClientTransport({
       command: cfg.command,
       args: cfg.args,
-      env: { ...getDefaultEnvironment(), ...process.env, ...cfg.env } as Record<string, string>,
+      // The SDK's safe default environment (PATH, HOME, ...) plus the config's: the
+      // gateway's own secrets (HTTP tokens, API keys) are not handed to every upstream.
+      env: { ...getDefaultEnvironment(), ...cfg.env },
       cwd: cfg.cwd ? resolveFrom(baseDir, cfg.cwd) : baseDir,
       stderr: 'pipe',
     });
-    // An upstream's stderr is its log; prefix it so a user can tell the servers apart.
+    // An upstream's stderr is its log; tag it so a user can tell the servers apart.
     transport.stderr?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) log.debug({ upstream: name }, line);
     });
-    const client = newClient();
-    await client.connect(transport);
-    return { client, transport, pid: transport.pid ?? undefined };
+    const conn = await handshake(transport, timeoutMs, what);
+    return { ...conn, pid: transport.pid ?? undefined };
   }
   const url = new URL(cfg.url);
   const requestInit = cfg.headers ? { headers: cfg.headers } : undefined;
   if (cfg.transport !== 'sse') {
-    const client = newClient();
-    const transport = new StreamableHTTPClientTransport(url, { requestInit });
     try {
-      await client.connect(transport);
-      return { client, transport };
+      return await handshake(new StreamableHTTPClientTransport(url, { requestInit }), timeoutMs, what);
     } catch (err) {
       if (cfg.transport === 'streamable-http') throw err;
       log.info({ upstream: name, err: (err as Error).message }, 'Streamable HTTP failed; trying SSE');
-      await client.close().catch(() => undefined);
     }
   }
-  const client = newClient();
-  const transport = new SSEClientTransport(url, { requestInit, eventSourceInit: cfg.headers ? { fetch: (u, init) => fetch(u, { ...init, headers: { ...cfg.headers, ...(init?.headers as Record<string, string>) } }) } : undefined });
-  await client.connect(transport);
-  return { client, transport };
+  const headers = cfg.headers;
+  const eventSourceInit = headers
+    ? { fetch: (u: string | URL, init?: RequestInit) => fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) }
+    : undefined;
+  return handshake(new SSEClientTransport(url, { requestInit, eventSourceInit }), timeoutMs, what);
 }

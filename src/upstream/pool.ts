@@ -9,7 +9,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
-import { connectUpstream, type Connection } from './connect.js';
+import { connectUpstream, withTimeout, type Connection } from './connect.js';
 
 export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'closed';
 
@@ -43,14 +43,6 @@ export interface PoolOptions {
   reconnectBaseMs?: number;
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** Lists every tool of a connected client, following `nextCursor` pages. */
 export async function listAllTools(conn: Connection, timeoutMs: number): Promise<Tool[]> {
   const tools: Tool[] = [];
@@ -70,7 +62,7 @@ export async function listAllTools(conn: Connection, timeoutMs: number): Promise
 
 /**
  * Emits `change` after the first start when an upstream's tool list changes (its
- * list_changed, a reconnect, or a loss).
+ * list_changed, or a reconnect that brings a different list).
  */
 export class UpstreamPool extends EventEmitter {
   private readonly upstreams = new Map<string, Upstream>();
@@ -99,7 +91,7 @@ export class UpstreamPool extends EventEmitter {
     const ms = u.cfg.startup_timeout_ms ?? this.opts.startupMs;
     let conn: Connection | undefined;
     try {
-      conn = await withTimeout(connectUpstream(u.name, u.cfg, this.opts.baseDir), ms, `connecting to upstream "${u.name}"`);
+      conn = await connectUpstream(u.name, u.cfg, this.opts.baseDir, ms);
       const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${u.name}"`);
       if (this.closing) {
         await conn.client.close();
@@ -113,7 +105,6 @@ export class UpstreamPool extends EventEmitter {
       await conn?.client.close().catch(() => undefined);
       u.state = 'failed';
       u.error = (err as Error).message;
-      u.tools = [];
       log.error({ upstream: u.name, err: u.error }, `upstream "${u.name}" failed to start; serving the others`);
       this.scheduleReconnect(u);
       return false;
@@ -131,14 +122,17 @@ export class UpstreamPool extends EventEmitter {
     }
   }
 
+  /**
+   * The upstream went away. Its tools stay in the catalog while it reconnects: a call
+   * meanwhile gets "unavailable, try again" instead of being corrected onto some other
+   * server's look-alike tool, and hosts' tool lists (and prompt caches) stay stable.
+   */
   private lost(u: Upstream, conn: Connection): void {
     if (this.closing || u.conn !== conn) return;
     u.conn = undefined;
     u.state = 'failed';
-    u.error = 'connection closed';
-    u.tools = [];
-    log.warn({ upstream: u.name }, `upstream "${u.name}" went away; its tools are withdrawn until it reconnects`);
-    this.emit('change');
+    u.error = 'connection closed; reconnecting';
+    log.warn({ upstream: u.name }, `upstream "${u.name}" went away; reconnecting`);
     this.scheduleReconnect(u);
   }
 
@@ -148,18 +142,19 @@ export class UpstreamPool extends EventEmitter {
     u.retries++;
     u.retryTimer = setTimeout(async () => {
       u.retryTimer = undefined;
+      const before = JSON.stringify(u.tools);
       if (await this.connect(u)) {
         log.info({ upstream: u.name, tools: u.tools.length }, `upstream "${u.name}" reconnected`);
-        this.emit('change');
+        if (JSON.stringify(u.tools) !== before) this.emit('change');
       }
     }, delay);
     u.retryTimer.unref();
   }
 
-  /** Tools per ready upstream, in config order. */
+  /** Tools per upstream, in config order: ready ones and those reconnecting after a loss. */
   toolsByServer(): Map<string, Tool[]> {
     const out = new Map<string, Tool[]>();
-    for (const u of this.upstreams.values()) if (u.state === 'ready') out.set(u.name, u.tools);
+    for (const u of this.upstreams.values()) if (u.tools.length > 0 && u.state !== 'closed') out.set(u.name, u.tools);
     return out;
   }
 

@@ -98,17 +98,23 @@ describe('gateway over the reference servers, stdio host', () => {
     expect(read?.upstreamMs).toBeGreaterThanOrEqual(0);
   });
 
-  it('keeps the other upstreams working when one upstream process is killed', async () => {
+  it('keeps the other upstreams working when one upstream process is killed, and reconnects it', async () => {
     const memory = children(transport.pid!).find((c) => c.cmd.includes('server-memory'));
     expect(memory).toBeDefined();
     process.kill(memory!.pid, 'SIGKILL');
-    await expect
-      .poll(async () => text(await client.callTool({ name: 'call_tool', arguments: { name: 'read_graph', arguments: {} } })), { timeout: 10_000 })
-      .toMatch(/unknown tool|unavailable/);
+    // During the outage a call to the lost server is refused as unavailable, never
+    // corrected onto a look-alike tool of another server.
+    const during = await client.callTool({ name: 'read_graph', arguments: {} });
+    expect(during.isError).toBe(true);
+    expect(text(during)).toMatch(/upstream "memory" (is unavailable|failed on read_graph)/);
     const r = await client.callTool({ name: 'read_text_file', arguments: { path: join(setup.filesDir, 'notes.txt') } });
     expect(text(r)).toContain('quick brown fox');
     const found = JSON.parse(text(await client.callTool({ name: 'find_tools', arguments: { query: 'add two numbers' } }))) as { tools: { name: string }[] };
     expect(found.tools[0]!.name).toBe('get-sum');
+    // The pool respawns it with backoff (first retry after 1 s).
+    await expect.poll(async () => (await client.callTool({ name: 'read_graph', arguments: {} })).isError ?? false, { timeout: 15_000, interval: 500 }).toBe(false);
+    const respawned = children(transport.pid!).find((c) => c.cmd.includes('server-memory'));
+    expect(respawned?.pid).not.toBe(memory!.pid);
   });
 });
 
@@ -152,6 +158,15 @@ describe('bad config and failing upstreams', () => {
       stderr = (err as { stderr: string }).stderr;
     }
     expect(stderr).toMatch(/exposure: Unrecognized key: "max_visibel"/);
+  });
+
+  it('kills an upstream that never answers the handshake, leaving no orphan process', () => {
+    const marker = `mute-${process.pid}-${Date.now()}`;
+    const { configPath } = referenceConfig({}, { mute: { command: process.execPath, args: ['-e', `setInterval(() => {}, 1000); process.stdin.resume() // ${marker}`], startup_timeout_ms: 1000 } });
+    const out = execFileSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', configPath], { encoding: 'utf8', stdio: 'pipe' });
+    expect(out).toMatch(/# mute: failed, 0 tools \(connecting to upstream "mute" timed out after 1000 ms\)/);
+    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(marker));
+    expect(left).toEqual([]);
   });
 
   it('serves the healthy upstreams when one command does not exist and one exits at once', () => {
