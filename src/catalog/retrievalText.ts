@@ -38,9 +38,36 @@ function parameters(tool: ToolRecord): { name: string; description: string }[] {
   });
 }
 
+/** The parts of a tool's retrieval text, kept apart for retrievers that weigh them differently. */
+export interface RetrievalFields {
+  /** Split name, then the title when there is one: "get fee dues. Fee dues". */
+  name: string;
+  /** Description, then the synonym string from domain_synonyms.json. */
+  description: string;
+  /** Parameter names split into words, with descriptions under 80 characters: "student id (The student), note". */
+  parameters: string;
+}
+
+function clean(parts: readonly (string | undefined)[]): string[] {
+  return parts.map((p) => (p ?? '').trim().replace(/[.\s]+$/u, '')).filter((p) => p.length > 0);
+}
+
+/** The retrieval text's parts: name (+ title), description (+ synonyms), parameters. */
+export function retrievalFields(tool: ToolRecord, synonyms?: string): RetrievalFields {
+  const params = parameters(tool).map(({ name, description }) => {
+    const words = splitName(name).join(' ');
+    return description && description.length < SHORT_PARAM_DESCRIPTION ? `${words} (${description})` : words;
+  });
+  return {
+    name: clean([splitName(tool.name).join(' '), tool.title]).join('. '),
+    description: clean([tool.description, synonyms]).join('. '),
+    parameters: params.join(', '),
+  };
+}
+
 /**
- * The text a tool is retrieved by: split name, title, description, the synonym string
- * from domain_synonyms.json, then parameter names (split the same way) with their
+ * The text a tool is retrieved by as a whole: split name, title, description, the synonym
+ * string from domain_synonyms.json, then parameter names (split the same way) with their
  * descriptions when shorter than 80 characters.
  *
  * ### Usage
@@ -50,14 +77,29 @@ function parameters(tool: ToolRecord): { name: string; description: string }[] {
  * ```
  */
 export function retrievalText(tool: ToolRecord, synonyms?: string): string {
-  const parts = [splitName(tool.name).join(' ')];
-  if (tool.title && tool.title.trim()) parts.push(tool.title.trim());
-  if (tool.description.trim()) parts.push(tool.description.trim());
-  if (synonyms && synonyms.trim()) parts.push(synonyms.trim());
-  const params = parameters(tool).map(({ name, description }) => {
-    const words = splitName(name).join(' ');
-    return description && description.length < SHORT_PARAM_DESCRIPTION ? `${words} (${description})` : words;
-  });
-  if (params.length > 0) parts.push(`Parameters: ${params.join(', ')}`);
-  return parts.map((p) => p.replace(/[.\s]+$/u, '')).join('. ') + '.';
+  const f = retrievalFields(tool, synonyms);
+  const parts = [f.name, f.description];
+  if (f.parameters) parts.push(`Parameters: ${f.parameters}`);
+  return clean(parts).join('. ') + '.';
+}
+
+/** Sentence ends: . ! ? then space and a capital, digit or opening quote/bracket (so "e.g. foo" and "v1.2" stay whole). */
+const SENTENCE_END = /(?<=[.!?])\s+(?=[\p{Lu}\p{N}'"(\[])/u;
+/** A tool gets at most this many description passages; later sentences are mostly caveats. */
+export const MAX_PASSAGES = 6;
+/**
+ * Short views of a tool for the dense retriever's passage scoring (MaxP, Dai & Callan,
+ * SIGIR 2019): the name phrase (split name and title), each description sentence (the
+ * first 6) and the synonym string. A long, multi-sentence description dilutes a
+ * sentence encoder's single vector; a passage keeps one purpose statement whole.
+ *
+ * ### Usage
+ * ```ts
+ * passages(createDirectory)
+ * // ['create directory. Create Directory', 'Create a new directory or ensure a directory exists', ...]
+ * ```
+ */
+export function passages(tool: ToolRecord, synonyms?: string): string[] {
+  const sentences = tool.description.split(SENTENCE_END).map((x) => x.trim()).filter((x) => x.length > 0);
+  return clean([retrievalFields(tool).name, ...sentences.slice(0, MAX_PASSAGES), synonyms]);
 }

@@ -3,54 +3,94 @@
  * minisearch's defaults k1 = 1.2, b = 0.7, δ = 0.5 and the curator's Unicode tokenizer.
  * Exact term match only: no prefix or fuzzy expansion, which would let `get` match
  * `getaway` in a catalog where every other tool starts with `get`.
+ *
+ * A query is its content terms (stopwords removed) plus their synonyms from the general
+ * lexicon (lexicon.ts) at half weight.
  */
-import MiniSearch from 'minisearch';
-import { tokenize } from './tokenize.js';
+import MiniSearch, { type QueryCombination } from 'minisearch';
+import type { RetrievalFields } from '../catalog/retrievalText.js';
+import { expandTerms, SYNONYM_WEIGHT } from './lexicon.js';
+import { contentTerms, tokenize } from './tokenize.js';
 
 /** One BM25 match: catalog index, score (> 0, unbounded) and the query terms it matched. */
 export interface Bm25Hit {
   index: number;
   score: number;
+  /** Query content terms the tool's text contains. */
   terms: string[];
+  /** Query content terms the tool's text lacks but has a synonym of. */
+  viaSynonym: string[];
 }
 
-interface Doc {
+type Field = keyof RetrievalFields;
+const FIELDS: readonly Field[] = ['name', 'description', 'parameters'];
+
+/**
+ * Field weights, all equal. Each field is scored by BM25 with its own length
+ * normalization and document frequencies, so a word in a three-word name is not drowned
+ * by a long description that mentions it in passing ("Only works within allowed
+ * directories"); that separation is what the fields are for. Boosting names ×2 or
+ * parameters ×½ changed nothing measurable on the development data, so no weight is
+ * fitted.
+ */
+export const FIELD_BOOST: Readonly<Record<Field, number>> = { name: 1, description: 1, parameters: 1 };
+
+interface Doc extends RetrievalFields {
   id: number;
-  text: string;
 }
+
+/** Sub-queries take terms as given: they are already tokenized. */
+const AS_IS = { tokenize: (t: string): string[] => [t], processTerm: (t: string): string => t };
 
 export class Bm25Index {
   private readonly search: MiniSearch<Doc>;
   private readonly df = new Map<string, number>();
   readonly size: number;
 
-  /** Indexes `texts`; a hit's `index` is the position in this array. */
-  constructor(texts: readonly string[]) {
-    this.size = texts.length;
+  /** Indexes `docs` (retrievalFields of each tool); a hit's `index` is the position in this array. */
+  constructor(docs: readonly RetrievalFields[]) {
+    this.size = docs.length;
     this.search = new MiniSearch<Doc>({
-      fields: ['text'],
+      fields: [...FIELDS],
       tokenize,
       processTerm: (term) => term,
-      searchOptions: { tokenize, processTerm: (term) => term, combineWith: 'OR', prefix: false, fuzzy: false },
+      searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false, boost: { ...FIELD_BOOST } },
     });
-    this.search.addAll(texts.map((text, id) => ({ id, text })));
-    for (const text of texts) {
-      for (const term of new Set(tokenize(text))) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+    this.search.addAll(docs.map((d, id) => ({ id, ...d })));
+    for (const d of docs) {
+      for (const term of new Set(FIELDS.flatMap((f) => tokenize(d[f])))) this.df.set(term, (this.df.get(term) ?? 0) + 1);
     }
   }
 
   /**
-   * Tools matching at least one query term, best first; only those with `allowed[index]`
-   * set when a mask is given. Empty when no term matches (the zero-score case).
+   * Tools matching at least one content term of `text` or a synonym of one, best first;
+   * only those with `allowed[index]` set when a mask is given. Empty when nothing matches
+   * (the zero-score case), including a query of stopwords only.
    */
   query(text: string, allowed?: Uint8Array): Bm25Hit[] {
-    const results = this.search.search(text, allowed ? { filter: (r) => allowed[r.id] === 1 } : undefined);
-    return results.map((r) => ({ index: r.id as number, score: r.score, terms: r.queryTerms }));
+    const terms = contentTerms(text);
+    if (terms.length === 0) return [];
+    const synonyms = expandTerms(terms);
+    const queries: QueryCombination[] = [{ ...AS_IS, queries: terms }];
+    if (synonyms.size > 0) queries.push({ ...AS_IS, queries: [...synonyms.keys()], boostTerm: () => SYNONYM_WEIGHT });
+    const results = this.search.search({ combineWith: 'OR', queries }, allowed ? { filter: (r) => allowed[r.id] === 1 } : undefined);
+    return results.map((r) => {
+      const matched = new Set(r.queryTerms);
+      const direct = terms.filter((t) => matched.has(t));
+      const viaSynonym = [...new Set([...synonyms].filter(([s]) => matched.has(s)).flatMap(([, from]) => from))].filter((t) => !direct.includes(t));
+      return { index: r.id as number, score: r.score, terms: direct, viaSynonym };
+    });
+  }
+
+  /** Whether any indexed tool's text contains `term` (tokenizer form). */
+  has(term: string): boolean {
+    return this.df.has(term);
   }
 
   /**
-   * BM25 inverse document frequency of a term, ln(1 + (N − df + 0.5) / (df + 0.5)), the
-   * formula minisearch scores with; a term absent from the catalog gets the largest value.
+   * BM25 inverse document frequency of a term over whole tools, ln(1 + (N − df + 0.5) /
+   * (df + 0.5)), the formula minisearch scores with; a term absent from the catalog gets
+   * the largest value.
    */
   idf(term: string): number {
     const df = this.df.get(term) ?? 0;

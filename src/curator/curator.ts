@@ -4,7 +4,7 @@
  * docs/CURATOR.md. Fail-open throughout: a failing embedder degrades to BM25, a failing
  * index to the whole allowed pool; a user is never left with no tools.
  */
-import { retrievalText } from '../catalog/retrievalText.js';
+import { passages, retrievalFields, retrievalText } from '../catalog/retrievalText.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
@@ -24,7 +24,7 @@ import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator }
 export const DEFAULT_TOP_K = 12;
 
 export interface CuratorOptions {
-  /** 'hybrid' (BM25 + dense, gated RRF), 'dense', 'bm25', or 'none' (the whole allowed pool). */
+  /** 'hybrid' (BM25 + dense, gated score fusion), 'dense', 'bm25', or 'none' (the whole allowed pool). */
   mode: CuratorMode;
   /** Needed by 'dense' and 'hybrid'; with null they run as 'bm25' (logged at buildIndex). */
   embedder: Embedder | null;
@@ -63,24 +63,28 @@ class Curator implements ToolCurator {
     const started = performance.now();
     const names = tools.map((t) => t.name);
     const byName = new Map(names.map((n, i) => [n, i] as const));
-    const texts = tools.map((t) => retrievalText(t, extra.synonyms?.[t.name]));
     const deps = new Map<number, number[]>();
     for (const [name, needs] of Object.entries(extra.dependencies ?? {})) {
       const i = byName.get(name);
       const found = needs.map((n) => byName.get(n)).filter((j): j is number => j !== undefined);
       if (i !== undefined && found.length > 0) deps.set(i, found);
     }
-    const dense = await this.buildDense(texts, names, extra.exemplars ?? {});
+    const dense = await this.buildDense(tools, extra);
     this.index = {
       tools, names, byName, deps, dense,
-      bm25: new Bm25Index(texts),
+      bm25: new Bm25Index(tools.map((t) => retrievalFields(t, extra.synonyms?.[t.name]))),
       anchor: new NameAnchor(names),
       pinned: new Set(extra.pinned ?? []),
     };
     log.info({ tools: tools.length, mode: this.mode, dense: dense !== null, ms: Math.round(performance.now() - started) }, 'curator index built');
   }
 
-  private async buildDense(texts: string[], names: string[], exemplars: Record<string, string[]>): Promise<DenseIndex | null> {
+  /**
+   * Embeds each tool's document and passages (passages(): name phrase, description
+   * sentences, synonyms; then its exemplars) through the cache, one embedder call for
+   * everything missing.
+   */
+  private async buildDense(tools: ToolRecord[], extra: ExtraContext): Promise<DenseIndex | null> {
     const embedder = this.options.embedder;
     if (this.mode === 'none' || this.mode === 'bm25') return null;
     if (!embedder) {
@@ -88,12 +92,16 @@ class Curator implements ToolCurator {
       return null;
     }
     try {
-      const phrasings = names.map((n) => exemplars[n] ?? []);
-      const { vectors, embedded } = await embedDocuments(embedder, [...texts, ...phrasings.flat()], this.options.cache);
-      let next = texts.length;
-      const exemplarVectors = phrasings.map((p) => vectors.slice(next, (next += p.length)));
+      const views = tools.map((t) => {
+        const synonyms = extra.synonyms?.[t.name];
+        return { document: retrievalText(t, synonyms), passages: [...passages(t, synonyms), ...(extra.exemplars?.[t.name] ?? [])] };
+      });
+      const { vectors, embedded } = await embedDocuments(embedder, views.flatMap((v) => [v.document, ...v.passages]), this.options.cache);
+      let next = 0;
+      const take = (n: number): Float32Array[] => vectors.slice(next, (next += n));
+      const perTool = views.map((v) => ({ document: take(1)[0]!, passages: take(v.passages.length) }));
       log.debug({ embedder: embedder.id, vectors: vectors.length, embedded }, 'curator: document embeddings ready');
-      return new DenseIndex(embedder.dim, vectors.slice(0, texts.length), exemplarVectors);
+      return new DenseIndex(embedder.dim, perTool);
     } catch (err) {
       log.warn({ err, embedder: embedder.id }, 'curator: embedding the catalog failed, running BM25 only');
       return null;
@@ -134,7 +142,7 @@ class Curator implements ToolCurator {
     const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask));
     const whole = rankings[0]!;
 
-    const best = whole.dense?.similarities[0];
+    const best = whole.dense?.bestDocument;
     const lowConfidence = this.threshold !== undefined && best !== undefined && best < this.threshold;
     const { tools, addedBy } = assembleShortlist({
       whole: whole.order,

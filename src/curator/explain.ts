@@ -1,6 +1,6 @@
 /**
- * Explanations: for each shortlisted tool, how each retriever ranked it and which
- * mechanism put it in. Built only when `select(..., { explain: true })` asks.
+ * Explanations: for each shortlisted tool, how each retriever ranked it, its fused score
+ * and which mechanism put it in. Built only when `select(..., { explain: true })` asks.
  */
 import type { Explanation } from './types.js';
 import type { Ranking } from './retrieve.js';
@@ -8,7 +8,7 @@ import type { Ranking } from './retrieve.js';
 /**
  * One Explanation per entry of `shortlist`, from the whole query's ranking. Ranks are
  * 1-based; a retriever's fields are absent when it did not rank the tool (BM25: no term
- * matched; RRF: in neither top 50).
+ * matched); the fused score only in hybrid mode when BM25 took part.
  */
 export function explain(
   names: readonly string[],
@@ -22,7 +22,7 @@ export function explain(
   const bm25At = new Map<number, number>();
   ranking?.bm25.forEach((h, r) => bm25At.set(h.index, r));
   const fusedAt = new Map<number, number>();
-  if (hybrid) ranking?.order.forEach((index, r) => fusedAt.set(index, r));
+  if (hybrid && ranking && ranking.bm25.length > 0) ranking.order.forEach((index, r) => fusedAt.set(index, r));
 
   return shortlist.map((index, k) => {
     const e: Explanation = { name: names[index]!, addedBy: addedBy[k]! };
@@ -37,7 +37,7 @@ export function explain(
       e.bm25Score = ranking!.bm25[b]!.score;
     }
     const f = fusedAt.get(index);
-    if (f !== undefined) e.rrfScore = ranking!.scores[f]!;
+    if (f !== undefined) e.fusedScore = e.rrfScore = ranking!.scores[f]!;
     return e;
   });
 }

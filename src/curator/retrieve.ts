@@ -1,23 +1,22 @@
 /**
- * One retrieval pass for one query text: BM25, dense, or both fused with gated RRF.
+ * One retrieval pass for one query text: BM25, dense, or both fused (fusion.ts).
  * The curator runs it once for the whole query and once per part of a compound query.
  */
 import type { CuratorMode } from './types.js';
 import type { Bm25Hit, Bm25Index } from './bm25.js';
 import type { DenseIndex, DenseRanking } from './dense.js';
-import { bm25Weight } from './fusion.js';
-import { rrf } from './rrf.js';
-import { contentTerms } from './tokenize.js';
+import { bm25Coverage, fuse } from './fusion.js';
+import { contentTerms, literalTerms } from './tokenize.js';
 
 /** A ranking of allowed tools plus what each retriever said, for explanations. */
 export interface Ranking {
   /** Catalog indices, best first. */
   order: number[];
-  /** Score of each entry of `order`: RRF score (hybrid), BM25 score or cosine similarity. */
+  /** Score of each entry of `order`: fused score (hybrid), BM25 score or dense score. */
   scores: number[];
   bm25: Bm25Hit[];
   dense?: DenseRanking;
-  /** BM25's RRF weight for this text; 0 when the zero-score guard skipped it. */
+  /** BM25's share p of the fusion vote for this text (dense has 1 − p); 0 when the zero-score guard skipped it. */
   bm25Weight: number;
 }
 
@@ -45,11 +44,8 @@ export function retrieve(
   if (mode === 'dense' || bm25.length === 0) {
     return { order: Array.from(dense.indices), scores: Array.from(dense.similarities), bm25, dense, bm25Weight: 0 };
   }
-  const weight = bm25Weight(bm25, contentTerms(text), (t) => r.bm25.idf(t));
-  const fused = rrf([
-    { indices: dense.indices, weight: 1 },
-    { indices: bm25.map((h) => h.index), weight },
-  ]);
+  const weight = bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
+  const fused = fuse(dense, bm25, weight);
   return { order: fused.map((f) => f.index), scores: fused.map((f) => f.score), bm25, dense, bm25Weight: weight };
 }
 

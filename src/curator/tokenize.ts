@@ -14,15 +14,20 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 
 /**
- * English function words that carry no topic. They are still indexed by BM25 (its IDF
- * already discounts them); the list only keeps them out of the anchor and the fusion
- * gate's query-term coverage, where a match on "the" would count as evidence.
+ * English function words that carry no topic: BM25 queries, the anchor and the fusion
+ * gate's coverage leave them out. They stay in the index (a document's length counts
+ * them). IDF does not discount them enough on a tool catalog: in 36 short descriptions
+ * "a" and "with" are in only half the tools, so four function words outscored the one
+ * word that mattered ("connect Alice and Acme with a works_at relation" ranked
+ * list_directory_with_sizes over create_relations).
  */
 const STOPWORD_LIST =
   'a an the and or but if of to in on at by for from with about into over under as is are was were be been ' +
     'being do does did have has had i me my we our you your he she it its they them their this that these those ' +
     'what which who whom how when where why can could would should will shall may might must please want need ' +
-    'like just some any all also then there here not no so too very up out get';
+    'like just some any all also then there here not no so too very up out get ' +
+    // pronouns, and the fragments the tokenizer cuts from contractions (what's, I'm, don't, I'll, we're, I've, I'd)
+    'am his her him hers us ours yours mine s t m d ll re ve don doesn didn isn aren wasn weren haven hasn couldn wouldn shouldn';
 
 /**
  * Harman's S-stemmer (JASIS 1991): folds English plurals only (`policies` → policy,
@@ -74,4 +79,30 @@ export function tokenize(text: string): string[] {
 /** Distinct non-stopword terms of `text`: what a query asks about. */
 export function contentTerms(text: string): string[] {
   return [...new Set(tokenize(text).filter((t) => !STOPWORDS.has(t)))];
+}
+
+/** A word with a digit, or with `_ . / : @` between letters or digits: an ID, number, file name, path or address. */
+const IDENTIFIER = /\p{N}|[\p{L}\p{N}][_./:@][\p{L}\p{N}]/u;
+/** Capitalized but not all capitals: a name (Alice, Acme, Pune); acronyms (CGPA, DBMS) are often domain terms. */
+const NAME = /^\p{Lu}(?!\p{Lu}*$)/u;
+
+/**
+ * Terms of `text` that come from argument values rather than from what is asked:
+ * words with a digit or an inner `_ . / : @` (CS301, notes.txt, works_at, 17), and
+ * capitalized words other than the first (Alice, Acme). No tool's description contains a
+ * user's file names, IDs or acquaintances, so the fusion gate does not count them as
+ * words BM25 failed to match.
+ *
+ * ### Usage
+ * ```ts
+ * literalTerms('Rename notes.txt for Alice to v2')  // Set { 'note', 'txt', 'alice', 'v2' }
+ * ```
+ */
+export function literalTerms(text: string): Set<string> {
+  const out = new Set<string>();
+  text.split(/\s+/u).forEach((raw, i) => {
+    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (word && (IDENTIFIER.test(word) || (i > 0 && NAME.test(word)))) for (const t of tokenize(word)) out.add(t);
+  });
+  return out;
 }

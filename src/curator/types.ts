@@ -8,7 +8,7 @@ import type { ToolRecord } from '../catalog/types.js';
 export interface ExtraContext {
   /** Synonym string appended to a tool's retrieval text (domain_synonyms.json). */
   synonyms?: Record<string, string>;
-  /** Example phrasings; a tool's dense score is the max over its document and these. */
+  /** Example phrasings of requests for a tool: dense passages of it (dense.ts), never a verdict on their own. */
   exemplars?: Record<string, string[]>;
   /** Workflow rules: a selected tool pulls in these (dependencies.yaml). */
   dependencies?: Record<string, string[]>;
@@ -29,10 +29,16 @@ export interface SelectOptions {
 export interface Explanation {
   name: string;
   denseRank?: number;
-  /** Cosine similarity in [-1, 1]. */
+  /** Dense score in [-1, 1]: (whole-document cosine + best passage cosine) / 2 (dense.ts). */
   denseSimilarity?: number;
   bm25Rank?: number;
   bm25Score?: number;
+  /** Fused score in [0, 1] (hybrid, when BM25 matched): (1 − p) × dense + p × BM25, each scaled to [0, 1], p = BM25's query coverage (fusion.ts). */
+  fusedScore?: number;
+  /**
+   * @deprecated The fused score under its name from when fusion was RRF; same value as
+   * `fusedScore`. Kept until src/gateway/selectView.ts reads `fusedScore`.
+   */
   rrfScore?: number;
   /** The mechanism that put it in the list: 'retrieval', 'anchor', 'split', 'dependency', 'pinned', 'passthrough', 'blank', 'expansion', 'fallback'. */
   addedBy: string;

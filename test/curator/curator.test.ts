@@ -28,21 +28,25 @@ async function hybrid(extra = {}, threshold?: number) {
 }
 
 describe('curator.select', () => {
-  test('hybrid ranks by gated RRF and explains each tool', async () => {
+  test('hybrid ranks by gated score fusion and explains each tool', async () => {
     const { curator } = await hybrid();
-    const s = await curator.select('library books', CATALOG, { topK: 3, explain: true });
+    const s = await curator.select('library books tonight', CATALOG, { topK: 3, explain: true });
     expect(s.mode).toBe('hybrid');
     expect(names(s).slice(0, 2)).toEqual(['search_library_catalog', 'borrow_book']);
     const [first, second] = s.explanations!;
     expect(first).toMatchObject({ name: 'search_library_catalog', denseRank: 1, bm25Rank: 2, addedBy: 'retrieval' });
     expect(second).toMatchObject({ name: 'borrow_book', denseRank: 2, bm25Rank: 1 });
-    // "library books" · "search library catalog. find books in the library." = 3 / (√2 · √10)
-    expect(first!.denseSimilarity).toBeCloseTo(3 / Math.sqrt(20), 5);
-    // The top BM25 hit matched both query terms: coverage 1, plain RRF 1/61 + 1/62 for
-    // both (a tie kept in dense order), so the score gap is 0.
-    expect(first!.rrfScore).toBeCloseTo(1 / 61 + 1 / 62, 12);
-    expect(second!.rrfScore).toBeCloseTo(1 / 61 + 1 / 62, 12);
-    expect(s.confidence).toBe(0);
+    // Dense: (document + best passage) / 2. The query · "search library catalog. find books in
+    // the library." = 3 / (√3 · √10); · the sentence "find books in the library" = 2 / (√3 · √5).
+    expect(first!.denseSimilarity).toBeCloseTo((3 / Math.sqrt(30) + 2 / Math.sqrt(15)) / 2, 5);
+    // BM25's share p: its top hit (borrow_book) has "library" and "book" (2 of 12 tools each,
+    // IDF ln 5.2) but not "tonight" (in no tool: ln 26). Dense is scaled by the pool's max
+    // (min 0: get_fee_dues shares no word), BM25 by its top score.
+    const p = (2 * Math.log(5.2)) / (2 * Math.log(5.2) + Math.log(26));
+    expect(first!.fusedScore).toBeCloseTo((1 - p) + p * (first!.bm25Score! / second!.bm25Score!), 6);
+    expect(second!.fusedScore).toBeCloseTo((1 - p) * (second!.denseSimilarity! / first!.denseSimilarity!) + p, 6);
+    expect(first!.rrfScore).toBe(first!.fusedScore);
+    expect(s.confidence).toBeCloseTo((first!.fusedScore! - second!.fusedScore!) / first!.fusedScore!, 12);
   });
 
   test('pass-through when the allowed pool is no larger than top_k', async () => {
@@ -92,10 +96,11 @@ describe('curator.select', () => {
     const { curator } = await hybrid();
     const s = await curator.select('show my grades and then borrow a library book', CATALOG, { topK: 4, explain: true });
     // Part 1's best, part 2's best, then alternating; each part may bring
-    // max(4 // 2 + 2, 7) = 7 tools, 10 distinct here, more than top_k = 4.
+    // max(4 // 2 + 2, 7) = 7 tools, 9 distinct here (tools that share no word with a part
+    // tie at dense 0 and come in catalog order for both), more than top_k = 4.
     expect(names(s).slice(0, 2)).toEqual(['get_grades', 'borrow_book']);
-    expect(s.tools).toHaveLength(10);
-    expect(s.explanations!.filter((e) => e.addedBy === 'split').length).toBe(6); // not in the whole query's top 4
+    expect(s.tools).toHaveLength(9);
+    expect(s.explanations!.filter((e) => e.addedBy === 'split').length).toBe(5); // not in the whole query's top 4
   });
 
   test('name anchor forces a named tool into the shortlist', async () => {
@@ -104,11 +109,12 @@ describe('curator.select', () => {
     expect(names(s)).toEqual(['report_lost_item']);
   });
 
-  test('exemplars: dense score is the max over document and exemplars', async () => {
+  test('exemplars: passages of their tool, averaged with its document', async () => {
     const { curator } = await hybrid({ exemplars: { get_mess_menu: ['what is for dinner tonight'] } });
     const s = await curator.select('what is for dinner tonight', CATALOG, { topK: 1, explain: true });
     expect(s.explanations![0]).toMatchObject({ name: 'get_mess_menu', denseRank: 1 });
-    expect(s.explanations![0]!.denseSimilarity).toBeCloseTo(1, 5);
+    // The document shares no word with the query (cosine 0), the exemplar is the query (1).
+    expect(s.explanations![0]!.denseSimilarity).toBeCloseTo((0 + 1) / 2, 5);
   });
 
   test('zero-score guard: no BM25 match, dense alone decides', async () => {
@@ -156,6 +162,7 @@ describe('embedding cache', () => {
     const embedder = fakeEmbedder();
     await createCurator({ mode: 'dense', embedder, cache }).buildIndex(CATALOG.slice(0, 10));
     await createCurator({ mode: 'dense', embedder, cache }).buildIndex(CATALOG);
-    expect(embedder.documentCalls.map((c) => c.length)).toEqual([10, 2]);
+    // Three texts per tool: the document, the name phrase and the one description sentence.
+    expect(embedder.documentCalls.map((c) => c.length)).toEqual([30, 6]);
   });
 });

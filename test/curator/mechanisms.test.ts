@@ -3,9 +3,9 @@ import { NameAnchor, nameTokens } from '../../src/curator/anchor.js';
 import { Bm25Index } from '../../src/curator/bm25.js';
 import { DenseIndex } from '../../src/curator/dense.js';
 import { lowConfidenceThreshold, withDependencies } from '../../src/curator/expand.js';
-import { bm25Coverage } from '../../src/curator/fusion.js';
+import { bm25Coverage, fuse } from '../../src/curator/fusion.js';
+import { expandTerms } from '../../src/curator/lexicon.js';
 import { scoreGap } from '../../src/curator/retrieve.js';
-import { rrf } from '../../src/curator/rrf.js';
 import { assembleShortlist } from '../../src/curator/shortlist.js';
 import { interleave, partBudget, splitQuery } from '../../src/curator/split.js';
 
@@ -14,46 +14,71 @@ const unit = (...xs: number[]): Float32Array => {
   return Float32Array.from(xs.map((x) => x / n));
 };
 
-describe('RRF (k = 60, top 50)', () => {
-  test('scores are Σ w / (60 + rank)', () => {
-    const fused = rrf([{ indices: [7, 3, 5], weight: 1 }, { indices: [3, 9], weight: 0.5 }]);
-    expect(fused.map((f) => f.index)).toEqual([3, 7, 5, 9]);
-    expect(fused[0]!.score).toBeCloseTo(1 / 62 + 0.5 / 61, 12);
-    expect(fused[1]!.score).toBeCloseTo(1 / 61, 12);
-    expect(fused[3]!.score).toBeCloseTo(0.5 / 62, 12);
+describe('fusion: (1 − p) · dense + p · BM25, each scaled to [0, 1]', () => {
+  const dense = { indices: Int32Array.from([4, 7, 1]), similarities: Float32Array.from([0.6, 0.5, 0.2]), bestDocument: 0.6 };
+  const hit = (index: number, score: number) => ({ index, score, terms: [], viaSynonym: [] });
+  test('dense by (sim − min) / (max − min), BM25 by score / top score', () => {
+    const fused = fuse(dense, [hit(7, 12), hit(1, 6)], 0.5);
+    expect(fused.map((f) => [f.index, Number(f.score.toFixed(6))])).toEqual([[7, 0.5 * 0.75 + 0.5], [4, 0.5], [1, 0.5 * 0.5]]);
   });
-  test('only the top 50 of a list vote', () => {
-    const long = Array.from({ length: 60 }, (_, i) => i);
-    const fused = rrf([{ indices: long, weight: 1 }]);
-    expect(fused).toHaveLength(50);
-    expect(fused[49]!.score).toBeCloseTo(1 / 110, 12);
+  test('p = 1: BM25 decides; p = 0: dense decides; ties keep the dense order', () => {
+    expect(fuse(dense, [hit(1, 6), hit(7, 6)], 1)).toEqual([{ index: 7, score: 1 }, { index: 1, score: 1 }, { index: 4, score: 0 }]);
+    expect(fuse(dense, [hit(1, 6)], 0).map((f) => f.index)).toEqual([4, 7, 1]);
+    const flat = { indices: Int32Array.from([2, 0]), similarities: Float32Array.from([0.3, 0.3]), bestDocument: 0.3 };
+    expect(fuse(flat, [], 0)).toEqual([{ index: 2, score: 1 }, { index: 0, score: 1 }]);
   });
 });
 
-describe('BM25', () => {
-  const bm25 = new Bm25Index(['get fee dues', 'pay fees by card', 'library books on loan']);
+describe('BM25 (fields name / description / parameters)', () => {
+  const bm25 = new Bm25Index([
+    { name: 'get fee dues', description: 'Fees the student owes.', parameters: 'student id' },
+    { name: 'pay fees', description: 'Pay fees by card.', parameters: 'amount' },
+    { name: 'library books', description: 'Books on loan.', parameters: '' },
+  ]);
   test('ranks matches, respects the allowed mask, IDF as minisearch', () => {
-    expect(bm25.query('fees').map((h) => h.index)).toEqual([0, 1]);
-    expect(bm25.query('fees', Uint8Array.from([0, 1, 1])).map((h) => h.index)).toEqual([1]);
+    expect(bm25.query('fees').map((h) => h.index)).toEqual([1, 0]);
+    expect(bm25.query('fees', Uint8Array.from([1, 0, 1])).map((h) => h.index)).toEqual([0]);
     expect(bm25.idf('fee')).toBeCloseTo(Math.log(1 + 1.5 / 2.5), 12);
     expect(bm25.idf('absent')).toBeCloseTo(Math.log(1 + 3.5 / 0.5), 12);
+    expect([bm25.has('loan'), bm25.has('absent')]).toEqual([true, false]);
   });
-  test('zero-score case: no term matches, no hits', () => {
+  test('zero-score case: no content term matches (stopwords never do), no hits', () => {
     expect(bm25.query('weather tomorrow')).toEqual([]);
+    expect(bm25.query('what is on the')).toEqual([]);
+  });
+  test('synonyms from the lexicon match at half weight and are reported as such', () => {
+    const fs = new Bm25Index([
+      { name: 'create directory', description: 'Create a new directory.', parameters: 'path' },
+      { name: 'write file', description: 'Create a new file.', parameters: 'path, content' },
+    ]);
+    const hits = fs.query('make a new folder');
+    expect(hits.map((h) => [h.index, h.terms, h.viaSynonym])).toEqual([[0, ['new'], ['make', 'folder']], [1, ['new'], ['make']]]);
+    const exact = fs.query('create a new directory')[0]!;
+    expect(hits[0]!.score).toBeLessThan(exact.score);
   });
 });
 
 describe('dense (usearch exact inner product)', () => {
-  test('similarity = cosine; a tool scores the max over document and exemplars', () => {
-    const index = new DenseIndex(2, [unit(1, 0), unit(0, 1)], [[unit(0.6, 0.8)]]);
+  test('a tool scores (document + best passage) / 2; bestDocument is the best document cosine', () => {
+    const index = new DenseIndex(2, [{ document: unit(1, 0), passages: [unit(0.6, 0.8), unit(1, 1)] }, { document: unit(0, 1) }]);
     const r = index.search(unit(0, 1));
     expect(Array.from(r.indices)).toEqual([1, 0]);
     expect(r.similarities[0]).toBeCloseTo(1, 6);
-    expect(r.similarities[1]).toBeCloseTo(0.8, 6); // exemplar (0.6, 0.8), not the document (1, 0)
-    expect(Array.from(index.search(unit(0, 1), Uint8Array.from([1, 0])).indices)).toEqual([0]);
+    expect(r.similarities[1]).toBeCloseTo((0 + 0.8) / 2, 6); // passage (0.6, 0.8), the better of the two
+    expect(r.bestDocument).toBeCloseTo(1, 6);
+    const masked = index.search(unit(0, 1), Uint8Array.from([1, 0]));
+    expect([Array.from(masked.indices), masked.bestDocument]).toEqual([[0], 0]);
   });
   test('rejects vectors of another dimension', () => {
-    expect(() => new DenseIndex(3, [unit(1, 0)])).toThrow(/2 dimensions, expected 3/);
+    expect(() => new DenseIndex(3, [{ document: unit(1, 0) }])).toThrow(/2 dimensions, expected 3/);
+  });
+});
+
+describe('lexicon', () => {
+  test('synonyms of query terms that are not query terms themselves', () => {
+    expect(expandTerms(['make', 'folder', 'report'])).toEqual(new Map([['create', ['make']], ['directory', ['folder']], ['dir', ['folder']]]));
+    expect(expandTerms(['folder', 'directory'])).toEqual(new Map([['dir', ['folder', 'directory']]]));
+    expect([...expandTerms(['toggle']).keys()]).toEqual(['enable', 'activate', 'disable', 'deactivate']);
   });
 });
 
@@ -127,10 +152,13 @@ describe('expansions and confidence', () => {
     expect(scoreGap([])).toBe(0);
     expect(scoreGap([-0.1, -0.2])).toBe(0);
   });
-  test('fusion gate: IDF-weighted coverage of the top BM25 hit', () => {
-    const idf: Record<string, number> = { fee: 2, due: 1, paris: 3 };
-    const hits = [{ index: 0, score: 3, terms: ['fee', 'due'] }];
-    expect(bm25Coverage(hits, ['fee', 'due', 'paris'], (t) => idf[t]!)).toBeCloseTo(3 / 6, 12);
-    expect(bm25Coverage([], ['fee'], (t) => idf[t]!)).toBe(0);
+  test('fusion gate: IDF-weighted coverage of the top BM25 hit; synonyms half; OOV literals not counted', () => {
+    const idf: Record<string, number> = { fee: 2, due: 1, paris: 3, cs301: 3 };
+    const vocabulary = { idf: (t: string) => idf[t]!, has: (t: string) => t === 'fee' || t === 'due' };
+    const hits = [{ index: 0, score: 3, terms: ['fee'], viaSynonym: ['due'] }];
+    expect(bm25Coverage(hits, ['fee', 'due', 'paris'], vocabulary)).toBeCloseTo((2 + 0.5 * 1) / 6, 12);
+    expect(bm25Coverage(hits, ['fee', 'due', 'paris', 'cs301'], vocabulary, new Set(['cs301']))).toBeCloseTo(2.5 / 6, 12);
+    expect(bm25Coverage(hits, ['fee', 'due'], vocabulary, new Set(['fee']))).toBeCloseTo(2.5 / 3, 12);
+    expect(bm25Coverage([], ['fee'], vocabulary)).toBe(0);
   });
 });

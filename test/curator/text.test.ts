@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { retrievalText, splitName } from '../../src/catalog/retrievalText.js';
-import { contentTerms, sStem, tokenize } from '../../src/curator/tokenize.js';
+import { passages, retrievalFields, retrievalText, splitName } from '../../src/catalog/retrievalText.js';
+import { contentTerms, literalTerms, sStem, tokenize } from '../../src/curator/tokenize.js';
 import { tool } from './fakeEmbedder.js';
 
 describe('splitName', () => {
@@ -24,6 +24,21 @@ describe('retrievalText', () => {
   test('title included, no parameters section without parameters', () => {
     expect(retrievalText({ ...tool('listFiles', 'Lists files'), title: 'List files' })).toBe('list files. List files. Lists files.');
   });
+  test('fields for BM25: name + title, description + synonyms, parameters', () => {
+    const t = { ...tool('get_fee_dues', 'Fee dues of a student.', { student_id: 'The student' }), title: 'Fee dues' };
+    expect(retrievalFields(t, 'money owed')).toEqual({ name: 'get fee dues. Fee dues', description: 'Fee dues of a student. money owed', parameters: 'student id (The student)' });
+  });
+});
+
+describe('passages', () => {
+  test('name phrase, description sentences (at most 6), synonyms', () => {
+    const t = tool('create_directory', 'Create a new directory or ensure it exists. Can create nested directories, e.g. a/b/c. Only works within allowed directories.');
+    expect(passages(t, 'make folder mkdir')).toEqual([
+      'create directory', 'Create a new directory or ensure it exists', 'Can create nested directories, e.g. a/b/c', 'Only works within allowed directories', 'make folder mkdir',
+    ]);
+    const long = tool('x', Array.from({ length: 8 }, (_, i) => `Sentence ${i}.`).join(' '));
+    expect(passages(long)).toHaveLength(1 + 6);
+  });
 });
 
 describe('tokenize', () => {
@@ -37,7 +52,13 @@ describe('tokenize', () => {
     expect(tokenize('课 API查询')).toEqual(['课', 'api', '查询']);
     expect(tokenize('नमस्ते दुनिया')).toEqual(['नमस्ते', 'दुनिया']);
   });
-  test('contentTerms drops stopwords and duplicates', () => {
+  test('contentTerms drops stopwords, contraction fragments and duplicates', () => {
     expect(contentTerms('What are my fees and my dues?')).toEqual(['fee', 'due']);
+    expect(contentTerms("what's his fee, I don't know")).toEqual(['fee', 'know']);
+  });
+  test('literalTerms: IDs, numbers, file names, identifiers, names after the first word', () => {
+    expect(literalTerms('Rename notes.txt for Alice to v2')).toEqual(new Set(['note', 'txt', 'alice', 'v2']));
+    expect(literalTerms('connect Alice and Acme with a works_at relation')).toEqual(new Set(['alice', 'acme', 'work', 'at']));
+    expect(literalTerms('Show my CGPA for 2025')).toEqual(new Set(['2025']));
   });
 });

@@ -22,6 +22,7 @@ const CASES: [query: string, expected: string][] = [
   ['what is 17 plus 25', 'get-sum'],
   ['repeat my message back to me', 'echo'],
   ['print the whole knowledge graph', 'read_graph'],
+  ['make a new folder called reports', 'create_directory'],
 ];
 
 describe('select over the reference servers', () => {
