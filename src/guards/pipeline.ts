@@ -6,6 +6,7 @@
  *   nameGuard    exact name, or corrected (≥ 0.82) within the persona, or refused
  *   policy       refuses a tool outside the persona, however it was named or shown
  *   identity     overwrites identity fields with the session's values
+ *   validate     refuses arguments that do not fit the inputSchema (before anyone approves them)
  *   confirmation asks a person (elicitation) or parks the call as a pending approval
  *   forward      the gateway's upstream call
  *
@@ -22,6 +23,7 @@ import { confirmationGuard } from './confirmation.js';
 import { identityGuard } from './identity.js';
 import { nameGuard } from './nameGuard.js';
 import { policyGuard } from './policyGuard.js';
+import { validateGuard } from './validate.js';
 import { compose, type CallHandler } from './types.js';
 
 export { visibleSchema } from './identity.js';
@@ -59,6 +61,7 @@ export function createCallPath(deps: CallPathDeps): CallHandler {
       nameGuard(deps.tools, deps.policy),
       policyGuard(deps.policy),
       identityGuard(deps.policy),
+      validateGuard,
       confirmationGuard(deps),
     ],
     deps.forward,

@@ -24,6 +24,8 @@ export const catalog: ToolRecord[] = [
   tool('attendance', 'admin_override_attendance', { student_id: id, percent: { type: 'number' } }, { isAction: true }),
   tool('finance', 'get_fee_dues', { student_id: id }),
   tool('finance', 'make_payment', { student_id: id, amount: { type: 'number' }, card_token: { type: 'string' } }, {
+    // card_token is optional (a saved card pays otherwise).
+    inputSchema: { type: 'object', properties: { student_id: id, amount: { type: 'number' }, card_token: { type: 'string' } }, required: ['student_id', 'amount'] },
     isAction: true,
     annotations: { readOnlyHint: false },
   }),

@@ -7,7 +7,7 @@ import { openDb } from '../../src/store/db.js';
 import { catalog, config, policy } from './fixtures.js';
 import { context, recordingUpstream, text } from './helpers.js';
 
-describe('createCallPath: audit → name → policy → identity → confirmation → forward', () => {
+describe('createCallPath: audit → name → policy → identity → validate → confirmation → forward', () => {
   let audit: AuditLog;
   let approvals: ApprovalStore;
   let upstream: ReturnType<typeof recordingUpstream>;
@@ -59,6 +59,15 @@ describe('createCallPath: audit → name → policy → identity → confirmatio
   test('a forbidden action is refused before confirmation: no approval request is made', async () => {
     await call(context('admin_delete_student', { student_id: 'S0002' }));
     expect(approvals.list({ all: true })).toEqual([]);
+  });
+
+  test('an action with arguments of the wrong type is refused before anyone is asked to approve it', async () => {
+    const result = await call(context('make_payment', { amount: 'lots' }));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe('invalid arguments for make_payment: data/amount must be number');
+    expect(approvals.list({ all: true })).toEqual([]);
+    expect(upstream.calls).toEqual([]);
+    expect(last()).toMatchObject({ decision: 'refused', outcome: 'not_run', notes: ['invalid arguments'] });
   });
 
   test('an unknown name is refused and audited under the requested name', async () => {
