@@ -1,7 +1,7 @@
 /**
  * How `tool-curator select` shows a Selection: a ranked table (dense rank, BM25 rank,
- * RRF score per tool; with --explain also dense similarity, BM25 score and the mechanism
- * that added the tool), or JSON.
+ * RRF score and the fused score the ranking used, per tool; with --explain also dense
+ * similarity, BM25 score and the mechanism that added the tool), or JSON.
  */
 import type { Explanation, Selection } from '../curator/types.js';
 
@@ -22,13 +22,13 @@ export function selectionJson(selection: Selection): unknown {
 export function formatSelection(selection: Selection, explain: boolean): string {
   const why = new Map((selection.explanations ?? []).map((e) => [e.name, e]));
   const header = explain
-    ? ['#', 'tool', 'server', 'dense', 'sim', 'bm25', 'score', 'rrf', 'added by']
-    : ['#', 'tool', 'server', 'dense', 'bm25', 'rrf'];
+    ? ['#', 'tool', 'server', 'dense', 'sim', 'bm25', 'score', 'rrf', 'fused', 'added by']
+    : ['#', 'tool', 'server', 'dense', 'bm25', 'rrf', 'fused'];
   const rows = selection.tools.map((t, i) => {
     const e = why.get(t.name);
     return explain
-      ? [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.denseSimilarity, 3), dash(e?.bm25Rank), dash(e?.bm25Score, 2), dash(e?.rrfScore, 4), e?.addedBy ?? '-']
-      : [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.bm25Rank), dash(e?.rrfScore, 4)];
+      ? [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.denseSimilarity, 3), dash(e?.bm25Rank), dash(e?.bm25Score, 2), dash(e?.rrfScore, 4), dash(e?.fusedScore, 3), e?.addedBy ?? '-']
+      : [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.bm25Rank), dash(e?.rrfScore, 4), dash(e?.fusedScore, 3)];
   });
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const line = (r: string[]) => r.map((v, c) => v.padEnd(widths[c]!)).join('  ').trimEnd();
