@@ -9,10 +9,11 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ConfigError, loadConfig, resolveFrom, type LoadedConfig } from './config/load.js';
 import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
-import { serveHttp } from './gateway/http.js';
+import { checkTokens, serveHttp } from './gateway/http.js';
 import { Session } from './gateway/session.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { log } from './log.js';
+import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/policy.js';
 import { openDb } from './store/db.js';
 import { formatSelection, selectionJson } from './gateway/selectView.js';
 
@@ -71,7 +72,8 @@ async function serve(flags: Flags): Promise<void> {
   const port = flags.http === undefined ? undefined : Number(flags.http);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError(`--http needs a port number, got "${flags.http}"`);
   const { persona, userId } = identity(flags, loaded);
-  if (port === undefined) loadedPersonaCheck(loaded, persona);
+  if (port === undefined) checkSession(loaded, persona, userId);
+  else checkTokens(loaded);
   // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
   const gateway = Gateway.create(loaded);
   const shutdown = async () => {
@@ -91,11 +93,25 @@ async function serve(flags: Flags): Promise<void> {
   log.info({ persona: persona ?? '(open)' }, 'serving MCP on stdio');
 }
 
-function loadedPersonaCheck(loaded: LoadedConfig, persona: string | undefined): void {
-  if (Object.keys(loaded.personas).length > 0 && (persona === undefined || !(persona in loaded.personas))) {
-    throw new UsageError(
-      `${persona === undefined ? 'no persona given' : `unknown persona "${persona}"`}: pass --persona with one of ${Object.keys(loaded.personas).join(', ')} (or set session.persona in ${loaded.file})`,
-    );
+/** Refuses a persona that personas.yaml does not define (any persona passes when there is none). */
+function checkPersona(loaded: LoadedConfig, persona: string | undefined): void {
+  if (new Policy(loaded.personas).open || (persona !== undefined && persona in loaded.personas)) return;
+  const known = Object.keys(loaded.personas).join(', ');
+  throw new UsageError(
+    persona === undefined
+      ? `no persona given: pass --persona with one of ${known} (or set session.persona in ${loaded.file})`
+      : `${new UnknownPersonaError(persona, Object.keys(loaded.personas)).message}; pass --persona with one of them`,
+  );
+}
+
+/** Refuses to start a session that could not make a single call: a persona whose identity needs a user id it lacks. */
+function checkSession(loaded: LoadedConfig, persona: string | undefined, userId: string | undefined): void {
+  checkPersona(loaded, persona);
+  try {
+    new Policy(loaded.personas).identityValues(persona, userId);
+  } catch (err) {
+    if (err instanceof MissingIdentityError) throw new UsageError(`${err.message}; or set session.user_id in ${loaded.file}`);
+    throw err;
   }
 }
 
@@ -103,7 +119,7 @@ async function select(query: string | undefined, flags: Flags): Promise<void> {
   if (query === undefined) throw new UsageError('select needs a query: tool-curator select "read a file"');
   const loaded = config(flags);
   const { persona } = identity(flags, loaded);
-  loadedPersonaCheck(loaded, persona);
+  checkPersona(loaded, persona);
   const gateway = await Gateway.start(loaded);
   try {
     const topK = positiveInt(flags['top-k'], 'top-k') ?? loaded.config.curator.top_k;
@@ -116,7 +132,8 @@ async function select(query: string | undefined, flags: Flags): Promise<void> {
 
 async function tools(flags: Flags): Promise<void> {
   const loaded = config(flags);
-  const { persona } = identity(flags, loaded);
+  const persona = flags.persona;
+  if (persona !== undefined) checkPersona(loaded, persona);
   const gateway = await Gateway.start(loaded, { noEmbedder: true });
   try {
     const list = persona ? gateway.allowedFor(persona) : gateway.catalog;
@@ -125,7 +142,7 @@ async function tools(flags: Flags): Promise<void> {
       return;
     }
     for (const s of gateway.pool.status()) process.stdout.write(`# ${s.name}: ${s.state}, ${s.tools} tools${s.error ? ` (${s.error})` : ''}\n`);
-    for (const t of list) process.stdout.write(`${t.server}\t${t.name}${t.isAction ? '\t[action]' : ''}\t${t.description.split('\n')[0]!.slice(0, 100)}\n`);
+    for (const t of list) process.stdout.write(`${t.server}\t${t.name}\t${t.isAction ? 'action' : 'read'}\t${t.description.split('\n')[0]!.slice(0, 100)}\n`);
     process.stdout.write(`${list.length} tools${persona ? ` allowed for ${persona}` : ''}\n`);
   } finally {
     await gateway.close();

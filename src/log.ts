@@ -7,7 +7,9 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export const log: Logger = pino(
-  { level: process.env.TOOL_CURATOR_LOG ?? 'info', base: undefined },
-  pino.destination({ fd: 2, sync: true }),
-);
+const requested = process.env.TOOL_CURATOR_LOG ?? 'info';
+const valid = requested === 'silent' || requested in pino.levels.values;
+
+export const log: Logger = pino({ level: valid ? requested : 'info', base: undefined }, pino.destination({ fd: 2, sync: true }));
+
+if (!valid) log.warn(`TOOL_CURATOR_LOG=${requested} is not a level (trace, debug, info, warn, error, fatal, silent); using info`);

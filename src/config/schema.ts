@@ -33,7 +33,27 @@ export const remoteUpstreamSchema = z
   })
   .strict();
 
-export const upstreamSchema = z.union([stdioUpstreamSchema, remoteUpstreamSchema]);
+/**
+ * Picked by key — `command` means stdio, `url` remote — so an error names the field that
+ * is wrong in the shape the user meant, instead of "matches neither".
+ */
+export const upstreamSchema = z.unknown().transform((input, ctx): StdioUpstreamConfig | RemoteUpstreamConfig => {
+  const obj = input && typeof input === 'object' ? (input as Record<string, unknown>) : undefined;
+  const message =
+    obj && 'command' in obj && 'url' in obj
+      ? 'an upstream has either "command" (stdio) or "url" (remote), not both'
+      : !obj || !('command' in obj || 'url' in obj)
+        ? 'expected a stdio upstream {command, args?, env?, cwd?} or a remote one {url, headers?, transport?}'
+        : undefined;
+  if (message) {
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  }
+  const result = ('command' in obj! ? stdioUpstreamSchema : remoteUpstreamSchema).safeParse(input);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
+});
 
 /** `auto` (shorthand for `{provider: auto}`) or a provider object with its settings; see embedding/index.ts. */
 const embedderSchema = z.preprocess(
@@ -91,9 +111,11 @@ export const gatewayConfigSchema = z
          * a person approves, never the model's side. Unset: the page is not served.
          */
         approvals_token: z.string().min(16, 'tokens need at least 16 characters').optional(),
+        /** An MCP session with no request for this long is closed. Default 30 minutes. */
+        session_idle_minutes: z.number().positive().default(30),
       })
       .strict()
-      .default({ tokens: [], host: '127.0.0.1' }),
+      .prefault({}),
     confirmation: z
       .object({
         /** Extra tool names (exposed names) treated as actions, e.g. for unannotated upstreams. */

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { Embedder } from './types.js';
-import { chunks } from './vector.js';
+import { chunks, clip } from './vector.js';
 
 /** The bge English models' instruction for short queries against passages (their model card). */
 const BGE_EN_QUERY_INSTRUCTION = 'Represent this sentence for searching relevant passages: ';
@@ -125,7 +125,7 @@ export async function createTransformersEmbedder(
   const embed = async (texts: string[]): Promise<Float32Array[]> => {
     const out: Float32Array[] = [];
     for (const batch of chunks(texts, s.batchSize)) {
-      const tensor = await extractor(batch, { pooling, normalize: true });
+      const tensor = await extractor(batch.map(clip), { pooling, normalize: true });
       const width = tensor.dims.at(-1)!;
       const data = Float32Array.from(tensor.data as ArrayLike<number>);
       tensor.dispose();

@@ -16,7 +16,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
-import { l2Normalize } from './vector.js';
+import { clip, l2Normalize } from './vector.js';
 
 /** Output width of USE Lite. */
 export const USE_DIM = 512;
@@ -87,7 +87,7 @@ export async function loadUseModel(): Promise<UseModel> {
   const emptyText = tokenizer.encode(' ');
   return {
     embed: (texts) => embedBatch(model, texts.map((t) => {
-      const ids = tokenizer.encode(t);
+      const ids = tokenizer.encode(clip(t));
       return ids.length > 0 ? ids : emptyText;
     })),
     dispose: () => model.dispose(),

@@ -20,3 +20,16 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+/**
+ * Longest text an embedder reads, in characters: 4,000. The USE tokenizer is quadratic in
+ * the text length (a 64K-character query took 11 s and blocked the event loop), and no
+ * sentence encoder here reads past 512 tokens (~2,000 words) anyway, so the tail of a
+ * longer text could only cost time.
+ */
+export const MAX_EMBED_CHARS = 4000;
+
+/** `text` cut to MAX_EMBED_CHARS. */
+export function clip(text: string): string {
+  return text.length > MAX_EMBED_CHARS ? text.slice(0, MAX_EMBED_CHARS) : text;
+}

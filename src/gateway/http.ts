@@ -8,6 +8,8 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
+import { ConfigError, type LoadedConfig } from '../config/load.js';
+import { Policy } from '../policy/policy.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
 import { Session } from './session.js';
@@ -36,11 +38,37 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
+/** Largest request body read for an initialize request: 4 MiB, the SDK transport's own limit. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(c as Buffer);
+  }
   const text = Buffer.concat(chunks).toString('utf8');
   return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * Every token must name a persona personas.yaml defines, and carry the user id the
+ * persona's identity needs: otherwise its sessions could not make a single call.
+ * @throws ConfigError naming `http.tokens.<i>`.
+ */
+export function checkTokens(loaded: LoadedConfig): void {
+  const policy = new Policy(loaded.personas);
+  loaded.config.http.tokens.forEach((t, i) => {
+    try {
+      policy.identityValues(t.persona, t.user_id);
+    } catch (err) {
+      throw new ConfigError(loaded.file, `http.tokens.${i}`, (err as Error).message);
+    }
+  });
 }
 
 export interface HttpFace {
@@ -52,9 +80,23 @@ export interface HttpFace {
 
 /** Serves the gateway over Streamable HTTP on `host:port`. Resolves once listening. */
 export async function serveHttp(gateway: Gateway, port: number, host = gateway.loaded.config.http.host): Promise<HttpFace> {
-  const { tokens, approvals_token } = gateway.loaded.config.http;
+  const { tokens, approvals_token, session_idle_minutes } = gateway.loaded.config.http;
+  checkTokens(gateway.loaded);
   if (tokens.length === 0) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string; lastSeen: number }>();
+  // Hosts often vanish without DELETE-ing their session: close the ones idle too long.
+  const idleMs = session_idle_minutes * 60_000;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of sessions) {
+      if (now - s.lastSeen > idleMs) {
+        log.info({ session: id }, 'closing idle HTTP session');
+        sessions.delete(id);
+        void s.transport.close();
+      }
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
   const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token) : undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -68,13 +110,15 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     const existing = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (existing) {
       if (existing.token !== who.token) return reply(res, 403, { error: 'this session belongs to another token' });
+      existing.lastSeen = Date.now();
       return existing.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid MCP session id' }, id: null });
     let body: unknown;
     try {
       body = await readJson(req);
-    } catch {
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return reply(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
     }
     if (sid !== undefined || !isInitializeRequest(body)) {
@@ -83,7 +127,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     const session = new Session(gateway, { persona: who.persona, userId: who.user_id });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
-      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.token }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.token, lastSeen: Date.now() }),
     });
     transport.onclose = () => {
       sessions.delete(session.identity.sessionId);
@@ -109,6 +153,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     server,
     port: bound,
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((s) => s.transport.close()));
       await new Promise<void>((r) => server.close(() => r()));
     },

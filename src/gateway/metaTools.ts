@@ -8,6 +8,8 @@ export const FIND_TOOLS = 'find_tools';
 export const CALL_TOOL = 'call_tool';
 /** Upper bound of find_tools' `limit`: more definitions than this defeat the purpose. */
 export const MAX_LIMIT = 50;
+/** Longest find_tools query, in characters: a request, not a document (and retrieval cost grows with length). */
+export const MAX_QUERY_CHARS = 2000;
 
 export const findToolsDefinition: Tool = {
   name: FIND_TOOLS,
@@ -19,8 +21,13 @@ export const findToolsDefinition: Tool = {
   inputSchema: {
     type: 'object',
     properties: {
-      query: { type: 'string', minLength: 1, description: 'What you want to do, e.g. "read the contents of a file".' },
-      limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'How many tools to return. Default: the gateway top_k.' },
+      query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'What you want to do, e.g. "read the contents of a file".' },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_LIMIT,
+        description: 'How many tools to retrieve. Default: the gateway top_k. Tools the found ones need for their workflow may be added.',
+      },
     },
     required: ['query'],
     additionalProperties: false,
@@ -50,9 +57,12 @@ export type CallToolArgs = { name: string; arguments: Record<string, unknown> };
 
 /** Validates find_tools arguments; returns a message for the host when they are wrong. */
 export function parseFindTools(args: Record<string, unknown> | undefined): FindToolsArgs | string {
+  const unknown = Object.keys(args ?? {}).filter((k) => k !== 'query' && k !== 'limit');
+  if (unknown.length > 0) return `find_tools takes "query" and "limit" only; unknown: ${unknown.map((k) => JSON.stringify(k)).join(', ')}`;
   const query = args?.query;
   if (typeof query !== 'string') return `find_tools needs "query" as a string, got ${query === undefined ? 'nothing' : typeof query}`;
   if (!query.trim()) return 'find_tools needs a non-empty "query": say what you want to do, e.g. "read the contents of a file"';
+  if (query.length > MAX_QUERY_CHARS) return `find_tools "query" is ${query.length} characters; at most ${MAX_QUERY_CHARS}: say in a sentence or two what you want to do`;
   const limit = args?.limit;
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {
     return `find_tools "limit" must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(limit)}`;

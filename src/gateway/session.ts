@@ -105,7 +105,8 @@ export class Session {
       const d = this.definition(t);
       return { name: d.name, description: d.description, inputSchema: d.inputSchema };
     });
-    if (this.discover(tools.map((t) => t.name))) await this.notifyListChanged();
+    // Best match last = most recently used: when a long result overflows max_visible, the weakest go first.
+    if (this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
     const payload = { tools, confidence: Number(selection.confidence.toFixed(3)) };
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
   }

@@ -3,14 +3,14 @@
  * memory, everything), spawned over stdio by the built gateway, and a real MCP client
  * talking to the gateway over stdio as a host would.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectGateway, referenceConfig, type ReferenceSetup } from '../helpers/reference.js';
+import { connectGateway, referenceConfig, ROOT, type ReferenceSetup } from '../helpers/reference.js';
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
@@ -82,6 +82,11 @@ describe('gateway over the reference servers, stdio host', () => {
     const notString = await client.callTool({ name: 'find_tools', arguments: { query: 42 } });
     expect(notString.isError).toBe(true);
     expect(text(notString)).toMatch(/"query" as a string, got number/);
+    const huge = await client.callTool({ name: 'find_tools', arguments: { query: 'pay fees '.repeat(30_000) } });
+    expect(huge.isError).toBe(true);
+    expect(text(huge)).toMatch(/"query" is 270000 characters; at most 2000/);
+    const extra = await client.callTool({ name: 'find_tools', arguments: { query: 'read a file', top: 3 } });
+    expect(text(extra)).toMatch(/unknown: "top"/);
     const wrongType = await client.callTool({ name: 'read_text_file', arguments: { path: 123 } });
     expect(wrongType.isError).toBe(true);
     expect(text(wrongType)).toMatch(/invalid arguments for read_text_file: .*path.*string/);
@@ -167,6 +172,27 @@ describe('bad config and failing upstreams', () => {
     expect(out).toMatch(/# mute: failed, 0 tools \(connecting to upstream "mute" timed out after 1000 ms\)/);
     const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(marker));
     expect(left).toEqual([]);
+  });
+
+  it('says what is wrong with an upstream entry in the shape the user meant', () => {
+    const both = referenceConfig({}, { odd: { command: 'node', url: 'http://127.0.0.1:1/mcp' } });
+    const r = spawnSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', both.configPath], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/upstreams\.odd: an upstream has either "command" \(stdio\) or "url" \(remote\), not both/);
+    const args = referenceConfig({}, { odd: { command: 'node', args: 'server.js' } });
+    expect(spawnSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', args.configPath], { encoding: 'utf8' }).stderr).toMatch(
+      /upstreams\.odd\.args: Invalid input: expected array, received string/,
+    );
+  });
+
+  it('refuses HTTP tokens mapped to a persona that does not exist', () => {
+    const { configPath } = referenceConfig({
+      policy: { personas: join(ROOT, 'personas.yaml') },
+      http: { tokens: [{ token: 'a-long-enough-token-123', persona: 'wizard' }] },
+    });
+    const r = spawnSync(process.execPath, ['dist/src/cli.js', 'serve', '--http', '0', '--config', configPath], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/http\.tokens\.0: unknown persona "wizard"; personas\.yaml defines: student, faculty, executive, admin/);
   });
 
   it('serves the healthy upstreams when one command does not exist and one exits at once', () => {
