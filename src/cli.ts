@@ -214,7 +214,9 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`tool-curator: ${err.message}\n`);
       process.exit(2);
     }
-    log.fatal({ err: err.stack }, 'tool-curator failed');
+    // One readable line for the user; the stack for whoever runs with TOOL_CURATOR_LOG=debug.
+    log.debug({ err: err.stack }, 'tool-curator failed');
+    process.stderr.write(`tool-curator: ${err.message}\n`);
     process.exit(1);
   },
 );
