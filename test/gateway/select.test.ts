@@ -43,6 +43,20 @@ describe('select over the reference servers', () => {
     expect(selection.tools.slice(0, 5).map((t) => t.name)).toContain(expected);
   });
 
+  it('a restart with the same catalog embeds nothing: every vector comes from the SQLite store', async () => {
+    const count = (g: Gateway) => (g.db.prepare('SELECT COUNT(*) AS n, MAX(created_at) AS last FROM embeddings').get() as { n: number; last: number });
+    const before = count(gateway);
+    expect(before.n).toBeGreaterThanOrEqual(gateway.catalog.length);
+    const restarted = await Gateway.start(loadConfig(configPath));
+    try {
+      expect(count(restarted)).toEqual(before);
+      const selection = await restarted.curator.select('read the contents of a file', restarted.catalog, { topK: 3 });
+      expect(selection.tools.map((t) => t.name)).toContain('read_text_file');
+    } finally {
+      await restarted.close();
+    }
+  });
+
   it('the CLI prints the ranked shortlist with dense rank, BM25 rank and RRF score', () => {
     const out = execFileSync(process.execPath, [CLI, 'select', 'read the contents of a file', '--config', configPath, '--top-k', '5', '--json'], {
       encoding: 'utf8',

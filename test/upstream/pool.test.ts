@@ -1,0 +1,65 @@
+/**
+ * The upstream pool against real MCP servers built with the SDK, over an in-process
+ * transport pair where a spawned process adds nothing: pagination and list_changed.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { buildCatalog } from '../../src/catalog/catalog.js';
+import { listAllTools } from '../../src/upstream/pool.js';
+
+const tool = (name: string): Tool => ({ name, description: `does ${name}`, inputSchema: { type: 'object' } });
+
+/** A server that lists `names` in pages of `pageSize`, with opaque cursors. */
+async function pagedServer(names: string[], pageSize: number, cursors: (page: number) => string = (p) => `page-${p}`) {
+  const server = new Server({ name: 'paged', version: '1' }, { capabilities: { tools: {} } });
+  const requests: (string | undefined)[] = [];
+  server.setRequestHandler(ListToolsRequestSchema, (req) => {
+    const cursor = req.params?.cursor;
+    requests.push(cursor);
+    const page = cursor === undefined ? 0 : Number(cursor.split('-')[1]);
+    const slice = names.slice(page * pageSize, (page + 1) * pageSize).map(tool);
+    const more = (page + 1) * pageSize < names.length;
+    return { tools: slice, ...(more && { nextCursor: cursors(page + 1) }) };
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(b);
+  return { client, transport: b, requests };
+}
+
+describe('listAllTools', () => {
+  it('follows nextCursor until the last page', async () => {
+    const names = Array.from({ length: 23 }, (_, i) => `tool_${String(i).padStart(2, '0')}`);
+    const { client, transport, requests } = await pagedServer(names, 10);
+    const tools = await listAllTools({ client, transport }, 5000);
+    expect(tools.map((t) => t.name)).toEqual(names);
+    expect(requests).toEqual([undefined, 'page-1', 'page-2']);
+  });
+
+  it('stops on a cursor loop instead of listing forever', async () => {
+    const { client, transport } = await pagedServer(['a', 'b', 'c', 'd'], 1, () => 'page-1');
+    await expect(listAllTools({ client, transport }, 5000)).rejects.toThrow('tools/list pagination loops on cursor page-1');
+  });
+});
+
+describe('buildCatalog', () => {
+  it('exposes names held by several upstreams as <server>__<tool>, keeps the rest, sorts by server then name', () => {
+    const catalog = buildCatalog(
+      new Map([
+        ['files', [tool('search'), tool('read_file')]],
+        ['web', [tool('search'), { ...tool('delete_page'), annotations: { destructiveHint: true } }]],
+      ]),
+      ['read_file'],
+    );
+    expect(catalog.map((t) => [t.server, t.name, t.upstreamName, t.isAction])).toEqual([
+      ['files', 'files__search', 'search', false],
+      ['files', 'read_file', 'read_file', true],
+      ['web', 'delete_page', 'delete_page', true],
+      ['web', 'web__search', 'search', false],
+    ]);
+  });
+});
