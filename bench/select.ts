@@ -1,10 +1,11 @@
 /**
  * Curator latency on real catalogs with the USE embedder: buildIndex cold (empty
- * embeddings cache) and warm (every vector cached), then select() p50/p99 over 200
- * queries per catalog, query embedding included. Run: `node dist/bench/select.js`.
+ * embeddings cache) and warm (every vector and the catalog trust cached), then select()
+ * p50/p99 over 200 queries per catalog, query embedding included, for hybrid with each
+ * fusion and for BM25 alone. Run: `node dist/bench/select.js`.
  */
 import { createCurator } from '../src/curator/index.js';
-import type { CuratorMode } from '../src/curator/types.js';
+import type { CuratorMode, Fusion } from '../src/curator/types.js';
 import { createEmbedder } from '../src/embedding/index.js';
 import type { Embedder } from '../src/embedding/types.js';
 import { everyKth, loadPublicSet, type PublicSetName } from '../src/eval/data.js';
@@ -29,15 +30,17 @@ export async function benchSelect(embedder: Embedder): Promise<string[]> {
     const cache = new EmbeddingStore(openDb(':memory:'));
     const cold = await timed(() => createCurator({ mode: 'hybrid', embedder, cache }).buildIndex(set.tools));
     const queries = everyKth(set.cases, QUERIES).map((c) => c.query);
-    for (const mode of ['hybrid', 'bm25'] as CuratorMode[]) {
-      const curator = createCurator({ mode, embedder, cache });
+    const runs: [CuratorMode, Fusion][] = [['hybrid', 'score'], ['hybrid', 'rrf'], ['bm25', 'score']];
+    for (const [mode, fusion] of runs) {
+      const curator = createCurator({ mode, fusion, embedder, cache });
       const warm = await timed(() => curator.buildIndex(set.tools));
       await curator.select(queries[0]!, set.tools);
       const times: number[] = [];
       for (const q of queries) times.push(await timed(() => curator.select(q, set.tools, { topK: 12 })));
       times.sort((a, b) => a - b);
       const f = (x: number): string => x.toFixed(1);
-      lines.push(`| ${name} | ${set.tools.length} | ${mode === 'hybrid' ? f(cold) : ''} | ${f(warm)} | ${mode} | ${f(pct(times, 0.5))} | ${f(pct(times, 0.99))} |`);
+      const first = mode === 'hybrid' && fusion === 'score';
+      lines.push(`| ${name} | ${set.tools.length} | ${first ? f(cold) : ''} | ${f(warm)} | ${mode === 'hybrid' ? `hybrid, ${fusion}` : mode} | ${f(pct(times, 0.5))} | ${f(pct(times, 0.99))} |`);
     }
   }
   return lines;

@@ -87,6 +87,25 @@ export function retrievalText(tool: ToolRecord, synonyms?: string): string {
 const SENTENCE_END = /(?<=[.!?])\s+(?=[\p{Lu}\p{N}'"(\[])/u;
 /** A tool gets at most this many description passages; later sentences are mostly caveats. */
 export const MAX_PASSAGES = 6;
+
+/** A tool's short views by kind (each cleaned like retrievalText's parts; absent or empty when the tool has none). */
+export interface PassageParts {
+  /** Split name and title: "create directory. Create Directory". */
+  name?: string;
+  /** Description sentences, the first MAX_PASSAGES. */
+  sentences: string[];
+  /** The synonym string from domain_synonyms.json. */
+  synonyms?: string;
+}
+
+/** passages() by kind: the curator's catalog trust (trust.ts) probes names against descriptions. */
+export function passageParts(tool: ToolRecord, synonyms?: string): PassageParts {
+  const sentences = tool.description.split(SENTENCE_END).map((x) => x.trim()).filter((x) => x.length > 0);
+  const [name] = clean([retrievalFields(tool).name]);
+  const [syn] = clean([synonyms]);
+  return { ...(name ? { name } : {}), sentences: clean(sentences.slice(0, MAX_PASSAGES)), ...(syn ? { synonyms: syn } : {}) };
+}
+
 /**
  * Short views of a tool for the dense retriever's passage scoring (MaxP, Dai & Callan,
  * SIGIR 2019): the name phrase (split name and title), each description sentence (the
@@ -100,6 +119,6 @@ export const MAX_PASSAGES = 6;
  * ```
  */
 export function passages(tool: ToolRecord, synonyms?: string): string[] {
-  const sentences = tool.description.split(SENTENCE_END).map((x) => x.trim()).filter((x) => x.length > 0);
-  return clean([retrievalFields(tool).name, ...sentences.slice(0, MAX_PASSAGES), synonyms]);
+  const p = passageParts(tool, synonyms);
+  return [...(p.name ? [p.name] : []), ...p.sentences, ...(p.synonyms ? [p.synonyms] : [])];
 }

@@ -5,6 +5,7 @@
  * silently ignored setting.
  */
 import { z } from 'zod';
+import { DEFAULT_FUSION, FUSIONS } from '../curator/fusion.js';
 import { embedderConfigSchema } from '../embedding/index.js';
 
 const stringMap = z.record(z.string(), z.string());
@@ -66,6 +67,13 @@ export const curatorSchema = z
     mode: z.enum(['none', 'bm25', 'dense', 'hybrid']).default('hybrid'),
     /** Shortlist size. 12 is the reference system's setting: 86.8 % fewer tokens at 93.2 % correct. */
     top_k: z.number().int().positive().default(12),
+    /**
+     * How hybrid mode fuses its dense and BM25 rankings (src/curator/fusion.ts), both with
+     * the same per-query gate: `score` (normalized scores, convex combination; measured
+     * better on the university suite, docs/CURATOR.md) or `rrf` (Reciprocal Rank Fusion,
+     * k = 60 over the top 50 of each list). Default `score`.
+     */
+    fusion: z.enum(FUSIONS).default(DEFAULT_FUSION),
     embedder: embedderSchema,
   })
   .strict();

@@ -22,7 +22,7 @@ export interface Bm25Hit {
   viaSynonym: string[];
 }
 
-type Field = keyof RetrievalFields;
+export type Field = keyof RetrievalFields;
 const FIELDS: readonly Field[] = ['name', 'description', 'parameters'];
 
 /**
@@ -65,15 +65,19 @@ export class Bm25Index {
   /**
    * Tools matching at least one content term of `text` or a synonym of one, best first;
    * only those with `allowed[index]` set when a mask is given. Empty when nothing matches
-   * (the zero-score case), including a query of stopwords only.
+   * (the zero-score case), including a query of stopwords only. `fields` restricts the
+   * match to some fields (each keeps its own BM25 statistics); default all three.
    */
-  query(text: string, allowed?: Uint8Array): Bm25Hit[] {
+  query(text: string, allowed?: Uint8Array, fields?: readonly Field[]): Bm25Hit[] {
     const terms = contentTerms(text);
     if (terms.length === 0) return [];
     const synonyms = expandTerms(terms);
     const queries: QueryCombination[] = [{ ...AS_IS, queries: terms }];
     if (synonyms.size > 0) queries.push({ ...AS_IS, queries: [...synonyms.keys()], boostTerm: () => SYNONYM_WEIGHT });
-    const results = this.search.search({ combineWith: 'OR', queries }, allowed ? { filter: (r) => allowed[r.id] === 1 } : undefined);
+    const results = this.search.search({ combineWith: 'OR', queries }, {
+      ...(allowed ? { filter: (r) => allowed[r.id] === 1 } : {}),
+      ...(fields ? { fields: [...fields] } : {}),
+    });
     return results.map((r) => {
       const matched = new Set(r.queryTerms);
       const direct = terms.filter((t) => matched.has(t));

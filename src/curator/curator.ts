@@ -4,7 +4,7 @@
  * docs/CURATOR.md. Fail-open throughout: a failing embedder degrades to BM25, a failing
  * index to the whole allowed pool; a user is never left with no tools.
  */
-import { passages, retrievalFields, retrievalText } from '../catalog/retrievalText.js';
+import { passageParts, retrievalFields, retrievalText } from '../catalog/retrievalText.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
@@ -15,17 +15,26 @@ import { DenseIndex } from './dense.js';
 import { embedDocuments } from './embedCache.js';
 import { LOW_CONFIDENCE_EXTRA, lowConfidenceThreshold, withDependencies } from './expand.js';
 import { explain } from './explain.js';
-import { retrieve, scoreGap, type Ranking, type Retrievers } from './retrieve.js';
+import { DEFAULT_FUSION, type Fusion } from './fusion.js';
+import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
 import { splitQuery } from './split.js';
+import { catalogTrust, type CatalogTrust, type ToolProbe } from './trust.js';
 import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator } from './types.js';
 
 /** Default shortlist size: the reference system's top_k. */
 export const DEFAULT_TOP_K = 12;
 
 export interface CuratorOptions {
-  /** 'hybrid' (BM25 + dense, gated score fusion), 'dense', 'bm25', or 'none' (the whole allowed pool). */
+  /** 'hybrid' (BM25 + dense, gated fusion), 'dense', 'bm25', or 'none' (the whole allowed pool). */
   mode: CuratorMode;
+  /**
+   * How hybrid mode fuses the two rankings: 'score' (convex combination of the scores,
+   * each scaled to [0, 1]) or 'rrf' (Reciprocal Rank Fusion, k = 60, top 50 of each), both
+   * with the same gated weights (fusion.ts). Default 'score', the one that measured better
+   * on the university suite (docs/CURATOR.md). Explanations carry both scores either way.
+   */
+  fusion?: Fusion;
   /** Needed by 'dense' and 'hybrid'; with null they run as 'bm25' (logged at buildIndex). */
   embedder: Embedder | null;
   /** Document-embedding cache; without it every buildIndex embeds the whole catalog. */
@@ -35,6 +44,13 @@ export interface CuratorOptions {
    * calibrated value for the embedder's id (expand.ts), none for an uncalibrated embedder.
    */
   lowConfidenceThreshold?: number;
+}
+
+/** What buildDense makes: the dense index, the catalog-trust probes and every text embedded (document, passages per tool). */
+interface DenseBuild {
+  index: DenseIndex;
+  probes: ToolProbe[];
+  texts: string[];
 }
 
 interface Index extends Retrievers {
@@ -49,14 +65,20 @@ interface Index extends Retrievers {
 class Curator implements ToolCurator {
   private index: Index | undefined;
   private readonly threshold: number | undefined;
+  private readonly fusion: Fusion;
 
   constructor(private readonly options: CuratorOptions) {
     const id = options.embedder?.id;
     this.threshold = id === undefined ? undefined : lowConfidenceThreshold(id, options.lowConfidenceThreshold);
+    this.fusion = options.fusion ?? DEFAULT_FUSION;
   }
 
   get mode(): CuratorMode {
     return this.options.mode;
+  }
+
+  get trust(): CatalogTrust | undefined {
+    return this.index?.trust;
   }
 
   async buildIndex(tools: ToolRecord[], extra: ExtraContext = {}): Promise<void> {
@@ -69,22 +91,22 @@ class Curator implements ToolCurator {
       const found = needs.map((n) => byName.get(n)).filter((j): j is number => j !== undefined);
       if (i !== undefined && found.length > 0) deps.set(i, found);
     }
-    const dense = await this.buildDense(tools, extra);
-    this.index = {
-      tools, names, byName, deps, dense,
-      bm25: new Bm25Index(tools.map((t) => retrievalFields(t, extra.synonyms?.[t.name]))),
-      anchor: new NameAnchor(names),
-      pinned: new Set(extra.pinned ?? []),
-    };
-    log.info({ tools: tools.length, mode: this.mode, dense: dense !== null, ms: Math.round(performance.now() - started) }, 'curator index built');
+    const bm25 = new Bm25Index(tools.map((t) => retrievalFields(t, extra.synonyms?.[t.name])));
+    const built = await this.buildDense(tools, extra);
+    const dense = built?.index ?? null;
+    // The catalog trust scales the fusion vote; only hybrid fuses.
+    const trust = built && this.mode === 'hybrid' ? this.trustOf(built, bm25) : undefined;
+    this.index = { tools, names, byName, deps, dense, bm25, trust, anchor: new NameAnchor(names), pinned: new Set(extra.pinned ?? []) };
+    log.info({ tools: tools.length, mode: this.mode, fusion: this.fusion, dense: dense !== null, trust, ms: Math.round(performance.now() - started) }, 'curator index built');
   }
 
   /**
-   * Embeds each tool's document and passages (passages(): name phrase, description
+   * Embeds each tool's document and passages (passageParts(): name phrase, description
    * sentences, synonyms; then its exemplars) through the cache, one embedder call for
-   * everything missing.
+   * everything missing. Returns the dense index and the catalog-trust probes built from
+   * the same vectors.
    */
-  private async buildDense(tools: ToolRecord[], extra: ExtraContext): Promise<DenseIndex | null> {
+  private async buildDense(tools: ToolRecord[], extra: ExtraContext): Promise<DenseBuild | null> {
     const embedder = this.options.embedder;
     if (this.mode === 'none' || this.mode === 'bm25') return null;
     if (!embedder) {
@@ -93,19 +115,50 @@ class Curator implements ToolCurator {
     }
     try {
       const views = tools.map((t) => {
-        const synonyms = extra.synonyms?.[t.name];
-        return { document: retrievalText(t, synonyms), passages: [...passages(t, synonyms), ...(extra.exemplars?.[t.name] ?? [])] };
+        const parts = passageParts(t, extra.synonyms?.[t.name]);
+        const own = [...(parts.name ? [parts.name] : []), ...parts.sentences, ...(parts.synonyms ? [parts.synonyms] : [])];
+        return { parts, document: retrievalText(t, extra.synonyms?.[t.name]), passages: [...own, ...(extra.exemplars?.[t.name] ?? [])] };
       });
-      const { vectors, embedded } = await embedDocuments(embedder, views.flatMap((v) => [v.document, ...v.passages]), this.options.cache);
+      const texts = views.flatMap((v) => [v.document, ...v.passages]);
+      const { vectors, embedded } = await embedDocuments(embedder, texts, this.options.cache);
       let next = 0;
       const take = (n: number): Float32Array[] => vectors.slice(next, (next += n));
       const perTool = views.map((v) => ({ document: take(1)[0]!, passages: take(v.passages.length) }));
+      const probes = views.map(({ parts }, i): ToolProbe => {
+        const own = perTool[i]!.passages;
+        const first = parts.name ? 1 : 0;
+        const description = own.slice(first, first + parts.sentences.length + (parts.synonyms ? 1 : 0));
+        return {
+          ...(parts.name ? { name: { text: parts.name, vector: own[0]! } } : {}),
+          ...(parts.sentences.length > 0 ? { sentence: { text: parts.sentences[0]!, vector: own[first]! } } : {}),
+          description,
+        };
+      });
       log.debug({ embedder: embedder.id, vectors: vectors.length, embedded }, 'curator: document embeddings ready');
-      return new DenseIndex(embedder.dim, perTool);
+      return { index: new DenseIndex(embedder.dim, perTool), probes, texts };
     } catch (err) {
       log.warn({ err, embedder: embedder.id }, 'curator: embedding the catalog failed, running BM25 only');
       return null;
     }
+  }
+
+  /**
+   * The catalog trust (trust.ts), cached in the embedding store under the embedder id
+   * + `#trust`, keyed by every text indexed: measuring it costs about 0.15 s on a
+   * 464-tool catalog (the BM25 probes mostly), a cache hit nothing.
+   */
+  private trustOf(built: DenseBuild, bm25: Bm25Index): CatalogTrust | undefined {
+    const cache = this.options.cache;
+    const id = `${this.options.embedder!.id}#trust`;
+    const key = `catalog trust v1\n${JSON.stringify(built.texts)}`;
+    let stored = cache?.get(id, [key])[0];
+    if (!stored) {
+      const trust = catalogTrust(built.probes, bm25, built.index.dim);
+      // Stored as float32, and used as stored on a cold build too, so a warm one ranks identically.
+      stored = Float32Array.of(trust?.dense ?? 0, trust?.bm25 ?? 0, trust?.probes ?? 0);
+      cache?.put(id, [{ text: key, vector: stored }]);
+    }
+    return stored[2]! > 0 ? { dense: stored[0]!, bm25: stored[1]!, probes: stored[2]! } : undefined;
   }
 
   async select(query: string, allowed: ToolRecord[], options: SelectOptions = {}): Promise<Selection> {
@@ -139,7 +192,7 @@ class Curator implements ToolCurator {
     const texts = parts.length > 1 ? [query, ...parts] : [query];
     const vectors = await this.embedQueries(index, texts);
     const mode = vectors ? (this.mode === 'dense' ? 'dense' : 'hybrid') : 'bm25';
-    const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask));
+    const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion));
     const whole = rankings[0]!;
 
     const best = whole.dense?.bestDocument;
@@ -155,8 +208,8 @@ class Curator implements ToolCurator {
     const withDeps = withDependencies(tools, index.deps, (i) => mask[i] === 1);
     for (let k = 0; k < withDeps.added.length; k++) addedBy.push('dependency');
 
-    const selection: Selection = { tools: withDeps.tools.map((i) => index.tools[i]!), confidence: scoreGap(whole.scores), mode };
-    if (wantExplain) selection.explanations = explain(index.names, withDeps.tools, addedBy, whole, mode === 'hybrid');
+    const selection: Selection = { tools: withDeps.tools.map((i) => index.tools[i]!), confidence: shortlistConfidence(whole.score, topK), mode };
+    if (wantExplain) selection.explanations = explain(index.names, withDeps.tools, addedBy, whole);
     return selection;
   }
 
@@ -173,9 +226,9 @@ class Curator implements ToolCurator {
   }
 }
 
-/** The pool as given, unranked: no retriever ran, so mode 'none' and confidence 0. */
+/** The pool as given, unranked: no retriever ran (mode 'none'), and nothing is left out (confidence 1). */
 function passThrough(tools: ToolRecord[], why: string, wantExplain?: boolean): Selection {
-  const selection: Selection = { tools, confidence: 0, mode: 'none' };
+  const selection: Selection = { tools, confidence: 1, mode: 'none' };
   if (wantExplain) selection.explanations = tools.map((t) => ({ name: t.name, addedBy: why }));
   return selection;
 }
@@ -185,11 +238,11 @@ function passThrough(tools: ToolRecord[], why: string, wantExplain?: boolean): S
  *
  * ### Usage
  * ```ts
- * const curator = createCurator({ mode: 'hybrid', embedder: await createEmbedder({ provider: 'use' }),
+ * const curator = createCurator({ mode: 'hybrid', fusion: 'score', embedder: await createEmbedder({ provider: 'use' }),
  *                                 cache: new EmbeddingStore(openDb('.tool-curator/store.db')) });
  * await curator.buildIndex(catalog, { synonyms, dependencies, pinned: ['get_my_profile'] });
  * const { tools, confidence, mode } = await curator.select('what do I owe in fees?', policy.allowed(persona), { topK: 12 });
- * // tools: ToolRecord[] best first (pinned excluded); confidence in [0, 1]; mode: 'hybrid' unless degraded
+ * // tools: ToolRecord[] best first (pinned excluded); confidence in [0, 1], low = widen; mode: 'hybrid' unless degraded
  * ```
  */
 export function createCurator(options: CuratorOptions): ToolCurator {

@@ -3,4 +3,6 @@
  * in this folder is a pipeline stage (see docs/CURATOR.md).
  */
 export { createCurator, DEFAULT_TOP_K, type CuratorOptions } from './curator.js';
+export { DEFAULT_FUSION, FUSIONS, type Fusion } from './fusion.js';
+export type { CatalogTrust } from './trust.js';
 export type { CuratorMode, ExtraContext, Explanation, Selection, SelectOptions, ToolCurator } from './types.js';

@@ -5,30 +5,36 @@
 import type { CuratorMode } from './types.js';
 import type { Bm25Hit, Bm25Index } from './bm25.js';
 import type { DenseIndex, DenseRanking } from './dense.js';
-import { bm25Coverage, fuse } from './fusion.js';
+import { bm25Coverage, fuse, type Fusion } from './fusion.js';
 import { contentTerms, literalTerms } from './tokenize.js';
+import { bm25Share, type CatalogTrust } from './trust.js';
 
 /** A ranking of allowed tools plus what each retriever said, for explanations. */
 export interface Ranking {
   /** Catalog indices, best first. */
   order: number[];
-  /** Score of each entry of `order`: fused score (hybrid), BM25 score or dense score. */
-  scores: number[];
+  /** Per entry of `order`: the score fusion's score in [0, 1] (fusion.ts; one retriever alone: its score scaled to [0, 1]). */
+  score: number[];
+  /** Per entry of `order`: the RRF score (one retriever alone: 1 / (60 + rank) in its top 50). */
+  rrf: number[];
+  /** Per entry of `order`: the score the order was sorted by (`rrf` under hybrid's fusion 'rrf', else `score`). */
+  fused: number[];
   bm25: Bm25Hit[];
   dense?: DenseRanking;
-  /** BM25's share p of the fusion vote for this text (dense has 1 − p); 0 when the zero-score guard skipped it. */
-  bm25Weight: number;
 }
 
-/** The retrievers of a built index. */
+/** The retrievers of a built index, and the catalog trust that scales their votes. */
 export interface Retrievers {
   bm25: Bm25Index;
   dense: DenseIndex | null;
+  trust?: CatalogTrust;
 }
 
 /**
  * Ranks the allowed tools (`allowed[i] === 1`) for `text`. `mode` is the mode that can run
- * now: 'dense' and 'hybrid' need `vector` (the query embedding).
+ * now: 'dense' and 'hybrid' need `vector` (the query embedding). A single retriever's
+ * ranking is its own order; its scores go through the same fusion with the whole vote, so
+ * every ranking carries a score in [0, 1] and an RRF score.
  */
 export function retrieve(
   r: Retrievers,
@@ -36,28 +42,43 @@ export function retrieve(
   text: string,
   vector: Float32Array | undefined,
   allowed: Uint8Array,
+  fusion: Fusion,
 ): Ranking {
   const bm25 = mode === 'dense' ? [] : r.bm25.query(text, allowed);
   const dense = vector && r.dense && mode !== 'bm25' ? r.dense.search(vector, allowed) : undefined;
-  if (!dense) return { order: bm25.map((h) => h.index), scores: bm25.map((h) => h.score), bm25, bm25Weight: 1 };
-  // Zero-score guard: no query term occurs in any allowed tool, so BM25 has no ranking.
-  if (mode === 'dense' || bm25.length === 0) {
-    return { order: Array.from(dense.indices), scores: Array.from(dense.similarities), bm25, dense, bm25Weight: 0 };
+  // BM25's share p of the vote (dense has 1 − p): its coverage scaled by the catalog trust; 1 when it runs alone.
+  let p = 1;
+  if (dense) {
+    // Zero-score guard: no query term occurs in any allowed tool, so BM25 has no ranking.
+    const coverage = mode === 'dense' || bm25.length === 0 ? 0 : bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
+    p = bm25Share(coverage, r.trust);
   }
-  const weight = bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
-  const fused = fuse(dense, bm25, weight);
-  return { order: fused.map((f) => f.index), scores: fused.map((f) => f.score), bm25, dense, bm25Weight: weight };
+  // `fusion` is hybrid's choice; one retriever alone is ranked, and explained, by its own score.
+  const used = mode === 'hybrid' ? fusion : 'score';
+  const f = fuse(dense, bm25, p, used);
+  return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, bm25, dense };
 }
 
 /**
- * Score-gap confidence of a ranking, (s1 − s2) / s1 clamped to [0, 1]: 1 for a single
- * candidate, 0 for none or a non-positive top score. Near 0 means the top two are
- * interchangeable and a caller should widen the shortlist.
+ * Confidence of a ranking for a shortlist of `topK`, in [0, 1]: how far the best
+ * candidate stands above the first one left out, on the score fusion's [0, 1] scale,
+ *
+ *     s(1) − s(topK + 1)        s(j) = the j-th highest score-fusion score, 0 past the ranking
+ *
+ * whichever fusion ordered the list. Near 0: the head of the ranking is flat and the tool
+ * the user means may be just below the cut, so widen. 1: one tool is the clear best of
+ * both retrievers and nothing outside the shortlist comes close. It is not the relative
+ * gap of the top two, (s1 − s2) / s1, which says whether the first tool is right, not
+ * whether the shortlist holds the right one; docs/CURATOR.md has the distribution of both
+ * for Correct and missed shortlists of the university suite. 0 for an empty ranking.
+ *
+ * ### Usage
+ * ```ts
+ * shortlistConfidence([1, 0.9, 0.4, 0.2], 2)  // 1 − 0.4 = 0.6
+ * ```
  */
-export function scoreGap(scores: readonly number[]): number {
-  const s1 = scores[0];
-  if (s1 === undefined || s1 <= 0) return 0;
-  const s2 = scores[1];
-  if (s2 === undefined) return 1;
-  return Math.min(1, Math.max(0, (s1 - s2) / s1));
+export function shortlistConfidence(scores: readonly number[], topK: number): number {
+  if (scores.length === 0) return 0;
+  const sorted = [...scores].sort((a, b) => b - a);
+  return Math.min(1, Math.max(0, sorted[0]! - (sorted[topK] ?? 0)));
 }

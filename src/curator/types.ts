@@ -3,6 +3,7 @@
  * tools for each query. Knows nothing about MCP sessions.
  */
 import type { ToolRecord } from '../catalog/types.js';
+import type { CatalogTrust } from './trust.js';
 
 /** Domain knowledge beside the catalog, all optional, keyed by exposed tool name. */
 export interface ExtraContext {
@@ -17,6 +18,8 @@ export interface ExtraContext {
 }
 
 export type CuratorMode = 'none' | 'bm25' | 'dense' | 'hybrid';
+
+export type { Fusion } from './fusion.js';
 
 export interface SelectOptions {
   /** Shortlist size before expansions. Default 12 (the reference system's setting). */
@@ -33,13 +36,20 @@ export interface Explanation {
   denseSimilarity?: number;
   bm25Rank?: number;
   bm25Score?: number;
-  /** Fused score in [0, 1] (hybrid, when BM25 matched): (1 − p) × dense + p × BM25, each scaled to [0, 1], p = BM25's query coverage (fusion.ts). */
-  fusedScore?: number;
   /**
-   * @deprecated The fused score under its name from when fusion was RRF; same value as
-   * `fusedScore`. Kept until src/gateway/selectView.ts reads `fusedScore`.
+   * RRF score (Cormack et al., SIGIR 2009; k = 60, top 50 of each list), with the fusion
+   * gate's weights: (1 − p) / (60 + denseRank) + p / (60 + bm25Rank), p = BM25's share
+   * (a list's term is 0 past its rank 50; one retriever alone: 1 / (60 + rank)). At most
+   * 1/61. Computed whichever fusion ranked.
    */
   rrfScore?: number;
+  /**
+   * The score the ranking used: with fusion 'score' the score fusion's value in [0, 1],
+   * (1 − p) × dense + p × BM25, each scaled to [0, 1] over the allowed pool (one retriever
+   * alone: its own score so scaled); in hybrid mode with fusion 'rrf' equal to
+   * `rrfScore` (fusion.ts).
+   */
+  fusedScore?: number;
   /** The mechanism that put it in the list: 'retrieval', 'anchor', 'split', 'dependency', 'pinned', 'passthrough', 'blank', 'expansion', 'fallback'. */
   addedBy: string;
 }
@@ -48,9 +58,14 @@ export interface Selection {
   /** Shortlist in rank order (pinned tools are not included; the gateway adds them). */
   tools: ToolRecord[];
   /**
-   * Relative gap between the top two fused scores, (s1 - s2) / s1, in [0, 1];
-   * 1 when there is a single candidate, 0 when the pool was passed through.
-   * A low value tells the caller to widen.
+   * How clearly the shortlist's head stands above what was left out, in [0, 1]: the best
+   * score-fusion score minus the (topK + 1)-th best, on the score fusion's [0, 1] scale,
+   * whichever fusion ranked (retrieve.ts `shortlistConfidence`). Low means the ranking is
+   * flat around the cut and the caller should widen (a larger topK, or ask the user);
+   * docs/CURATOR.md gives its distribution for Correct and missed shortlists on the
+   * university suite and the cut below which misses concentrate. 1 when the shortlist is the
+   * whole allowed pool (nothing left out: pool no larger than topK, blank query, mode
+   * 'none', fallback).
    */
   confidence: number;
   /** The mode that actually ran (e.g. 'bm25' when the embedder failed in hybrid). */
@@ -60,6 +75,13 @@ export interface Selection {
 
 export interface ToolCurator {
   readonly mode: CuratorMode;
+  /**
+   * The catalog trust the last buildIndex measured (hybrid only; trust.ts): each
+   * retriever's self-retrieval reliability, which scales the fusion vote. Undefined
+   * before buildIndex, outside hybrid mode, without dense vectors or with fewer than 5
+   * probed tools.
+   */
+  readonly trust?: CatalogTrust;
   /**
    * Indexes the catalog: retrieval texts, BM25 index, document embeddings (cached).
    * Call once per catalog change. Never throws for an embedder failure: it falls back

@@ -1,14 +1,17 @@
 /**
- * `tool-curator eval <target> [--mode M] [--top-k N] [--sample N] [--json] [--config F]`:
+ * `tool-curator eval <target> [--mode M] [--fusion F] [--top-k N] [--sample N] [--json] [--config F]`:
  * wiring only. Targets: a suite file (`*.yaml`, e.g. eval/university.yaml, run over the
  * upstreams of the gateway config: --config, else $TOOL_CURATOR_CONFIG, else
  * ./gateway.config.yaml), a public data set (metatool, toollens, api_bank, mcptoolbenchpp),
  * `public` (all four), `dev` (the dev suite), `calibrate` (low-confidence threshold
- * measurement), `all` (public + dev + eval/university.yaml). Document and query embeddings
+ * measurement), `all` (public + dev + eval/university.yaml). `--fusion score|rrf` picks the
+ * hybrid fusion (default: a suite uses the config's curator.fusion, the public and dev sets
+ * the curator's default). Document and query embeddings
  * are cached in $TOOL_CURATOR_EVAL_CACHE (default .tool-curator/eval.db), so a re-run
  * embeds nothing.
  */
 import { parseArgs } from 'node:util';
+import { FUSIONS, type Fusion } from '../curator/index.js';
 import type { CuratorMode } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
 import { openDb } from '../store/db.js';
@@ -21,7 +24,7 @@ import { formatCalibration, formatPublicTable, formatSuiteReport, formatUniversi
 import { loadSuite, runUniversitySuite, UNIVERSITY_SUITE } from './university.js';
 
 const MODES: readonly CuratorMode[] = ['none', 'bm25', 'dense', 'hybrid'];
-const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--top-k N] [--sample N] [--json] [--config F]';
+const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]';
 
 function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -35,12 +38,13 @@ export async function evalCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { mode: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } },
+    options: { mode: { type: 'string' }, fusion: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } },
   });
   const target = positionals[0];
   const modeArg = values.mode ?? 'all';
   const modes = modeArg === 'all' ? (['bm25', 'dense', 'hybrid'] as CuratorMode[]) : [modeArg as CuratorMode];
-  if (!target || modes.some((m) => !MODES.includes(m))) {
+  const fusion = values.fusion as Fusion | undefined;
+  if (!target || modes.some((m) => !MODES.includes(m)) || (fusion !== undefined && !FUSIONS.includes(fusion))) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
@@ -71,7 +75,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     if (target === 'dev' || target === 'all') {
       const queries = embedder && memoizeQueries(embedder, cache);
       for (const mode of modes) {
-        const report = await runDevSuite(mode, queries, cache, topK);
+        const report = await runDevSuite(mode, queries, cache, topK, fusion);
         out[`dev:${mode}`] = { ...report, cases: undefined };
         print(formatSuiteReport(`dev suite, ${mode}`, report));
       }
@@ -79,7 +83,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     if (suite !== undefined) {
       const configPath = values.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml';
       const queries = embedder && memoizeQueries(embedder, cache);
-      const result = await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK });
+      const result = await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion });
       out.suite = {
         ...result,
         file: suite,
@@ -93,7 +97,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     const results: PublicEvalResult[] = [];
     for (const set of sets) {
-      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample }));
+      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion }));
       out.public = results;
     }
     if (results.length > 0) print(formatPublicTable(results));

@@ -2,8 +2,8 @@
  * Public data-set runner: builds a curator per mode over a data set's catalog, asks it
  * for each query's shortlist and averages the ranking metrics of that shortlist.
  */
-import { createCurator } from '../curator/index.js';
-import type { CuratorMode } from '../curator/types.js';
+import { createCurator, DEFAULT_FUSION } from '../curator/index.js';
+import type { CuratorMode, Fusion } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
 import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './data.js';
@@ -18,6 +18,8 @@ export interface PublicEvalOptions {
   cache?: EmbeddingStore;
   /** Data folder; default evalDataDir(). */
   dir?: string;
+  /** Hybrid fusion; default the curator's ('score'). */
+  fusion?: Fusion;
 }
 
 export interface ModeResult extends RetrievalMetrics {
@@ -34,6 +36,8 @@ export interface ModeResult extends RetrievalMetrics {
 export interface PublicEvalResult {
   set: PublicSetName;
   tools: number;
+  /** The hybrid fusion the curator used. */
+  fusion: Fusion;
   results: ModeResult[];
 }
 
@@ -69,7 +73,7 @@ function percentile(sorted: readonly number[], p: number): number {
 /** Runs one mode over a loaded set. */
 export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: Embedder | null, options: PublicEvalOptions = {}): Promise<ModeResult> {
   const topK = options.topK ?? 10;
-  const curator = createCurator({ mode, embedder, cache: options.cache });
+  const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache });
   await curator.buildIndex(set.tools);
   const cases = options.sample ? everyKth(set.cases, options.sample) : set.cases;
   const acc = new MetricsAccumulator();
@@ -108,5 +112,5 @@ export async function runPublicEval(
   const queryEmbedder = embedder && memoizeQueries(embedder, options.cache);
   const results: ModeResult[] = [];
   for (const mode of modes) results.push(await evaluateMode(data, mode, queryEmbedder, options));
-  return { set, tools: data.tools.length, results };
+  return { set, tools: data.tools.length, fusion: options.fusion ?? DEFAULT_FUSION, results };
 }

@@ -30,7 +30,8 @@ export function formatPublicTable(results: readonly PublicEvalResult[]): string 
   ];
   for (const r of results) {
     r.results.forEach((m, i) => {
-      const name = m.ranAs === m.mode ? m.mode : `${m.mode} (ran as ${m.ranAs})`;
+      const mode = m.mode === 'hybrid' ? `hybrid, ${r.fusion}` : m.mode;
+      const name = m.ranAs === m.mode ? mode : `${mode} (ran as ${m.ranAs})`;
       lines.push(`| ${i === 0 ? `${r.set} (${r.tools} tools)` : ''} | ${i === 0 ? m.queries : ''} | ${name} | ${f3(m.recall5)} | ${f3(m.recall10)} | ${f3(m.complete10)} | ${f3(m.ndcg10)} | ${f3(m.mrr)} | ${m.avgShortlist.toFixed(1)} |`);
     });
     for (const [name, b] of Object.entries(BASELINES[r.set])) {
@@ -73,7 +74,7 @@ function cost(cases: readonly CaseResult[]): string {
 export function formatUniversityReport(suite: string, r: UniversityResult): string {
   const costHead = 'avg list | avg tokens | full-list tokens | reduction';
   const lines = [
-    `university suite ${suite}: ${r.cases} cases, ${r.tools} tools, top_k ${r.topK}, pinned: ${r.pinned.join(', ') || 'none'}`,
+    `university suite ${suite}: ${r.cases} cases, ${r.tools} tools, top_k ${r.topK}, fusion ${r.fusion}, pinned: ${r.pinned.join(', ') || 'none'}`,
     `personas: ${Object.entries(r.personas).map(([p, x]) => `${p} ${x.cases} cases / ${x.tools} tools`).join(', ')}`,
     '',
     `| mode | correct | partial | missed | accuracy | ${costHead} |`,

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
-import type { CuratorMode, ToolCurator } from '../curator/types.js';
+import type { CuratorMode, Fusion, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { Gateway } from '../gateway/gateway.js';
 import { visibleSchema } from '../guards/identity.js';
@@ -95,6 +95,8 @@ export interface UniversityOptions {
   cache?: EmbeddingStore;
   /** Shortlist size asked of the curator. Default the config's curator.top_k. */
   topK?: number;
+  /** Hybrid fusion. Default the config's curator.fusion. */
+  fusion?: Fusion;
 }
 
 export interface UniversityModeResult {
@@ -108,6 +110,7 @@ export interface UniversityResult {
   cases: number;
   tools: number;
   topK: number;
+  fusion: Fusion;
   pinned: string[];
   /** Per persona in the suite: how many cases it has and how many tools it may use. */
   personas: Record<string, { cases: number; tools: number }>;
@@ -162,10 +165,11 @@ export async function runUniversitySuite(cases: readonly SuiteCase[], options: U
     }
     const topK = options.topK ?? loaded.config.curator.top_k;
     const pinned = loaded.config.exposure.pinned;
+    const fusion = options.fusion ?? loaded.config.curator.fusion;
     const results: UniversityModeResult[] = [];
     for (const mode of options.modes) {
       const ranAs = new Map<CuratorMode, number>();
-      const curator = asHostSees(createCurator({ mode, embedder: options.embedder, cache: options.cache }), ranAs);
+      const curator = asHostSees(createCurator({ mode, fusion, embedder: options.embedder, cache: options.cache }), ranAs);
       await curator.buildIndex(gateway.catalog, gateway.extraContext);
       const report = await runSuite(curator, cases, allowedFor, { topK, pinned });
       results.push({ mode, ranAs: [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? mode, report });
@@ -175,6 +179,7 @@ export async function runUniversitySuite(cases: readonly SuiteCase[], options: U
       cases: cases.length,
       tools: gateway.catalog.length,
       topK,
+      fusion,
       pinned,
       personas: Object.fromEntries(inSuite.map((p) => [p, { cases: cases.filter((c) => c.persona === p).length, tools: allowedFor(p).length }])),
       results,

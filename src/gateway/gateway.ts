@@ -127,7 +127,7 @@ export class Gateway extends EventEmitter {
     ).finally(() => void (this.startup.embedderMs = since()));
     [, this.embedder] = await Promise.all([upstreams, embedder]);
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
-    this.curator = createCurator({ mode, embedder: this.embedder, cache: new EmbeddingStore(this.db) });
+    this.curator = createCurator({ mode, fusion: config.curator.fusion, embedder: this.embedder, cache: new EmbeddingStore(this.db) });
     await this.index();
     this.startup.indexedMs = since();
     log.info(this.startup, 'gateway ready');

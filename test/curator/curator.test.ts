@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { gatewayConfigSchema } from '../../src/config/schema.js';
 import { createCurator } from '../../src/curator/index.js';
+import { bm25Share } from '../../src/curator/trust.js';
+import { evalCommand } from '../../src/eval/command.js';
 import { openDb } from '../../src/store/db.js';
 import { EmbeddingStore } from '../../src/store/embeddings.js';
 import { fakeEmbedder, tool } from './fakeEmbedder.js';
@@ -28,7 +31,7 @@ async function hybrid(extra = {}, threshold?: number) {
 }
 
 describe('curator.select', () => {
-  test('hybrid ranks by gated score fusion and explains each tool', async () => {
+  test('hybrid ranks by gated score fusion; explanations carry the RRF and the fused score', async () => {
     const { curator } = await hybrid();
     const s = await curator.select('library books tonight', CATALOG, { topK: 3, explain: true });
     expect(s.mode).toBe('hybrid');
@@ -39,21 +42,54 @@ describe('curator.select', () => {
     // Dense: (document + best passage) / 2. The query · "search library catalog. find books in
     // the library." = 3 / (√3 · √10); · the sentence "find books in the library" = 2 / (√3 · √5).
     expect(first!.denseSimilarity).toBeCloseTo((3 / Math.sqrt(30) + 2 / Math.sqrt(15)) / 2, 5);
-    // BM25's share p: its top hit (borrow_book) has "library" and "book" (2 of 12 tools each,
-    // IDF ln 5.2) but not "tonight" (in no tool: ln 26). Dense is scaled by the pool's max
-    // (min 0: get_fee_dues shares no word), BM25 by its top score.
-    const p = (2 * Math.log(5.2)) / (2 * Math.log(5.2) + Math.log(26));
+    // BM25's coverage: its top hit (borrow_book) has "library" and "book" (2 of 12 tools each,
+    // IDF ln 5.2) but not "tonight" (in no tool: ln 26); scaled by the catalog trust into p.
+    const coverage = (2 * Math.log(5.2)) / (2 * Math.log(5.2) + Math.log(26));
+    expect(curator.trust).toMatchObject({ probes: 12 });
+    const p = bm25Share(coverage, curator.trust);
+    // Score fusion: dense scaled by the pool's max (min 0: get_fee_dues shares no word), BM25 by its top score.
     expect(first!.fusedScore).toBeCloseTo((1 - p) + p * (first!.bm25Score! / second!.bm25Score!), 6);
     expect(second!.fusedScore).toBeCloseTo((1 - p) * (second!.denseSimilarity! / first!.denseSimilarity!) + p, 6);
-    expect(first!.rrfScore).toBe(first!.fusedScore);
-    expect(s.confidence).toBeCloseTo((first!.fusedScore! - second!.fusedScore!) / first!.fusedScore!, 12);
+    // RRF with the same weights: (1 − p) / (60 + dense rank) + p / (60 + BM25 rank).
+    expect(first!.rrfScore).toBeCloseTo((1 - p) / 61 + p / 62, 12);
+    expect(second!.rrfScore).toBeCloseTo((1 - p) / 62 + p / 61, 12);
+    // Confidence: best fused score minus the 4th best (top_k 3 + 1).
+    const wider = await curator.select('library books tonight', CATALOG, { topK: 4, explain: true });
+    expect(s.confidence).toBeCloseTo(first!.fusedScore! - wider.explanations![3]!.fusedScore!, 12);
+  });
+
+  test('fusion rrf: the RRF score orders the list and is the fused score', async () => {
+    const curator = createCurator({ mode: 'hybrid', fusion: 'rrf', embedder: fakeEmbedder() });
+    await curator.buildIndex(CATALOG);
+    const s = await curator.select('library books tonight', CATALOG, { topK: 3, explain: true });
+    const p = bm25Share((2 * Math.log(5.2)) / (2 * Math.log(5.2) + Math.log(26)), curator.trust);
+    // Dense ranks search_library_catalog 1st and borrow_book 2nd, BM25 the other way round;
+    // ranks alone cannot see dense's wide margin, so with BM25's share over ½ RRF puts
+    // borrow_book first where the score fusion (above) does not.
+    expect(p).toBeGreaterThan(0.5);
+    const [first, second] = s.explanations!;
+    expect(first).toMatchObject({ name: 'borrow_book', denseRank: 2, bm25Rank: 1 });
+    expect(second).toMatchObject({ name: 'search_library_catalog', denseRank: 1, bm25Rank: 2 });
+    expect(first!.rrfScore).toBeCloseTo((1 - p) / 62 + p / 61, 12);
+    expect(second!.rrfScore).toBeCloseTo((1 - p) / 61 + p / 62, 12);
+    expect(s.explanations!.every((e) => e.fusedScore === e.rrfScore)).toBe(true);
+  });
+
+  test('bm25 and dense alone: RRF 1 / (60 + rank), fused = own score scaled to [0, 1]', async () => {
+    const bm25 = createCurator({ mode: 'bm25', embedder: null });
+    await bm25.buildIndex(CATALOG);
+    const s = await bm25.select('library books', CATALOG, { topK: 2, explain: true });
+    expect(s.explanations!.map((e) => [e.name, e.rrfScore])).toEqual([['borrow_book', 1 / 61], ['search_library_catalog', 1 / 62]]);
+    expect(s.explanations![0]!.fusedScore).toBe(1);
+    expect(s.explanations![1]!.fusedScore).toBeCloseTo(s.explanations![1]!.bm25Score! / s.explanations![0]!.bm25Score!, 12);
+    expect(bm25.trust).toBeUndefined();
   });
 
   test('pass-through when the allowed pool is no larger than top_k', async () => {
     const { curator } = await hybrid();
     const s = await curator.select('anything', CATALOG.slice(0, 3), { topK: 3 });
     expect(names(s)).toEqual(['get_fee_dues', 'make_payment', 'get_grades']);
-    expect([s.confidence, s.mode]).toEqual([0, 'none']);
+    expect([s.confidence, s.mode]).toEqual([1, 'none']); // nothing left out
   });
 
   test('blank query returns the whole allowed pool', async () => {
@@ -164,5 +200,17 @@ describe('embedding cache', () => {
     await createCurator({ mode: 'dense', embedder, cache }).buildIndex(CATALOG);
     // Three texts per tool: the document, the name phrase and the one description sentence.
     expect(embedder.documentCalls.map((c) => c.length)).toEqual([30, 6]);
+  });
+});
+
+describe('config curator.fusion', () => {
+  test('score by default, rrf selectable, anything else rejected', () => {
+    const parse = (curator: object) => gatewayConfigSchema.safeParse({ upstreams: {}, curator });
+    expect(parse({}).data?.curator.fusion).toBe('score');
+    expect(parse({ fusion: 'rrf' }).data?.curator.fusion).toBe('rrf');
+    expect(parse({ fusion: 'borda' }).success).toBe(false);
+  });
+  test('eval --fusion takes score or rrf only', async () => {
+    expect(await evalCommand(['api_bank', '--fusion', 'borda'])).toBe(2);
   });
 });

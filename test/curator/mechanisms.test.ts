@@ -5,7 +5,9 @@ import { DenseIndex } from '../../src/curator/dense.js';
 import { lowConfidenceThreshold, withDependencies } from '../../src/curator/expand.js';
 import { bm25Coverage, fuse } from '../../src/curator/fusion.js';
 import { expandTerms } from '../../src/curator/lexicon.js';
-import { scoreGap } from '../../src/curator/retrieve.js';
+import { shortlistConfidence } from '../../src/curator/retrieve.js';
+import { RRF_DEPTH, RRF_K, rrfScores } from '../../src/curator/rrf.js';
+import { bm25Share, catalogTrust, type ToolProbe } from '../../src/curator/trust.js';
 import { assembleShortlist } from '../../src/curator/shortlist.js';
 import { interleave, partBudget, splitQuery } from '../../src/curator/split.js';
 
@@ -14,18 +16,51 @@ const unit = (...xs: number[]): Float32Array => {
   return Float32Array.from(xs.map((x) => x / n));
 };
 
-describe('fusion: (1 − p) · dense + p · BM25, each scaled to [0, 1]', () => {
+describe('RRF (Cormack et al. 2009): Σ w / (k + rank), k = 60, top 50 of each list', () => {
+  test('the paper\'s constants', () => {
+    expect([RRF_K, RRF_DEPTH]).toEqual([60, 50]);
+  });
+  test('equal weights: 1/61 for a rank 1, summed over lists', () => {
+    expect(rrfScores([{ indices: [7, 3], weight: 1 }, { indices: [3], weight: 1 }])).toEqual(new Map([[7, 1 / 61], [3, 1 / 62 + 1 / 61]]));
+  });
+  test('weights scale a list\'s votes; ranks past the depth do not vote', () => {
+    const long = Array.from({ length: 60 }, (_, i) => 100 + i);
+    const s = rrfScores([{ indices: long, weight: 0.25 }, { indices: [149, 150], weight: 0.75 }]);
+    expect(s.get(100)).toBe(0.25 / 61);
+    expect(s.get(149)).toBe(0.25 / 110 + 0.75 / 61); // rank 50: the last that votes
+    expect(s.get(150)).toBe(0.75 / 62); // rank 51 in the long list: no vote there
+    expect(s.has(151)).toBe(false);
+    expect(rrfScores([{ indices: [5, 6], weight: 1 }], 1, 1)).toEqual(new Map([[5, 1 / 2]]));
+  });
+});
+
+describe('fusion: p = BM25\'s share, dense 1 − p; score and RRF', () => {
   const dense = { indices: Int32Array.from([4, 7, 1]), similarities: Float32Array.from([0.6, 0.5, 0.2]), bestDocument: 0.6 };
   const hit = (index: number, score: number) => ({ index, score, terms: [], viaSynonym: [] });
-  test('dense by (sim − min) / (max − min), BM25 by score / top score', () => {
-    const fused = fuse(dense, [hit(7, 12), hit(1, 6)], 0.5);
-    expect(fused.map((f) => [f.index, Number(f.score.toFixed(6))])).toEqual([[7, 0.5 * 0.75 + 0.5], [4, 0.5], [1, 0.5 * 0.5]]);
+  // Similarities are float32: scaled values are exact to about 1e-7.
+  const round = (xs: number[]) => xs.map((x) => Number(x.toFixed(6)));
+  test('score: dense by (sim − min) / (max − min), BM25 by score / top score; RRF computed too', () => {
+    const f = fuse(dense, [hit(7, 12), hit(1, 6)], 0.25, 'score');
+    expect(f.order).toEqual([7, 4, 1]);
+    expect(round(f.score)).toEqual(round([0.75 * 0.75 + 0.25, 0.75, 0.25 * 0.5]));
+    expect(round(f.rrf)).toEqual(round([0.75 / 62 + 0.25 / 61, 0.75 / 61, 0.75 / 63 + 0.25 / 62]));
+  });
+  test('rrf: (1 − p) / (60 + dense rank) + p / (60 + BM25 rank) orders the list; the score is computed too', () => {
+    const f = fuse(dense, [hit(7, 12), hit(1, 6)], 0.25, 'rrf');
+    // 7: 0.75/62 + 0.25/61 = 0.016195; 1: 0.75/63 + 0.25/62 = 0.015937; 4: 0.75/61 = 0.012295
+    expect(f.order).toEqual([7, 1, 4]);
+    expect(round(f.rrf)).toEqual(round([0.75 / 62 + 0.25 / 61, 0.75 / 63 + 0.25 / 62, 0.75 / 61]));
+    expect(round(f.score)).toEqual(round([0.8125, 0.125, 0.75]));
   });
   test('p = 1: BM25 decides; p = 0: dense decides; ties keep the dense order', () => {
-    expect(fuse(dense, [hit(1, 6), hit(7, 6)], 1)).toEqual([{ index: 7, score: 1 }, { index: 1, score: 1 }, { index: 4, score: 0 }]);
-    expect(fuse(dense, [hit(1, 6)], 0).map((f) => f.index)).toEqual([4, 7, 1]);
+    expect(fuse(dense, [hit(1, 6), hit(7, 6)], 1, 'score')).toEqual({ order: [7, 1, 4], score: [1, 1, 0], rrf: [1 / 62, 1 / 61, 0] });
+    const denseOnly = fuse(dense, [hit(1, 6)], 0, 'rrf');
+    expect([denseOnly.order, round(denseOnly.score), denseOnly.rrf]).toEqual([[4, 7, 1], [1, 0.75, 0], [1 / 61, 1 / 62, 1 / 63]]);
     const flat = { indices: Int32Array.from([2, 0]), similarities: Float32Array.from([0.3, 0.3]), bestDocument: 0.3 };
-    expect(fuse(flat, [], 0)).toEqual([{ index: 2, score: 1 }, { index: 0, score: 1 }]);
+    expect(fuse(flat, [], 0, 'score')).toEqual({ order: [2, 0], score: [1, 1], rrf: [1 / 61, 1 / 62] });
+  });
+  test('BM25 alone (no dense ranking): its order, scaled scores, 1 / (60 + rank)', () => {
+    expect(fuse(undefined, [hit(3, 8), hit(9, 2)], 0, 'rrf')).toEqual({ order: [3, 9], score: [1, 0.25], rrf: [1 / 61, 1 / 62] });
   });
 });
 
@@ -146,11 +181,12 @@ describe('expansions and confidence', () => {
     expect(lowConfidenceThreshold('use:lite-512', 0.5)).toBe(0.5);
     expect(lowConfidenceThreshold('transformers:other')).toBeUndefined();
   });
-  test('score gap (s1 − s2) / s1', () => {
-    expect(scoreGap([0.5, 0.4])).toBeCloseTo(0.2, 12);
-    expect(scoreGap([0.5])).toBe(1);
-    expect(scoreGap([])).toBe(0);
-    expect(scoreGap([-0.1, -0.2])).toBe(0);
+  test('confidence: best score-fusion score minus the (topK + 1)-th, in [0, 1]', () => {
+    expect(shortlistConfidence([1, 0.9, 0.4, 0.2], 2)).toBeCloseTo(0.6, 12);
+    expect(shortlistConfidence([0.4, 1, 0.2, 0.9], 2)).toBeCloseTo(0.6, 12); // any order (an RRF ranking)
+    expect(shortlistConfidence([0.8], 3)).toBe(0.8); // past the ranking a tool scores 0
+    expect(shortlistConfidence([0.5, 0.5, 0.5], 1)).toBe(0);
+    expect(shortlistConfidence([], 3)).toBe(0);
   });
   test('fusion gate: IDF-weighted coverage of the top BM25 hit; synonyms half; OOV literals not counted', () => {
     const idf: Record<string, number> = { fee: 2, due: 1, paris: 3, cs301: 3 };
@@ -160,5 +196,46 @@ describe('expansions and confidence', () => {
     expect(bm25Coverage(hits, ['fee', 'due', 'paris', 'cs301'], vocabulary, new Set(['cs301']))).toBeCloseTo(2.5 / 6, 12);
     expect(bm25Coverage(hits, ['fee', 'due'], vocabulary, new Set(['fee']))).toBeCloseTo(2.5 / 3, 12);
     expect(bm25Coverage([], ['fee'], vocabulary)).toBe(0);
+  });
+});
+
+describe('catalog trust: self-retrieval of names and descriptions', () => {
+  const unit = (...xs: number[]): Float32Array => Float32Array.from(xs.map((x) => x / Math.hypot(...xs)));
+  // Two look-alike tools (3, 4) share their description and their name vector.
+  const texts = [
+    ['pay fees', 'Pay fees by card'],
+    ['fee dues', 'Outstanding balance owed'],
+    ['borrow book', 'Check out a library book'],
+    ['playwright click', 'Click an element on the page'],
+    ['puppeteer click', 'Click an element on the page'],
+  ] as const;
+  const names = [unit(1, 0, 0), unit(0, 1, 0), unit(0, 0, 1), unit(0, 1, 1), unit(0, 1, 1)];
+  const sentences = [unit(1, 0, 0), unit(1, 2, 0), unit(0, 0, 1), unit(0, 1, 1), unit(0, 1, 1)];
+  const probes: ToolProbe[] = texts.map(([name, sentence], i) => ({
+    name: { text: name, vector: names[i]! },
+    sentence: { text: sentence, vector: sentences[i]! },
+    description: [sentences[i]!],
+  }));
+  const bm25 = new Bm25Index(texts.map(([name, description]) => ({ name, description, parameters: '' })));
+
+  test('mean reciprocal rank over both probes, ties against, no BM25 match 0', () => {
+    // Dense, name → descriptions: 1, 1, 1, ½, ½ (the twins tie); sentence → names: the same.
+    // BM25, name → descriptions (description field only): 1; 0 ("fee dues" matches only
+    // tool 0's "fees", never tool 1); 1; ½, ½. Sentence → names (name field only): 1 ("pay"
+    // and "fee" beat "fee" alone); 0 (no name word); 1; ½, ½.
+    const t = catalogTrust(probes, bm25, 3)!;
+    expect(t.probes).toBe(5);
+    expect(t.dense).toBeCloseTo(0.8, 6);
+    expect(t.bm25).toBeCloseTo(0.6, 12);
+  });
+  test('fewer than 5 probed tools: no trust; a tool without a name or sentence is not probed', () => {
+    expect(catalogTrust(probes.slice(0, 4), bm25, 3)).toBeUndefined();
+    expect(catalogTrust([...probes.slice(0, 4), { description: [] }], bm25, 3)).toBeUndefined();
+  });
+  test('BM25\'s share: the odds p : (1 − p) scaled by r_bm25 : r_dense', () => {
+    const trust = { dense: 0.8, bm25: 0.6, probes: 5 };
+    expect(bm25Share(0.5, trust)).toBeCloseTo(0.3 / 0.7, 12);
+    expect(bm25Share(0.9, trust)).toBeCloseTo(0.54 / (0.54 + 0.08), 12);
+    expect([bm25Share(0, trust), bm25Share(1, trust), bm25Share(0.3, undefined)]).toEqual([0, 1, 0.3]);
   });
 });

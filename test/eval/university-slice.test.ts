@@ -2,8 +2,9 @@
  * Real shortlist quality on a fixed, category-stratified slice (60 cases) of the
  * university suite: the eight servers spawned through the repository's
  * gateway.config.yaml, its personas, synonyms, exemplars and dependencies, the USE
- * embedder. Floors are the Correct counts measured on 2026-11-29 at ec7739c (docs/EVAL.md)
- * minus 2.
+ * embedder, the config's fusion ('score'). Floors are the Correct counts measured on
+ * 2026-11-30 (docs/EVAL.md) minus 2; BM25's, which needs no embedder and cannot drift
+ * with float arithmetic, minus 1.
  * Document vectors are cached where `tool-curator eval` caches them, so only the first
  * run on a machine embeds the catalog.
  */
@@ -18,8 +19,8 @@ import { openDb } from '../../src/store/db.js';
 import { EmbeddingStore } from '../../src/store/embeddings.js';
 import { ROOT } from '../helpers/reference.js';
 
-// measured Correct of 60: bm25 54, dense 54, hybrid 54
-const FLOORS = { bm25: 52, dense: 52, hybrid: 52 } as const;
+// measured Correct of 60: bm25 53, dense 56, hybrid 58 (at ec7739c: 54, 54, 54)
+const FLOORS = { bm25: 52, dense: 54, hybrid: 56 } as const;
 
 describe('university slice with USE', () => {
   test('each mode above its Correct floor; hybrid within the shortlist and token targets', async () => {

@@ -3,7 +3,7 @@
  * on-topic dev cases (cases.ts), run through a curator.
  */
 import { createCurator } from '../../curator/index.js';
-import type { CuratorMode } from '../../curator/types.js';
+import type { CuratorMode, Fusion } from '../../curator/types.js';
 import type { Embedder } from '../../embedding/types.js';
 import type { EmbeddingStore } from '../../store/embeddings.js';
 import { runSuite, type SuiteReport } from '../suite.js';
@@ -14,8 +14,8 @@ import { DEV_DEPENDENCIES, DEV_SYNONYMS, DEV_TOOLS } from './catalog.js';
 export const DEV_PINNED = ['get_my_profile'];
 
 /** Runs the dev suite's on-topic cases (off-topic ones serve calibration only). */
-export async function runDevSuite(mode: CuratorMode, embedder: Embedder | null, cache?: EmbeddingStore, topK?: number): Promise<SuiteReport> {
-  const curator = createCurator({ mode, embedder, cache });
+export async function runDevSuite(mode: CuratorMode, embedder: Embedder | null, cache?: EmbeddingStore, topK?: number, fusion?: Fusion): Promise<SuiteReport> {
+  const curator = createCurator({ mode, fusion, embedder, cache });
   await curator.buildIndex(DEV_TOOLS, { synonyms: DEV_SYNONYMS, dependencies: DEV_DEPENDENCIES, pinned: DEV_PINNED });
   return runSuite(curator, DEV_CASES.filter((c) => c.expected.length > 0), () => DEV_TOOLS, { topK, pinned: DEV_PINNED });
 }
