@@ -24,7 +24,7 @@ Usage:
   tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--explain] [--json]
   tool-curator tools [--config F] [--persona P] [--json]
   tool-curator index [--config F]
-  tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|all> [--mode none|bm25|dense|hybrid|all] [--json]
+  tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--json]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
 
@@ -42,6 +42,7 @@ const OPTIONS = {
   tail: { type: 'string' },
   mode: { type: 'string' },
   sample: { type: 'string' },
+  fusion: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -164,6 +165,7 @@ function passThrough(flags: Flags): string[] {
     ...(flags.mode !== undefined ? ['--mode', flags.mode] : []),
     ...(flags.sample !== undefined ? ['--sample', flags.sample] : []),
     ...(flags['top-k'] !== undefined ? ['--top-k', flags['top-k']] : []),
+    ...(flags.fusion !== undefined ? ['--fusion', flags.fusion] : []),
   ];
 }
 

@@ -17,7 +17,8 @@ export const findToolsDefinition: Tool = {
   description:
     'Search the catalog of available tools by what you want to do, in plain words. Returns the best ' +
     'matching tools in rank order, each with name, description and inputSchema, and adds them to your ' +
-    'tool list. If a tool you need is not in your list, search first; call a found tool directly or through call_tool.',
+    'tool list. If a tool you need is not in your list, search first; call a found tool directly or through call_tool. ' +
+    'The result\'s confidence (0 to 1) says how clearly the best tools stand out: below 0.5, search again with other words or a larger limit.',
   inputSchema: {
     type: 'object',
     properties: {

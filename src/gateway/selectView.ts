@@ -5,6 +5,12 @@
  */
 import type { Explanation, Selection } from '../curator/types.js';
 
+/**
+ * Below this confidence a shortlist misses a needed tool far more often (docs/CURATOR.md,
+ * "Confidence": about 1 % of shortlists at 0.5 and above, 19 % below 0.3, university suite).
+ */
+export const WIDEN_BELOW = 0.5;
+
 const dash = (v: number | undefined, digits = 0) => (v === undefined ? '-' : digits ? v.toFixed(digits) : String(v));
 
 export function selectionJson(selection: Selection): unknown {
@@ -27,10 +33,11 @@ export function formatSelection(selection: Selection, explain: boolean): string 
   const rows = selection.tools.map((t, i) => {
     const e = why.get(t.name);
     return explain
-      ? [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.denseSimilarity, 3), dash(e?.bm25Rank), dash(e?.bm25Score, 2), dash(e?.rrfScore, 4), dash(e?.fusedScore, 3), e?.addedBy ?? '-']
-      : [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.bm25Rank), dash(e?.rrfScore, 4), dash(e?.fusedScore, 3)];
+      ? [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.denseSimilarity, 3), dash(e?.bm25Rank), dash(e?.bm25Score, 2), dash(e?.rrfScore, 4), dash(e?.fusedScore, 4), e?.addedBy ?? '-']
+      : [String(i + 1), t.name, t.server, dash(e?.denseRank), dash(e?.bm25Rank), dash(e?.rrfScore, 4), dash(e?.fusedScore, 4)];
   });
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const line = (r: string[]) => r.map((v, c) => v.padEnd(widths[c]!)).join('  ').trimEnd();
-  return [line(header), ...rows.map(line), `mode ${selection.mode}, confidence ${selection.confidence.toFixed(3)}, ${rows.length} tools`, ''].join('\n');
+  const widen = selection.confidence < WIDEN_BELOW ? ` (below ${WIDEN_BELOW}: widen the search)` : '';
+  return [line(header), ...rows.map(line), `mode ${selection.mode}, ${rows.length} tools, confidence ${selection.confidence.toFixed(3)}${widen}`, ''].join('\n');
 }
