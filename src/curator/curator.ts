@@ -13,7 +13,7 @@ import { NameAnchor } from './anchor.js';
 import { Bm25Index } from './bm25.js';
 import { DenseIndex } from './dense.js';
 import { embedDocuments } from './embedCache.js';
-import { LOW_CONFIDENCE_EXTRA, lowConfidenceThreshold, withDependencies } from './expand.js';
+import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, withDependencies } from './expand.js';
 import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
@@ -40,8 +40,8 @@ export interface CuratorOptions {
   /** Document-embedding cache; without it every buildIndex embeds the whole catalog. */
   cache?: EmbeddingStore;
   /**
-   * Best dense cosine similarity under which the shortlist grows by 5. Default: the
-   * calibrated value for the embedder's id (expand.ts), none for an uncalibrated embedder.
+   * Shortlist confidence (`Selection.confidence`) under which the shortlist grows by 5.
+   * Default LOW_CONFIDENCE (expand.ts, 0.3, measured on the university suite).
    */
   lowConfidenceThreshold?: number;
 }
@@ -64,12 +64,11 @@ interface Index extends Retrievers {
 
 class Curator implements ToolCurator {
   private index: Index | undefined;
-  private readonly threshold: number | undefined;
+  private readonly threshold: number;
   private readonly fusion: Fusion;
 
   constructor(private readonly options: CuratorOptions) {
-    const id = options.embedder?.id;
-    this.threshold = id === undefined ? undefined : lowConfidenceThreshold(id, options.lowConfidenceThreshold);
+    this.threshold = options.lowConfidenceThreshold ?? LOW_CONFIDENCE;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
   }
 
@@ -195,20 +194,19 @@ class Curator implements ToolCurator {
     const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion));
     const whole = rankings[0]!;
 
-    const best = whole.dense?.bestDocument;
-    const lowConfidence = this.threshold !== undefined && best !== undefined && best < this.threshold;
+    const confidence = shortlistConfidence(whole.score, topK);
     const { tools, addedBy } = assembleShortlist({
       whole: whole.order,
       parts: rankings.slice(1).map((r) => r.order),
       topK,
-      extra: lowConfidence ? LOW_CONFIDENCE_EXTRA : 0,
+      extra: confidence < this.threshold ? LOW_CONFIDENCE_EXTRA : 0,
       anchored: index.anchor.match(query, mask).map((a) => a.index),
       pool,
     });
     const withDeps = withDependencies(tools, index.deps, (i) => mask[i] === 1);
     for (let k = 0; k < withDeps.added.length; k++) addedBy.push('dependency');
 
-    const selection: Selection = { tools: withDeps.tools.map((i) => index.tools[i]!), confidence: shortlistConfidence(whole.score, topK), mode };
+    const selection: Selection = { tools: withDeps.tools.map((i) => index.tools[i]!), confidence, mode };
     if (wantExplain) selection.explanations = explain(index.names, withDeps.tools, addedBy, whole);
     return selection;
   }

@@ -23,11 +23,6 @@ export interface DenseRanking {
   indices: Int32Array;
   /** The score above, in [-1, 1]. */
   similarities: Float32Array;
-  /**
-   * Best cosine similarity of the query to an allowed tool's whole document: the
-   * quantity the low-confidence threshold is calibrated on (expand.ts). -1 for none.
-   */
-  bestDocument: number;
 }
 
 /** The unit vectors of one tool's views. */
@@ -72,7 +67,7 @@ export class DenseIndex {
    */
   search(query: Float32Array, allowed?: Uint8Array): DenseRanking {
     const rows = this.owner.length;
-    if (rows === 0) return { indices: new Int32Array(0), similarities: new Float32Array(0), bestDocument: -1 };
+    if (rows === 0) return { indices: new Int32Array(0), similarities: new Float32Array(0) };
     const m = exactSearch(this.matrix, query, this.dim, rows, MetricKind.IP, 1) as Matches;
     const document = new Float32Array(this.size);
     const best = new Float32Array(this.size).fill(-Infinity);
@@ -86,14 +81,12 @@ export class DenseIndex {
     }
     const tools: number[] = [];
     const score = new Float32Array(this.size);
-    let bestDocument = -1;
     for (let i = 0; i < this.size; i++) {
       if (allowed && allowed[i] !== 1) continue;
       score[i] = best[i] === -Infinity ? document[i]! : (document[i]! + best[i]!) / 2;
-      bestDocument = Math.max(bestDocument, document[i]!);
       tools.push(i);
     }
     tools.sort((a, b) => score[b]! - score[a]! || a - b);
-    return { indices: Int32Array.from(tools), similarities: Float32Array.from(tools, (i) => score[i]!), bestDocument };
+    return { indices: Int32Array.from(tools), similarities: Float32Array.from(tools, (i) => score[i]!) };
   }
 }

@@ -4,35 +4,24 @@
  * (dependency expansion from dependencies.yaml).
  */
 
-/** Extra slots when the best dense similarity is under the embedder's threshold. */
+/** Extra slots when the shortlist's confidence is under LOW_CONFIDENCE. */
 export const LOW_CONFIDENCE_EXTRA = 5;
 
 /**
- * Best-match cosine similarity under which a query is "low confidence", per embedder id.
- * Similarity scales differ per model (USE Lite's related pairs sit near 0.5, bge's near
- * 0.8), so each value is measured, never carried over: `tool-curator eval calibrate`
- * prints, for on-topic and off-topic dev queries (src/eval/dev/, written for this
- * project), the distribution of the best similarity over a catalog, and the cut that
- * separates them best.
+ * Shortlist confidence (retrieve.ts `shortlistConfidence`: best score-fusion score minus
+ * the (top_k + 1)-th, on [0, 1]) under which the shortlist grows by LOW_CONFIDENCE_EXTRA.
+ * The scale is the fusion's own, so one value serves every embedder.
  *
- * use:lite-512, measured 2026-11-29 (docs/CURATOR.md has the table): best similarity
- * over the 40-tool dev catalog, on-topic (43 queries) p10 0.415 / p50 0.545, off-topic
- * (40) p50 0.284 / p90 0.418; the best cut, 0.388, classifies 92.8 % correctly → 0.39.
- * Off-topic similarity rises with catalog size (p50 0.456 over toollens' 464 tools), so
- * on big catalogs the expansion fires less often than on the dev catalog.
+ * Source: the university suite (eval/university.yaml, 391 cases, hybrid, score fusion,
+ * top_k 12, measured 2026-11-30; docs/CURATOR.md "Confidence"). Confidence of Correct
+ * shortlists: p10 0.376, p25 0.550, p50 0.725 (381 cases); of the 10 not Correct: p10
+ * 0.138, p25 0.174, p50 0.323. Share not Correct by band: below 0.3, 5 of 26 (19 %);
+ * 0.3 – 0.5, 1 of 58 (1.7 %); from 0.5, 4 of 307 (1.3 %). The same cases without
+ * domain_synonyms.json and exemplars.json: 15 of 47 (32 %), 11 of 86 (13 %), 2 of 258
+ * (0.8 %). 0.3 is where the miss rate jumps tenfold, and below the 10th percentile of
+ * Correct shortlists, so the extra slots go to the queries that need them.
  */
-export const LOW_CONFIDENCE_THRESHOLDS: Readonly<Record<string, number>> = {
-  'use:lite-512': 0.39,
-};
-
-/**
- * The threshold for an embedder: the explicit option if given, else the calibrated
- * table's entry, else undefined (expansion off: an uncalibrated threshold would fire on
- * every query or on none).
- */
-export function lowConfidenceThreshold(embedderId: string, explicit?: number): number | undefined {
-  return explicit ?? LOW_CONFIDENCE_THRESHOLDS[embedderId];
-}
+export const LOW_CONFIDENCE = 0.3;
 
 /**
  * Appends, after `shortlist`, the tools its members depend on (transitively, breadth

@@ -108,7 +108,7 @@ export interface FusedRanking {
  *
  * ### Usage
  * ```ts
- * fuse({ indices: Int32Array.from([4, 7, 1]), similarities: Float32Array.from([0.6, 0.5, 0.2]), bestDocument: 0.6 },
+ * fuse({ indices: Int32Array.from([4, 7, 1]), similarities: Float32Array.from([0.6, 0.5, 0.2]) },
  *      [{ index: 7, score: 12, terms: ['fee'], viaSynonym: [] }], 0.5, 'score')
  * // { order: [7, 4, 1], score: [0.5 · 0.75 + 0.5, 0.5, 0], rrf: [0.5/62 + 0.5/61, 0.5/61, 0.5/63] }
  * ```

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { gatewayConfigSchema } from '../../src/config/schema.js';
 import { createCurator } from '../../src/curator/index.js';
+import { LOW_CONFIDENCE } from '../../src/curator/expand.js';
 import { bm25Share } from '../../src/curator/trust.js';
 import { evalCommand } from '../../src/eval/command.js';
 import { openDb } from '../../src/store/db.js';
@@ -121,11 +122,22 @@ describe('curator.select', () => {
     expect(s.explanations!.map((e) => e.addedBy)).toEqual(['retrieval', 'dependency', 'dependency']);
   });
 
-  test('low-confidence expansion: top_k + 5 under the threshold', async () => {
-    const { curator } = await hybrid({}, 0.99);
-    expect((await curator.select('library books', CATALOG, { topK: 3 })).tools).toHaveLength(8);
-    const { curator: sure } = await hybrid({}, 0.1);
-    expect((await sure.select('library books', CATALOG, { topK: 3 })).tools).toHaveLength(3);
+  test('low-confidence expansion: top_k + 5 when the confidence is under the threshold (default LOW_CONFIDENCE)', async () => {
+    const { curator } = await hybrid();
+    const narrow = await curator.select('library books', CATALOG, { topK: 3, explain: true });
+    const c = narrow.confidence;
+    // The fake embedder's scores: confidence 0 < c < 1, here at or above the default 0.3.
+    expect(c).toBeGreaterThanOrEqual(LOW_CONFIDENCE);
+    expect(narrow.tools).toHaveLength(3);
+    // Just above c: the same ranking, 5 more tools after the top 3, marked 'expansion'.
+    const { curator: unsure } = await hybrid({}, c + 1e-9);
+    const wide = await unsure.select('library books', CATALOG, { topK: 3, explain: true });
+    expect(wide.confidence).toBe(c);
+    expect(names(wide).slice(0, 3)).toEqual(names(narrow));
+    expect(wide.explanations!.map((e) => e.addedBy)).toEqual(['retrieval', 'retrieval', 'retrieval', ...Array(5).fill('expansion')]);
+    // At c itself: not under the threshold, no expansion.
+    const { curator: edge } = await hybrid({}, c);
+    expect((await edge.select('library books', CATALOG, { topK: 3 })).tools).toHaveLength(3);
   });
 
   test('compound query: each part gets its budget, whole query tops up', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { NameAnchor, nameTokens } from '../../src/curator/anchor.js';
 import { Bm25Index } from '../../src/curator/bm25.js';
 import { DenseIndex } from '../../src/curator/dense.js';
-import { lowConfidenceThreshold, withDependencies } from '../../src/curator/expand.js';
+import { LOW_CONFIDENCE, withDependencies } from '../../src/curator/expand.js';
 import { bm25Coverage, fuse } from '../../src/curator/fusion.js';
 import { expandTerms } from '../../src/curator/lexicon.js';
 import { shortlistConfidence } from '../../src/curator/retrieve.js';
@@ -35,7 +35,7 @@ describe('RRF (Cormack et al. 2009): Σ w / (k + rank), k = 60, top 50 of each l
 });
 
 describe('fusion: p = BM25\'s share, dense 1 − p; score and RRF', () => {
-  const dense = { indices: Int32Array.from([4, 7, 1]), similarities: Float32Array.from([0.6, 0.5, 0.2]), bestDocument: 0.6 };
+  const dense = { indices: Int32Array.from([4, 7, 1]), similarities: Float32Array.from([0.6, 0.5, 0.2]) };
   const hit = (index: number, score: number) => ({ index, score, terms: [], viaSynonym: [] });
   // Similarities are float32: scaled values are exact to about 1e-7.
   const round = (xs: number[]) => xs.map((x) => Number(x.toFixed(6)));
@@ -56,7 +56,7 @@ describe('fusion: p = BM25\'s share, dense 1 − p; score and RRF', () => {
     expect(fuse(dense, [hit(1, 6), hit(7, 6)], 1, 'score')).toEqual({ order: [7, 1, 4], score: [1, 1, 0], rrf: [1 / 62, 1 / 61, 0] });
     const denseOnly = fuse(dense, [hit(1, 6)], 0, 'rrf');
     expect([denseOnly.order, round(denseOnly.score), denseOnly.rrf]).toEqual([[4, 7, 1], [1, 0.75, 0], [1 / 61, 1 / 62, 1 / 63]]);
-    const flat = { indices: Int32Array.from([2, 0]), similarities: Float32Array.from([0.3, 0.3]), bestDocument: 0.3 };
+    const flat = { indices: Int32Array.from([2, 0]), similarities: Float32Array.from([0.3, 0.3]) };
     expect(fuse(flat, [], 0, 'score')).toEqual({ order: [2, 0], score: [1, 1], rrf: [1 / 61, 1 / 62] });
   });
   test('BM25 alone (no dense ranking): its order, scaled scores, 1 / (60 + rank)', () => {
@@ -94,15 +94,15 @@ describe('BM25 (fields name / description / parameters)', () => {
 });
 
 describe('dense (usearch exact inner product)', () => {
-  test('a tool scores (document + best passage) / 2; bestDocument is the best document cosine', () => {
+  test('a tool scores (document + best passage) / 2', () => {
     const index = new DenseIndex(2, [{ document: unit(1, 0), passages: [unit(0.6, 0.8), unit(1, 1)] }, { document: unit(0, 1) }]);
     const r = index.search(unit(0, 1));
     expect(Array.from(r.indices)).toEqual([1, 0]);
     expect(r.similarities[0]).toBeCloseTo(1, 6);
     expect(r.similarities[1]).toBeCloseTo((0 + 0.8) / 2, 6); // passage (0.6, 0.8), the better of the two
-    expect(r.bestDocument).toBeCloseTo(1, 6);
     const masked = index.search(unit(0, 1), Uint8Array.from([1, 0]));
-    expect([Array.from(masked.indices), masked.bestDocument]).toEqual([[0], 0]);
+    expect(Array.from(masked.indices)).toEqual([0]);
+    expect(masked.similarities[0]).toBeCloseTo((0 + 0.8) / 2, 6);
   });
   test('rejects vectors of another dimension', () => {
     expect(() => new DenseIndex(3, [{ document: unit(1, 0) }])).toThrow(/2 dimensions, expected 3/);
@@ -176,10 +176,8 @@ describe('expansions and confidence', () => {
     const deps = new Map([[5, [2, 3]], [3, [9, 5]], [1, [4]]]);
     expect(withDependencies([5, 1], deps, (i) => i !== 4)).toEqual({ tools: [5, 1, 2, 3, 9], added: [2, 3, 9] });
   });
-  test('threshold per embedder id; explicit option wins; unknown embedder: off', () => {
-    expect(lowConfidenceThreshold('use:lite-512')).toBe(0.39);
-    expect(lowConfidenceThreshold('use:lite-512', 0.5)).toBe(0.5);
-    expect(lowConfidenceThreshold('transformers:other')).toBeUndefined();
+  test('low-confidence cut: one value on the confidence scale, from the university suite', () => {
+    expect(LOW_CONFIDENCE).toBe(0.3);
   });
   test('confidence: best score-fusion score minus the (topK + 1)-th, in [0, 1]', () => {
     expect(shortlistConfidence([1, 0.9, 0.4, 0.2], 2)).toBeCloseTo(0.6, 12);
