@@ -1,8 +1,11 @@
 /**
- * Calibration of the low-confidence threshold for an embedder: the distribution of the
- * best dense similarity over a catalog for on-topic queries (the dev suite's) and for
- * off-topic ones (the dev suite's, also run against each public catalog — catalogs only,
- * no public query), and the threshold that separates them best.
+ * `tool-curator eval calibrate`: a diagnostic of an embedder's similarity scale — the
+ * distribution of the best dense similarity over a catalog for on-topic queries (the dev
+ * suite's) and for off-topic ones (the dev suite's, also run against each public catalog —
+ * catalogs only, no public query), and the cut that separates them best. The curator's
+ * low-confidence expansion no longer reads a per-embedder similarity cut (it triggers on
+ * the embedder-independent shortlist confidence, expand.ts); this shows why: the best
+ * off-topic similarity rises with catalog size and differs per model.
  */
 import { retrievalText } from '../catalog/retrievalText.js';
 import type { ToolRecord } from '../catalog/types.js';
