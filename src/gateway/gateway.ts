@@ -53,7 +53,6 @@ export class Gateway extends EventEmitter {
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
   private embedder: Embedder | null = null;
   private readonly allowedCache = new Map<string, ToolRecord[]>();
-  private byName = new Map<string, ToolRecord>();
   private indexing: Promise<void>;
 
   private constructor(
@@ -140,7 +139,6 @@ export class Gateway extends EventEmitter {
 
   private setCatalog(catalog: ToolRecord[]): void {
     this.catalog = catalog;
-    this.byName = new Map(catalog.map((t) => [t.name, t]));
     this.allowedCache.clear();
     this.version++;
   }
@@ -156,15 +154,6 @@ export class Gateway extends EventEmitter {
     this.setCatalog(buildCatalog(this.pool.toolsByServer(), this.loaded.config.confirmation.actions));
     this.emit('catalog');
     await this.index();
-  }
-
-  /** Resolves once the catalog is indexed, including a change in flight. */
-  settled(): Promise<void> {
-    return this.indexing;
-  }
-
-  tool(name: string): ToolRecord | undefined {
-    return this.byName.get(name);
   }
 
   /** The persona's allowed tools in catalog order (cached per catalog version). */
