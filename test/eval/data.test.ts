@@ -5,8 +5,9 @@ import { everyKth, loadPublicSet } from '../../src/eval/data.js';
 import { DEV_CASES } from '../../src/eval/dev/cases.js';
 import { DEV_TOOLS } from '../../src/eval/dev/catalog.js';
 import { outcomeOf, runSuite } from '../../src/eval/suite.js';
+import { withoutEvalData } from '../helpers/evalData.js';
 
-describe('public data loader', () => {
+describe.skipIf(withoutEvalData)('public data loader', () => {
   test('api_bank: 52 tools with input_parameters, 406 queries, gold by name', () => {
     const set = loadPublicSet('api_bank');
     expect([set.tools.length, set.cases.length]).toEqual([52, 406]);

@@ -3,20 +3,17 @@
  * of two public sets, default fusion ('score'). Floors are the values measured on
  * 2026-11-30 (score fusion with the catalog trust) minus 0.03.
  */
-import { existsSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import type { Embedder } from '../../src/embedding/types.js';
+import { createEmbedder } from '../../src/embedding/index.js';
 import { runPublicEval } from '../../src/eval/public.js';
-
-const hasUse = existsSync(new URL('../../src/embedding/index.ts', import.meta.url));
+import { withoutEvalData } from '../helpers/evalData.js';
 
 // measured hybrid Complete@10 / nDCG@10 on the slice: mcptoolbenchpp 0.970 / 0.874, api_bank 0.880 / 0.725
 // (2026-11-29 before the catalog trust: 0.930 / 0.755 and 0.880 / 0.669)
 const FLOORS = { mcptoolbenchpp: { complete10: 0.94, ndcg10: 0.844 }, api_bank: { complete10: 0.85, ndcg10: 0.695 } } as const;
 
-describe.skipIf(!hasUse)('public slice with USE', () => {
+describe.skipIf(withoutEvalData)('public slice with USE', () => {
   test.each(Object.keys(FLOORS) as (keyof typeof FLOORS)[])('%s: hybrid above its floors', async (set) => {
-    const { createEmbedder } = (await import('../../src/embedding/index.js')) as { createEmbedder: (o: { provider: string }) => Promise<Embedder> };
     const embedder = await createEmbedder({ provider: 'use' });
     try {
       const r = await runPublicEval(set, ['hybrid'], embedder, { sample: 100 });
