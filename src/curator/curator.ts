@@ -17,7 +17,7 @@ import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, withDependencies } from './expand
 import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
-import { assembleShortlist, retrieverFloor } from './shortlist.js';
+import { assembleShortlist } from './shortlist.js';
 import { splitQuery } from './split.js';
 import { catalogTrust, type CatalogTrust, type ToolProbe } from './trust.js';
 import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator } from './types.js';
@@ -202,7 +202,6 @@ class Curator implements ToolCurator {
       extra: confidence < this.threshold ? LOW_CONFIDENCE_EXTRA : 0,
       anchored: index.anchor.match(query, mask).map((a) => a.index),
       pool,
-      floor: retrieverFloor(whole),
     });
     const withDeps = withDependencies(tools, index.deps, (i) => mask[i] === 1);
     for (let k = 0; k < withDeps.added.length; k++) addedBy.push('dependency');

@@ -21,8 +21,6 @@ export interface Ranking {
   fused: number[];
   bm25: Bm25Hit[];
   dense?: DenseRanking;
-  /** BM25's share p of the vote (fusion.ts; dense has 1 − p): 1 when BM25 ran alone, 0 when dense did. */
-  share: number;
 }
 
 /** The retrievers of a built index, and the catalog trust that scales their votes. */
@@ -58,7 +56,7 @@ export function retrieve(
   // `fusion` is hybrid's choice; one retriever alone is ranked, and explained, by its own score.
   const used = mode === 'hybrid' ? fusion : 'score';
   const f = fuse(dense, bm25, p, used);
-  return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, bm25, dense, share: p };
+  return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, bm25, dense };
 }
 
 /**

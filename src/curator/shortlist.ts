@@ -3,22 +3,7 @@
  * (or the whole query's top), top-up to the target size, low-confidence extra slots,
  * name-token anchors. Pure: catalog indices in, catalog indices and reasons out.
  */
-import type { Ranking } from './retrieve.js';
 import { interleave, partBudget } from './split.js';
-
-/**
- * Retriever floor: each retriever's own top FLOOR_RANKS hits are kept in the first top_k,
- * so the hybrid's recall at top_k is at least each retriever's recall at 2. Two retrievers
- * × 2 = at most 4 of 10–12 slots: the fusion keeps most of the list. University suite
- * (hybrid, top_k 12): 381 / 391 Correct with 1, 2 or 3 (docs/CURATOR.md, "Retriever floor").
- */
-export const FLOOR_RANKS = 2;
-/**
- * BM25's hits count for the floor only when its share p of the vote (retrieve.ts) is at
- * least this: BM25 accounts for at least as much of the query as dense does. Dense's count
- * always. With any matched BM25 hit counted (p > 0) the university suite lost a case (380).
- */
-export const FLOOR_MIN_SHARE = 0.5;
 
 export interface ShortlistInput {
   /** The whole query's ranking, best first. */
@@ -32,13 +17,11 @@ export interface ShortlistInput {
   anchored: readonly number[];
   /** Allowed pool in caller order: fills the list when the rankings run short. */
   pool: readonly number[];
-  /** Tools each retriever ranks at its very top (retrieverFloor), kept in the first topK. */
-  floor?: readonly number[];
 }
 
 export interface Shortlist {
   tools: number[];
-  /** Per tool: 'retrieval' | 'split' | 'expansion' | 'anchor' | 'floor' | 'fallback'. */
+  /** Per tool: 'retrieval' | 'split' | 'expansion' | 'anchor' | 'fallback'. */
   addedBy: string[];
 }
 
@@ -47,10 +30,7 @@ export interface Shortlist {
  * tools already in it stay where they are; missing ones take the last non-anchored slots
  * of the first topK (the entries there move down, the list's last entries fall off).
  * At most ⌈topK / 2⌉ anchors are forced, so a generic name token ("search") matching
- * many tools cannot take over the list. Then the floor tools (retrieverFloor) not in the
- * first topK take its last slots not held by an anchor or floor tool the same way (one in
- * the expansion slots moves up); when no such slot is left the rest are dropped, so the
- * floor never lengthens the list.
+ * many tools cannot take over the list.
  *
  * ### Usage
  * ```ts
@@ -59,7 +39,7 @@ export interface Shortlist {
  * ```
  */
 export function assembleShortlist(input: ShortlistInput): Shortlist {
-  const { whole, parts, topK, extra, anchored, pool, floor = [] } = input;
+  const { whole, parts, topK, extra, anchored, pool } = input;
   const target = topK + extra;
   const list: Entry[] = [];
   const present = new Set<number>();
@@ -76,44 +56,18 @@ export function assembleShortlist(input: ShortlistInput): Shortlist {
   for (let r = 0; r < whole.length && list.length < target; r++) add(whole[r]!, r < topK ? 'retrieval' : 'expansion');
   for (let r = 0; r < pool.length && list.length < target; r++) add(pool[r]!, 'fallback');
 
-  const anchors = new Set(anchored.slice(0, Math.ceil(topK / 2)));
-  const forced = new Set([...anchors, ...floor]);
+  const forced = new Set(anchored.slice(0, Math.ceil(topK / 2)));
+  const missing = [...forced].filter((i) => !present.has(i)).map((index) => ({ index, why: 'anchor' }));
   const head = list.slice(0, topK);
-  let tail = list.slice(topK);
-  const inHead = new Set(head.map((e) => e.index));
-  const incoming: Entry[] = [...anchors].filter((i) => !present.has(i)).map((index) => ({ index, why: 'anchor' }));
-  for (const i of floor) if (!inHead.has(i) && !incoming.some((e) => e.index === i)) incoming.push({ index: i, why: 'floor' });
-  const missing: Entry[] = [];
   const displaced: Entry[] = [];
-  let k = head.length - 1;
-  for (const e of incoming) {
-    while (k >= 0 && forced.has(head[k]!.index)) k--;
-    if (k >= 0) displaced.unshift(...head.splice(k--, 1));
-    else if (e.why === 'floor') continue;
-    missing.push(e);
-    if (e.why === 'floor') tail = tail.filter((t) => t.index !== e.index);
+  for (let k = head.length - 1; k >= 0 && displaced.length < missing.length; k--) {
+    if (!forced.has(head[k]!.index)) displaced.unshift(...head.splice(k, 1));
   }
-  const result = [...head, ...missing, ...displaced, ...tail].slice(0, Math.max(list.length, head.length + missing.length));
+  const result = [...head, ...missing, ...displaced, ...list.slice(topK)].slice(0, Math.max(list.length, head.length + missing.length));
   return { tools: result.map((e) => e.index), addedBy: result.map((e) => e.why) };
 }
 
 interface Entry {
   index: number;
   why: string;
-}
-
-/**
- * The tools a retriever ranks at its very top, to be kept in the shortlist whatever the
- * fusion does: dense's top `ranks` always, BM25's top `ranks` when it matched and its
- * share p of the vote is at least `minShare`. Interleaved best first (dense 1, BM25 1,
- * dense 2, …), distinct.
- */
-export function retrieverFloor(ranking: Pick<Ranking, 'bm25' | 'dense' | 'share'>, ranks = FLOOR_RANKS, minShare = FLOOR_MIN_SHARE): number[] {
-  const dense = ranking.dense ? Array.from(ranking.dense.indices.slice(0, ranks)) : [];
-  const bm25 = ranking.share >= minShare ? ranking.bm25.filter((h) => h.score > 0).slice(0, ranks).map((h) => h.index) : [];
-  const out: number[] = [];
-  for (let r = 0; r < ranks; r++) {
-    for (const i of [dense[r], bm25[r]]) if (i !== undefined && !out.includes(i)) out.push(i);
-  }
-  return out;
 }

@@ -50,7 +50,7 @@ export interface Explanation {
    * `rrfScore` (fusion.ts).
    */
   fusedScore?: number;
-  /** The mechanism that put it in the list: 'retrieval', 'anchor', 'floor', 'split', 'dependency', 'pinned', 'passthrough', 'blank', 'expansion', 'fallback'. */
+  /** The mechanism that put it in the list: 'retrieval', 'anchor', 'split', 'dependency', 'pinned', 'passthrough', 'blank', 'expansion', 'fallback'. */
   addedBy: string;
 }
 

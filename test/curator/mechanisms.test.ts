@@ -8,7 +8,7 @@ import { expandTerms } from '../../src/curator/lexicon.js';
 import { shortlistConfidence } from '../../src/curator/retrieve.js';
 import { RRF_DEPTH, RRF_K, rrfScores } from '../../src/curator/rrf.js';
 import { bm25Share, catalogTrust, type ToolProbe } from '../../src/curator/trust.js';
-import { assembleShortlist, FLOOR_MIN_SHARE, FLOOR_RANKS, retrieverFloor } from '../../src/curator/shortlist.js';
+import { assembleShortlist } from '../../src/curator/shortlist.js';
 import { interleave, partBudget, splitQuery } from '../../src/curator/split.js';
 
 const unit = (...xs: number[]): Float32Array => {
@@ -165,35 +165,6 @@ describe('shortlist assembly', () => {
     expect(assembleShortlist({ whole, parts: [], topK: 4, extra: 0, anchored: [20], pool: [] })).toEqual({ tools: [0, 1, 2, 20], addedBy: ['retrieval', 'retrieval', 'retrieval', 'anchor'] });
     expect(assembleShortlist({ whole, parts: [], topK: 4, extra: 2, anchored: [20, 3], pool: [] }).tools).toEqual([0, 1, 3, 20, 2, 4]);
     expect(assembleShortlist({ whole, parts: [], topK: 4, extra: 0, anchored: [20, 21, 22], pool: [] }).tools).toEqual([0, 1, 20, 21]);
-  });
-  test('retriever floor takes the last non-forced slots of the first topK, never more', () => {
-    // Absent: takes the last slot of the first topK; the list does not grow.
-    expect(assembleShortlist({ whole, parts: [], topK: 4, extra: 0, anchored: [], pool: [], floor: [20] })).toEqual({ tools: [0, 1, 2, 20], addedBy: ['retrieval', 'retrieval', 'retrieval', 'floor'] });
-    // Already in the first topK: stays where it is, keeps its reason.
-    expect(assembleShortlist({ whole, parts: [], topK: 4, extra: 0, anchored: [], pool: [], floor: [1] })).toEqual({ tools: [0, 1, 2, 3], addedBy: ['retrieval', 'retrieval', 'retrieval', 'retrieval'] });
-    // In the expansion slots: moves into the first topK, the list keeps its length.
-    expect(assembleShortlist({ whole, parts: [], topK: 4, extra: 2, anchored: [], pool: [], floor: [5] })).toEqual({
-      tools: [0, 1, 2, 5, 3, 4],
-      addedBy: ['retrieval', 'retrieval', 'retrieval', 'floor', 'retrieval', 'expansion'],
-    });
-    // With an anchor: the anchor first, then the floor, each displacing a non-forced entry.
-    expect(assembleShortlist({ whole, parts: [], topK: 4, extra: 0, anchored: [20], pool: [], floor: [21] })).toEqual({ tools: [0, 1, 20, 21], addedBy: ['retrieval', 'retrieval', 'anchor', 'floor'] });
-    // A floor tool already in the first topK is not displaced by another.
-    expect(assembleShortlist({ whole, parts: [], topK: 4, extra: 0, anchored: [], pool: [], floor: [3, 20] }).tools).toEqual([0, 1, 3, 20]);
-    // No non-forced slot left: the floor tool is dropped, not appended.
-    expect(assembleShortlist({ whole, parts: [], topK: 2, extra: 0, anchored: [20], pool: [], floor: [21, 22] })).toEqual({ tools: [20, 21], addedBy: ['anchor', 'floor'] });
-  });
-  test('retriever floor: dense top r always, BM25 top r when matched and p ≥ FLOOR_MIN_SHARE, interleaved', () => {
-    expect([FLOOR_RANKS, FLOOR_MIN_SHARE]).toEqual([2, 0.5]);
-    const dense = { indices: Int32Array.from([4, 7, 1]), similarities: Float32Array.from([0.6, 0.5, 0.2]) };
-    const hit = (index: number, score: number) => ({ index, score, terms: [], viaSynonym: [] });
-    const bm25 = [hit(7, 9), hit(3, 5), hit(9, 2)];
-    expect(retrieverFloor({ dense, bm25, share: 0.6 })).toEqual([4, 7, 3]);
-    expect(retrieverFloor({ dense, bm25, share: 0.5 })).toEqual([4, 7, 3]);
-    expect(retrieverFloor({ dense, bm25, share: 0.4 })).toEqual([4, 7]);
-    expect(retrieverFloor({ dense, bm25: [hit(3, 5), hit(9, 0)], share: 1 })).toEqual([4, 3, 7]);
-    expect(retrieverFloor({ bm25, share: 1 })).toEqual([7, 3]);
-    expect(retrieverFloor({ dense, bm25, share: 0.6 }, 1)).toEqual([4, 7]);
   });
   test('rankings that run short are filled from the pool', () => {
     expect(assembleShortlist({ whole: [5], parts: [], topK: 3, extra: 0, anchored: [], pool: [1, 5, 2, 3] })).toEqual({ tools: [5, 1, 2], addedBy: ['retrieval', 'fallback', 'fallback'] });
