@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, loadConfig, resolveFrom, type LoadedConfig } from './config/load.js';
+import { curatorSchema } from './config/schema.js';
 import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
@@ -21,10 +22,11 @@ const USAGE = `tool-curator — an MCP gateway that curates many upstream tools 
 
 Usage:
   tool-curator serve [--config F] [--http PORT] [--persona P] [--user-id U]
-  tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--explain] [--json]
+  tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--mode M] [--fusion score|rrf] [--explain] [--json]
   tool-curator tools [--config F] [--persona P] [--json]
   tool-curator index [--config F]
-  tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--json]
+  tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all>
+                    [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
 
@@ -121,6 +123,10 @@ async function select(query: string | undefined, flags: Flags): Promise<void> {
   const loaded = config(flags);
   const { persona } = identity(flags, loaded);
   checkPersona(loaded, persona);
+  // --mode and --fusion override the config for this one query, e.g. to compare them.
+  const curator = curatorSchema.safeParse({ ...loaded.config.curator, ...(flags.mode && { mode: flags.mode }), ...(flags.fusion && { fusion: flags.fusion }) });
+  if (!curator.success) throw new UsageError(`select: ${curator.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('; ')}`);
+  loaded.config.curator = curator.data;
   const gateway = await Gateway.start(loaded);
   try {
     const topK = positiveInt(flags['top-k'], 'top-k') ?? loaded.config.curator.top_k;

@@ -125,6 +125,7 @@ export class Gateway extends EventEmitter {
         : Promise.resolve(null)
     ).finally(() => void (this.startup.embedderMs = since()));
     [, this.embedder] = await Promise.all([upstreams, embedder]);
+    // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     this.curator = createCurator({ mode, fusion: config.curator.fusion, embedder: this.embedder, cache: new EmbeddingStore(this.db) });
     await this.index();
