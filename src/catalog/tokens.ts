@@ -27,7 +27,7 @@ function definition(tool: ToolRecord): Record<string, unknown> {
  * ```ts
  * const full = toolDefinitionTokens(catalog);
  * const short = toolDefinitionTokens(selection.tools);
- * console.log(`${(100 * (1 - short / full)).toFixed(1)} % fewer prompt tokens`);
+ * process.stdout.write(`${(100 * (1 - short / full)).toFixed(1)} % fewer prompt tokens\n`);
  * ```
  */
 export function toolDefinitionTokens(tools: readonly ToolRecord[]): number {

@@ -99,7 +99,7 @@ export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: 
  * ### Usage
  * ```ts
  * const r = await runPublicEval('api_bank', ['bm25', 'dense', 'hybrid'], await createEmbedder({ provider: 'use' }));
- * console.log(formatPublicTable([r]));
+ * process.stdout.write(`${formatPublicTable([r])}\n`);
  * ```
  */
 export async function runPublicEval(

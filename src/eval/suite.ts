@@ -76,7 +76,7 @@ function tally(results: readonly CaseResult[]): Tally {
  * ### Usage
  * ```ts
  * const report = await runSuite(curator, DEV_CASES, () => DEV_TOOLS, { topK: 12 });
- * console.log(report.accuracy, report.tokenReduction);
+ * const { accuracy, tokenReduction } = report;
  * ```
  */
 export async function runSuite(
