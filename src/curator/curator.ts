@@ -22,6 +22,9 @@ import { splitQuery } from './split.js';
 import { catalogTrust, type CatalogTrust, type ToolProbe } from './trust.js';
 import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator } from './types.js';
 
+/** Version of the cached catalog trust's key; 2: camelCase splitting and invariant words in tokenize(). */
+const TRUST_KEY_VERSION = 2;
+
 /** Default shortlist size: the reference system's top_k. */
 export const DEFAULT_TOP_K = 12;
 
@@ -144,12 +147,14 @@ class Curator implements ToolCurator {
   /**
    * The catalog trust (trust.ts), cached in the embedding store under the embedder id
    * + `#trust`, keyed by every text indexed: measuring it costs about 0.15 s on a
-   * 464-tool catalog (the BM25 probes mostly), a cache hit nothing.
+   * 464-tool catalog (the BM25 probes mostly), a cache hit nothing. The key's version
+   * (TRUST_KEY_VERSION) changes whenever tokenize() or the probes change what the same
+   * texts measure, so a store written by an older build is not trusted.
    */
   private trustOf(built: DenseBuild, bm25: Bm25Index): CatalogTrust | undefined {
     const cache = this.options.cache;
     const id = `${this.options.embedder!.id}#trust`;
-    const key = `catalog trust v1\n${JSON.stringify(built.texts)}`;
+    const key = `catalog trust v${TRUST_KEY_VERSION}\n${JSON.stringify(built.texts)}`;
     let stored = cache?.get(id, [key])[0];
     if (!stored) {
       const trust = catalogTrust(built.probes, bm25, built.index.dim);

@@ -30,11 +30,21 @@ const STOPWORD_LIST =
     'am his her him hers us ours yours mine s t m d ll re ve don doesn didn isn aren wasn weren haven hasn couldn wouldn shouldn';
 
 /**
+ * Words the stemmer leaves whole: the words ending in -s among the Porter2 (Snowball
+ * English) stemmer's invariant "exceptional forms" (snowballstem.org/algorithms/english),
+ * singular words that an -s rule would fold onto a different word ("news" → "new", so
+ * "find news about X" matched every "create a new …" tool).
+ */
+const INVARIANT: ReadonlySet<string> = new Set(['news', 'atlas', 'cosmos', 'bias', 'andes']);
+
+/**
  * Harman's S-stemmer (JASIS 1991): folds English plurals only (`policies` → policy,
- * `files` → file), the conservative stemmer that never merges unrelated words.
+ * `files` → file), the conservative stemmer that never merges unrelated words, except
+ * the few singular words in INVARIANT that it would.
  */
 export function sStem(word: string): string {
   const n = word.length;
+  if (INVARIANT.has(word)) return word;
   if (n > 3 && word.endsWith('ies') && !word.endsWith('eies') && !word.endsWith('aies')) return word.slice(0, -3) + 'y';
   if (n > 3 && word.endsWith('es') && !/(aes|ees|oes)$/.test(word)) return word.slice(0, -1);
   if (n > 3 && word.endsWith('s') && !/(us|ss)$/.test(word)) return word.slice(0, -1);
@@ -51,18 +61,31 @@ function cjkBigrams(run: string, out: string[]): void {
 }
 
 /**
- * Lowercased, S-stemmed terms of `text`, in order (duplicates kept).
+ * camelCase and PascalCase boundaries, where a word is cut before lowercasing: a lower-case
+ * letter then a capital (`dragItem` → drag Item), and an acronym's last capital when a
+ * lower-case letter follows it (`HTTPStatus` → HTTP Status). splitName() cuts tool names
+ * the same way, so a query quoting an identifier (`getUserToken`, a `dropZone` element)
+ * meets the words of the name it indexes.
+ */
+const CAMEL_LOWER_UPPER = /(\p{Ll})(\p{Lu})/gu;
+const CAMEL_ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
+
+/**
+ * Lowercased, S-stemmed terms of `text`, in order (duplicates kept); camelCase words are
+ * cut into their parts first.
  *
  * ### Usage
  * ```ts
  * tokenize('Get the fee dues')      // ['get', 'the', 'fee', 'due']
+ * tokenize('drag to dropZone')      // ['drag', 'to', 'drop', 'zone']
  * tokenize('Получить расписание')   // ['получить', 'расписание']
  * tokenize('查看课程表')              // ['查看', '看课', '课程', '程表']
  * ```
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(WORD)) {
+  const words = text.replace(CAMEL_LOWER_UPPER, '$1 $2').replace(CAMEL_ACRONYM, '$1 $2').toLowerCase();
+  for (const m of words.matchAll(WORD)) {
     const word = m[0];
     if (!CJK.test(word)) {
       out.push(sStem(word));

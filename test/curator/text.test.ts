@@ -46,6 +46,15 @@ describe('tokenize', () => {
     expect(tokenize('Get the Fee Dues, policies & Files')).toEqual(['get', 'the', 'fee', 'due', 'policy', 'file']);
     expect([sStem('status'), sStem('class'), sStem('bus'), sStem('books')]).toEqual(['status', 'class', 'bus', 'book']);
   });
+  test('leaves the Porter2 invariant singulars whole: "news" is not "new"', () => {
+    expect(['news', 'atlas', 'bias', 'cosmos'].map(sStem)).toEqual(['news', 'atlas', 'bias', 'cosmos']);
+    expect(contentTerms('find news about new products')).toEqual(['find', 'news', 'new', 'product']);
+  });
+  test('cuts camelCase and PascalCase words as splitName cuts tool names', () => {
+    expect(tokenize('drag dragItem to dropZone')).toEqual(['drag', 'drag', 'item', 'to', 'drop', 'zone']);
+    expect(tokenize('call getHTTPStatus or GetUserToken')).toEqual(['call', 'get', 'http', 'status', 'or', 'get', 'user', 'token']);
+    expect(tokenize('CGPA of S0002')).toEqual(['cgpa', 'of', 's0002']);
+  });
   test('keeps non-Latin scripts; CJK runs become bigrams', () => {
     expect(tokenize('Получить расписание')).toEqual(['получить', 'расписание']);
     expect(tokenize('查看课程表')).toEqual(['查看', '看课', '课程', '程表']);
