@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import { createEmbedder } from '../src/embedding/index.js';
 import { benchEmbed } from './embed.js';
 import { benchGateways } from './gateway.js';
+import { benchHttp } from './http.js';
 import { benchSelect } from './select.js';
 
 const out = (title: string, lines: string[]) => process.stdout.write(`\n## ${title}\n\n${lines.join('\n')}\n`);
@@ -16,6 +17,7 @@ process.stdout.write(
     `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`,
 );
 out('Gateway start-up and latency over real upstreams', await benchGateways());
+out('Gateway memory under many Streamable HTTP sessions (child process, university example)', await benchHttp());
 const embedder = await createEmbedder({ provider: 'use' });
 try {
   out('Curator select() on public catalogs (USE)', await benchSelect(embedder));
