@@ -7,11 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
   ListToolsRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { ToolRecord } from '../catalog/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
@@ -27,6 +28,9 @@ import {
 } from './metaTools.js';
 
 export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
+
+/** tools/call with params unchecked here: the SDK Server checks them (see the constructor). */
+const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown() });
 
 const INSTRUCTIONS =
   'This server is a gateway to many tools. Only a few are listed at first: call find_tools with what ' +
@@ -46,7 +50,14 @@ export class Session {
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
     this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
-    this.server.setRequestHandler(CallToolRequestSchema, (req) => this.callTool(req.params.name, req.params.arguments ?? {}));
+    // The SDK's Server validates tools/call params itself and answers -32602 (invalid
+    // params), but only after the Protocol layer has parsed the request with the schema
+    // given here, which throws a ZodError that goes out as -32603 (internal error). A
+    // schema that accepts any params leaves the validation to the Server's wrapper.
+    this.server.setRequestHandler(ANY_TOOLS_CALL, (req) => {
+      const { name, arguments: args } = (req as unknown as CallToolRequest).params;
+      return this.callTool(name, args ?? {});
+    });
     gateway.on('catalog', this.onCatalog);
     this.server.onclose = () => gateway.off('catalog', this.onCatalog);
   }

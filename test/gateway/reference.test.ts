@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, referenceConfig, ROOT, type ReferenceSetup } from '../helpers/reference.js';
 
@@ -90,6 +90,9 @@ describe('gateway over the reference servers, stdio host', () => {
     const wrongType = await client.callTool({ name: 'read_text_file', arguments: { path: 123 } });
     expect(wrongType.isError).toBe(true);
     expect(text(wrongType)).toMatch(/invalid arguments for read_text_file: .*path.*string/);
+    // Malformed tools/call params are a protocol error, -32602 invalid params, not -32603.
+    const malformed = client.request({ method: 'tools/call', params: { name: 42, arguments: 'x' } } as never, CallToolResultSchema);
+    await expect(malformed).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Invalid tools\/call request/) });
     const ok = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 1 } });
     expect(text(ok)).toContain('2');
   });
