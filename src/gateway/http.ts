@@ -135,6 +135,10 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     };
     await session.server.connect(transport);
     await transport.handleRequest(req, res, body);
+    // The transport may refuse the initialize before a session exists (406 without
+    // `Accept: text/event-stream`, 415, …): then nothing would ever close this Session,
+    // which stays subscribed to the gateway's catalog events. Release it now.
+    if (transport.sessionId === undefined) await transport.close();
   };
 
   const server = createServer((req, res) => {
