@@ -366,7 +366,7 @@ export async function benchHttp(opts: HttpBenchOptions = {}): Promise<string[]> 
       `| spawn to first find_tools answered (warm store) | ${readyMs.toFixed(0)} ms |`,
       `| growth over closed sessions ${marks[0]}→${n}: heap after GC / RSS | ${per1000(first.heap, last.heap, last.total - first.total).toFixed(2)} / ${per1000(first.rss, last.rss, last.total - first.total).toFixed(2)} MiB per 1000 sessions |`,
       `| growth over closed sessions ${mid.total}→${n} (steady state) | ${per1000(mid.heap, last.heap, last.total - mid.total).toFixed(2)} / ${per1000(mid.rss, last.rss, last.total - mid.total).toFixed(2)} MiB per 1000 sessions |`,
-      `| held per refused initialize, never released | ${(((before.heap - conc.heap) / rejectedN) / 1024).toFixed(1)} KiB heap after GC (${rejected.sessions} Session objects live with no session open) |`,
+      `| heap change per refused initialize (should be ~0: nothing kept) | ${(((before.heap - conc.heap) / rejectedN) / 1024).toFixed(1)} KiB heap after GC (${rejected.sessions} Session objects live with no session open) |`,
       `| held per abandoned session until the sweep: heap after GC | ${(((ab.heap - before.heap) / abandonedN) / 1024).toFixed(1)} KiB (${held.sessions - rejected.sessions} more Session objects live) |`,
       `| idle sweep | session_idle_minutes ${idleMinutes} (default 30): ${gw.idleCloses} sessions closed by the sweep, ${swept.sessions} Session objects left (${rejected.sessions} from refused initializes) |`,
       `| gateway peak RSS (VmHWM) | ${(hwmOf(gw.pid) / MiB).toFixed(1)} MiB |`,
