@@ -63,19 +63,26 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 
 class UsageError extends Error {}
 
-/** The persona for this process: --persona, else config session.persona. */
+/**
+ * The persona and user id for this process: --persona / --user-id, else config `session`.
+ * The config's user id belongs to the config's persona: with --persona naming another
+ * one it is not used (a faculty session must not act as student S0001), so such a
+ * persona needs --user-id when its identity takes one (checkSession says so).
+ */
 function identity(flags: Flags, loaded: LoadedConfig) {
-  const persona = flags.persona ?? loaded.config.session.persona;
-  const userId = flags['user-id'] ?? loaded.config.session.user_id;
-  return { persona, userId };
+  const { session } = loaded.config;
+  const persona = flags.persona ?? session.persona;
+  const ownId = flags.persona === undefined || flags.persona === session.persona;
+  const userId = flags['user-id'] ?? (ownId ? session.user_id : undefined);
+  return { persona, userId, borrowed: !ownId && flags['user-id'] === undefined && session.user_id !== undefined };
 }
 
 async function serve(flags: Flags): Promise<void> {
   const loaded = config(flags);
   const port = flags.http === undefined ? undefined : Number(flags.http);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError(`--http needs a port number, got "${flags.http}"`);
-  const { persona, userId } = identity(flags, loaded);
-  if (port === undefined) checkSession(loaded, persona, userId);
+  const { persona, userId, borrowed } = identity(flags, loaded);
+  if (port === undefined) checkSession(loaded, persona, userId, borrowed);
   else checkTokens(loaded);
   // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
   const gateway = Gateway.create(loaded);
@@ -100,21 +107,29 @@ async function serve(flags: Flags): Promise<void> {
 function checkPersona(loaded: LoadedConfig, persona: string | undefined): void {
   if (new Policy(loaded.personas).open || (persona !== undefined && persona in loaded.personas)) return;
   const known = Object.keys(loaded.personas).join(', ');
+  const fromConfig = persona !== undefined && persona === loaded.config.session.persona;
   throw new UsageError(
     persona === undefined
       ? `no persona given: pass --persona with one of ${known} (or set session.persona in ${loaded.file})`
-      : `${new UnknownPersonaError(persona, Object.keys(loaded.personas)).message}; pass --persona with one of them`,
+      : fromConfig
+        ? `${loaded.file}: session.persona: ${new UnknownPersonaError(persona, Object.keys(loaded.personas)).message}; set it to one of them or pass --persona`
+        : `${new UnknownPersonaError(persona, Object.keys(loaded.personas)).message}; pass --persona with one of them`,
   );
 }
 
 /** Refuses to start a session that could not make a single call: a persona whose identity needs a user id it lacks. */
-function checkSession(loaded: LoadedConfig, persona: string | undefined, userId: string | undefined): void {
+function checkSession(loaded: LoadedConfig, persona: string | undefined, userId: string | undefined, borrowed = false): void {
   checkPersona(loaded, persona);
   try {
     new Policy(loaded.personas).identityValues(persona, userId);
   } catch (err) {
-    if (err instanceof MissingIdentityError) throw new UsageError(`${err.message}; or set session.user_id in ${loaded.file}`);
-    throw err;
+    if (!(err instanceof MissingIdentityError)) throw err;
+    const { session } = loaded.config;
+    throw new UsageError(
+      borrowed
+        ? `${err.message}; session.user_id ${session.user_id} in ${loaded.file} is for session.persona ${session.persona}, so --persona ${persona} needs its own --user-id`
+        : `${err.message}; or set session.user_id in ${loaded.file}`,
+    );
   }
 }
 

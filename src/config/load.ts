@@ -2,7 +2,7 @@
  * Reads and validates the config files. Every error is a ConfigError naming the file,
  * the key path and what was expected, so a user can fix it without reading our code.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import type { z } from 'zod';
@@ -98,15 +98,21 @@ export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.
   const file = resolve(configPath);
   const baseDir = dirname(file);
   const config = parseWith(gatewayConfigSchema, expandEnv(readDocument(file), configPath, env), configPath);
-  const load = <S extends z.ZodType>(p: string | undefined, schema: S, empty: z.infer<S>): z.infer<S> =>
-    p ? parseWith(schema, readDocument(resolveFrom(baseDir, p)), p) : empty;
+  /** A policy file named by `policy.<key>`; a missing one is reported against that key of the config. */
+  const load = <S extends z.ZodType>(key: keyof GatewayConfig['policy'], schema: S, empty: z.infer<S>): z.infer<S> => {
+    const p = config.policy[key];
+    if (!p) return empty;
+    const path = resolveFrom(baseDir, p);
+    if (!existsSync(path)) throw new ConfigError(configPath, `policy.${key}`, `file not found: ${path}`);
+    return parseWith(schema, readDocument(path), p);
+  };
   return {
     file,
     baseDir,
     config,
-    personas: load(config.policy.personas, personasSchema, {}),
-    dependencies: load(config.policy.dependencies, dependenciesSchema, {}),
-    synonyms: load(config.policy.synonyms, synonymsSchema, {}),
-    exemplars: load(config.policy.exemplars, exemplarsSchema, {}),
+    personas: load('personas', personasSchema, {}),
+    dependencies: load('dependencies', dependenciesSchema, {}),
+    synonyms: load('synonyms', synonymsSchema, {}),
+    exemplars: load('exemplars', exemplarsSchema, {}),
   };
 }

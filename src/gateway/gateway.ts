@@ -51,6 +51,8 @@ export class Gateway extends EventEmitter {
   /** Resolves when the first catalog is indexed; never rejects for upstream or embedder failures. */
   readonly ready: Promise<void>;
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
+  /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
+  approvalsPage: string | undefined;
   private embedder: Embedder | null = null;
   private readonly allowedCache = new Map<string, ToolRecord[]>();
   private indexing: Promise<void>;
@@ -73,6 +75,7 @@ export class Gateway extends EventEmitter {
       audit: this.audit,
       approvals: this.approvals,
       forward: forwardTo(pool),
+      approvalsPage: () => this.approvalsPage,
     });
     let catalogBuilt!: () => void;
     this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));

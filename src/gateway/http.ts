@@ -152,6 +152,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     server.listen(port, host, () => resolve());
   });
   const bound = (server.address() as { port: number }).port;
+  if (approvals) gateway.approvalsPage = `http://${host}:${bound}/approvals`;
   log.info({ url: `http://${host}:${bound}/mcp`, approvals: approvals ? `http://${host}:${bound}/approvals` : 'off' }, 'serving MCP over Streamable HTTP');
   return {
     server,

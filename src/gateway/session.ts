@@ -142,6 +142,9 @@ export class Session {
       if (name === CALL_TOOL) {
         const parsed = parseCallTool(args);
         if (typeof parsed === 'string') return errorResult(parsed);
+        // The meta tools are the gateway's own: answered here, never looked up upstream.
+        if (parsed.name === FIND_TOOLS) return await this.findTools(parsed.arguments);
+        if (parsed.name === CALL_TOOL) return errorResult(`${CALL_TOOL} takes the name of the tool to run, not its own name`);
         return await this.forward(parsed.name, parsed.arguments);
       }
       return await this.forward(name, args);

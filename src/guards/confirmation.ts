@@ -49,6 +49,8 @@ export interface ConfirmationDeps {
   policy: Policy;
   approvals: ApprovalStore;
   config: Pick<GatewayConfig, 'confirmation' | 'audit'>;
+  /** URL of the approvals page when this gateway serves one (HTTP with http.approvals_token), read per call. */
+  approvalsPage?: () => string | undefined;
 }
 
 /** Whether a call of `tool` by `persona` needs a person's approval. */
@@ -68,16 +70,16 @@ export function needsConfirmation(
   }
 }
 
-function awaiting(a: Approval, now: number): CallToolResult {
+function awaiting(a: Approval, now: number, page: string | undefined): CallToolResult {
   const minutes = Math.max(1, Math.ceil((a.expiresAt - now) / 60_000));
   return errorResult(
     `${a.tool} awaits a person's approval (approval id ${a.id}); it has not run. ` +
-      `Ask the user to approve it with \`tool-curator approvals approve ${a.id}\` or on the gateway's approvals page, ` +
+      `Ask the user to approve it with \`tool-curator approvals approve ${a.id}\`${page ? ` or on the approvals page (${page})` : ''}, ` +
       `then call ${a.tool} again with exactly the same arguments. The request expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   );
 }
 
-export function confirmationGuard({ policy, approvals, config }: ConfirmationDeps): Guard {
+export function confirmationGuard({ policy, approvals, config, approvalsPage }: ConfirmationDeps): Guard {
   const ttlMs = config.confirmation.approval_ttl_minutes * 60_000;
 
   return async (ctx, next) => {
@@ -131,6 +133,6 @@ export function confirmationGuard({ policy, approvals, config }: ConfirmationDep
           });
     ctx.decisions.push('awaiting_approval');
     ctx.notes.push(`approval ${pending.id}`);
-    return awaiting(pending, approvals.clock());
+    return awaiting(pending, approvals.clock(), approvalsPage?.());
   };
 }

@@ -45,6 +45,8 @@ export interface CallPathDeps {
   forward: CallHandler;
   /** Clock for the audit's timestamps, epoch ms; default `Date.now`. */
   now?: () => number;
+  /** URL of the approvals page when one is served, for the message of a parked call (confirmation.ts). */
+  approvalsPage?: () => string | undefined;
 }
 
 /**

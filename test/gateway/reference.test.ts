@@ -70,6 +70,12 @@ describe('gateway over the reference servers, stdio host', () => {
     const r = await client.callTool({ name: 'call_tool', arguments: { name: 'get-sum', arguments: { a: 2, b: 40 } } });
     expect(r.isError).toBeFalsy();
     expect(text(r)).toContain('42');
+    const viaMeta = await client.callTool({ name: 'call_tool', arguments: { name: 'find_tools', arguments: { query: 'add two numbers', limit: 3 } } });
+    expect(viaMeta.isError).toBeFalsy();
+    expect((JSON.parse(text(viaMeta)) as { tools: { name: string }[] }).tools[0]!.name).toBe('get-sum');
+    const itself = await client.callTool({ name: 'call_tool', arguments: { name: 'call_tool', arguments: {} } });
+    expect(itself.isError).toBe(true);
+    expect(text(itself)).toBe('call_tool takes the name of the tool to run, not its own name');
   });
 
   it('answers bad calls with MCP error results and keeps serving', async () => {
@@ -148,6 +154,13 @@ describe('bad config and failing upstreams', () => {
       stderr = (err as { stderr: string }).stderr;
     }
     expect(stderr).toMatch(/gateway\.config\.yaml: line \d+, column \d+: malformed YAML/);
+  });
+
+  it('names the policy key of a policy file that does not exist', () => {
+    const { configPath, dir } = referenceConfig({ policy: { personas: 'missing-personas.yaml' } });
+    const r = spawnSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', configPath], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`${configPath}: policy.personas: file not found: ${join(dir, 'missing-personas.yaml')}`);
   });
 
   it('names the key path of a schema error and rejects unknown keys', () => {

@@ -103,7 +103,7 @@ describe('confirmationGuard', () => {
       const id = idIn(text(first));
       expect(text(first)).toBe(
         `make_payment awaits a person's approval (approval id ${id}); it has not run. ` +
-          `Ask the user to approve it with \`tool-curator approvals approve ${id}\` or on the gateway's approvals page, ` +
+          `Ask the user to approve it with \`tool-curator approvals approve ${id}\`, ` +
           'then call make_payment again with exactly the same arguments. The request expires in 10 minutes.',
       );
       expect(approvals.get(id)?.args).toEqual({ student_id: 'S0001', amount: 100 });
@@ -121,6 +121,14 @@ describe('confirmationGuard', () => {
       const third = await pay();
       expect(idIn(text(third))).not.toBe(id);
       expect(upstream.calls).toHaveLength(1);
+    });
+
+    test('names the approvals page only when the gateway serves one', async () => {
+      let page: string | undefined;
+      call = compose([confirmationGuard({ policy, approvals, config, approvalsPage: () => page })], upstream.forward);
+      expect(text(await pay())).not.toMatch(/approvals page/);
+      page = 'http://127.0.0.1:8080/approvals';
+      expect(text(await pay())).toMatch(/approvals approve [a-z0-9]+` or on the approvals page \(http:\/\/127\.0\.0\.1:8080\/approvals\), then call make_payment/);
     });
 
     test('the approval covers only the identical call', async () => {
