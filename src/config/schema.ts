@@ -163,6 +163,11 @@ export const personaSchema = z
   .object({
     /** Identity fields injected into calls: `{student_id: "${user_id}"}`. */
     identity: stringMap.default({}),
+    /**
+     * Argument names this persona never sets (another persona's identity, e.g. a student's
+     * `faculty_id`): hidden from the schemas its host sees and removed from its calls.
+     */
+    withhold: z.array(z.string()).default([]),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
     /** Which calls need a person's approval: action tools (default), all, or none. */

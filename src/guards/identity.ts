@@ -1,8 +1,9 @@
 /**
  * Identity injection: the persona's identity fields (student_id, faculty_id, ...) come
- * from the session, never from the model. The guard overwrites what the model sent;
- * `visibleSchema` removes the fields from the inputSchema the host sees, so the model is
- * not even asked for them.
+ * from the session, never from the model. The guard overwrites what the model sent, and
+ * removes the fields the persona withholds (`withhold`: another persona's identity, such
+ * as a student's faculty_id); `visibleSchema` removes both from the inputSchema the host
+ * sees, so the model is not even asked for them.
  */
 import type { ToolRecord } from '../catalog/types.js';
 import type { Persona } from '../config/schema.js';
@@ -13,8 +14,9 @@ type InputSchema = ToolRecord['inputSchema'];
 
 /**
  * The tool's inputSchema as the persona's host sees it: without the persona's identity
- * fields in `properties` and `required`. Returns the upstream's own object when nothing
- * is removed (always, for `undefined`: an open policy injects nothing).
+ * fields and its `withhold` fields in `properties` and `required`. Returns the upstream's
+ * own object when nothing is removed (always, for `undefined`: an open policy injects
+ * nothing).
  *
  * ### Usage
  * ```ts
@@ -24,7 +26,7 @@ type InputSchema = ToolRecord['inputSchema'];
  */
 export function visibleSchema(tool: ToolRecord, persona: Persona | undefined): InputSchema {
   const schema = tool.inputSchema;
-  const fields = Object.keys(persona?.identity ?? {});
+  const fields = [...Object.keys(persona?.identity ?? {}), ...(persona?.withhold ?? [])];
   const properties = schema.properties ?? {};
   const hidden = fields.filter((f) => Object.hasOwn(properties, f) || schema.required?.includes(f));
   if (hidden.length === 0) return schema;
@@ -64,6 +66,11 @@ export function identityGuard(policy: Policy): Guard {
         delete args[field];
         ctx.notes.push(`${field} ${sent} from the model removed (the tool does not declare it)`);
       }
+    }
+    for (const field of policy.persona(ctx.session.persona)?.withhold ?? []) {
+      if (!Object.hasOwn(args, field) || Object.hasOwn(values, field)) continue;
+      ctx.notes.push(`${field} ${JSON.stringify(args[field])} from the model removed (withheld from persona ${ctx.session.persona})`);
+      delete args[field];
     }
     ctx.args = args;
     return next(ctx);

@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { identityGuard, visibleSchema } from '../../src/guards/identity.js';
 import { compose } from '../../src/guards/types.js';
+import { personasSchema } from '../../src/config/schema.js';
+import type { ToolRecord } from '../../src/catalog/types.js';
+import { Policy } from '../../src/policy/policy.js';
 import { byName, policy } from './fixtures.js';
 import { context, recordingUpstream, text } from './helpers.js';
 
@@ -64,5 +67,27 @@ describe('identityGuard', () => {
     const sent = { student_id: 'S0002' };
     await run('get_fee_dues', sent);
     expect(sent).toEqual({ student_id: 'S0002' });
+  });
+});
+
+describe('withheld fields (persona `withhold`)', () => {
+  // A library tool shared by students and faculty: either id, not both.
+  const fines: ToolRecord = {
+    server: 'library', upstreamName: 'get_library_fines', name: 'get_library_fines', description: 'library fines', isAction: false,
+    inputSchema: { type: 'object', properties: { student_id: { type: 'string' }, faculty_id: { type: 'string' } } },
+  };
+  const withheld = new Policy(personasSchema.parse({ student: { identity: { student_id: '${user_id}' }, withhold: ['faculty_id'], allow: ['*'] } }));
+
+  test('are hidden from the schema the student host sees, with the identity field', () => {
+    expect(visibleSchema(fines, withheld.persona('student'))).toEqual({ type: 'object', properties: {} });
+  });
+
+  test('are removed from the call, with a note for the audit', async () => {
+    const upstream = recordingUpstream();
+    const ctx = context('get_library_fines', { faculty_id: 'F001' });
+    ctx.tool = fines;
+    await compose([identityGuard(withheld)], upstream.forward)(ctx);
+    expect(upstream.calls[0]!.args).toEqual({ student_id: 'S0001' });
+    expect(ctx.notes).toEqual(['faculty_id "F001" from the model removed (withheld from persona student)']);
   });
 });

@@ -146,14 +146,23 @@ describe('a student over stdio, host with elicitation', () => {
     expect(audit(u).at(-1)).toMatchObject({ args: { student_id: 'S0001' }, notes: ['student_id "S0003" from the model replaced by the session\'s'] });
   });
 
-  it('identity fields are absent from the schemas the host sees', async () => {
-    const r = await client.callTool({ name: 'find_tools', arguments: { query: 'attendance summary', limit: 5 } });
-    const found = (JSON.parse(text(r)) as { tools: { name: string; inputSchema: { properties?: object; required?: string[] } }[] }).tools;
-    expect(found.length).toBeGreaterThan(0);
-    for (const t of [...found, ...(await client.listTools()).tools]) {
-      expect(Object.keys(t.inputSchema.properties ?? {}), t.name).not.toContain('student_id');
-      expect(t.inputSchema.required ?? [], t.name).not.toContain('student_id');
+  it('identity fields, and the ones a student withholds (faculty_id), are absent from the schemas the host sees', async () => {
+    const found: { name: string; inputSchema: { properties?: object; required?: string[] } }[] = [];
+    for (const query of ['attendance summary', 'library fines I owe']) {
+      const r = await client.callTool({ name: 'find_tools', arguments: { query, limit: 5 } });
+      found.push(...(JSON.parse(text(r)) as { tools: typeof found }).tools);
     }
+    expect(found.map((t) => t.name)).toContain('get_library_fines');
+    for (const t of [...found, ...(await client.listTools()).tools]) {
+      for (const field of ['student_id', 'faculty_id']) {
+        expect(Object.keys(t.inputSchema.properties ?? {}), t.name).not.toContain(field);
+        expect(t.inputSchema.required ?? [], t.name).not.toContain(field);
+      }
+    }
+    // A faculty_id the model sends anyway is dropped: the upstream answers for the student.
+    const fines = await client.callTool({ name: 'get_library_fines', arguments: { faculty_id: 'F001' } });
+    expect(fines.isError, text(fines)).toBeFalsy();
+    expect(audit(u).at(-1)).toMatchObject({ tool: 'get_library_fines', args: { student_id: 'S0001' }, notes: ['faculty_id "F001" from the model removed (withheld from persona student)'] });
   });
 
   it('an action accepted through elicitation runs, once; the person saw the tool and its arguments', async () => {
