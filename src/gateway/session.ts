@@ -30,7 +30,7 @@ import {
 export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
 
 /** tools/call with params unchecked here: the SDK Server checks them (see the constructor). */
-const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
 const INSTRUCTIONS =
   'This server is a gateway to many tools. Only a few are listed at first: call find_tools with what ' +
@@ -60,6 +60,9 @@ export class Session {
     });
     gateway.on('catalog', this.onCatalog);
     this.server.onclose = () => gateway.off('catalog', this.onCatalog);
+    // What the SDK drops without an answer (a line that is not JSON, a message that is not
+    // JSON-RPC, such as params: null) is at least logged, so a host author can see why.
+    this.server.onerror = (err) => log.warn({ session: this.identity.sessionId, err: err.message }, 'MCP message from the host rejected');
   }
 
   private definition(t: ToolRecord): Tool {

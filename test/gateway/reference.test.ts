@@ -99,6 +99,8 @@ describe('gateway over the reference servers, stdio host', () => {
     // Malformed tools/call params are a protocol error, -32602 invalid params, not -32603.
     const malformed = client.request({ method: 'tools/call', params: { name: 42, arguments: 'x' } } as never, CallToolResultSchema);
     await expect(malformed).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Invalid tools\/call request/) });
+    const noParams = client.request({ method: 'tools/call' } as never, CallToolResultSchema);
+    await expect(noParams).rejects.toMatchObject({ code: -32602 });
     const ok = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 1 } });
     expect(text(ok)).toContain('2');
   });
