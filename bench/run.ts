@@ -8,6 +8,7 @@ import { createEmbedder } from '../src/embedding/index.js';
 import { benchEmbed } from './embed.js';
 import { benchGateways } from './gateway.js';
 import { benchHttp } from './http.js';
+import { benchScale } from './scale.js';
 import { benchSelect } from './select.js';
 
 const out = (title: string, lines: string[]) => process.stdout.write(`\n## ${title}\n\n${lines.join('\n')}\n`);
@@ -21,6 +22,7 @@ out('Gateway memory under many Streamable HTTP sessions (child process, universi
 const embedder = await createEmbedder({ provider: 'use' });
 try {
   out('Curator select() on public catalogs (USE)', await benchSelect(embedder));
+  out('Curator on larger catalogs: the union of the public sets (770 tools) and synthetic copies (USE)', await benchScale(embedder));
 } finally {
   await embedder.close();
 }
