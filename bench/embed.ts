@@ -8,6 +8,7 @@
 import os from 'node:os';
 import { createUseEmbedder } from '../src/embedding/use.js';
 import { UsePool, useWorkerScript } from '../src/embedding/use-pool.js';
+import { percentile } from '../src/eval/metrics.js';
 
 const QUERIES = 300;
 const WARMUP = 20;
@@ -26,7 +27,6 @@ const DESCRIPTIONS = [
 const QUERY_TEXTS = ['read a file', 'how many classes did I miss in physics', 'pay my hostel fees', 'when is my next exam',
   'complain about the broken projector in room 204', 'find notes about the meeting with Alice'];
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
 async function latencies(run: (text: string) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
   const query = (i: number) => `${QUERY_TEXTS[i % QUERY_TEXTS.length]} ${i}`;
@@ -38,7 +38,7 @@ async function latencies(run: (text: string) => Promise<unknown>): Promise<{ p50
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  return { p50: pct(times, 0.5), p99: pct(times, 0.99) };
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
 }
 
 /** One markdown table of the figures for a catalog of `tools` texts. */

@@ -15,10 +15,10 @@ import { loadConfig, type LoadedConfig } from '../src/config/load.js';
 import { embedderConfigSchema } from '../src/embedding/index.js';
 import { Gateway } from '../src/gateway/gateway.js';
 import { Session } from '../src/gateway/session.js';
+import { percentile } from '../src/eval/metrics.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const server = (name: string) => join(ROOT, 'node_modules/@modelcontextprotocol', name, 'dist/index.js');
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
 /** Queries a user of the three reference servers would type. */
 const REFERENCE_QUERIES = [
@@ -104,7 +104,7 @@ export async function benchGateway(label: string, loaded: LoadedConfig, queries:
   findTools.sort((a, b) => a - b);
   const pool = persona ? `${warm.gateway.allowedFor(persona).length} (${persona})` : String(tools);
   lines.push('', `| catalog | tools | allowed | queries | select() p50 ms | p99 ms | find_tools round trip p50 ms | p99 ms |`, '|---|---|---|---|---|---|---|---|');
-  lines.push(`| ${label} | ${tools} | ${pool} | ${select.length} | ${pct(select, 0.5).toFixed(1)} | ${pct(select, 0.99).toFixed(1)} | ${pct(findTools, 0.5).toFixed(1)} | ${pct(findTools, 0.99).toFixed(1)} |`);
+  lines.push(`| ${label} | ${tools} | ${pool} | ${select.length} | ${percentile(select, 0.5).toFixed(1)} | ${percentile(select, 0.99).toFixed(1)} | ${percentile(findTools, 0.5).toFixed(1)} | ${percentile(findTools, 0.99).toFixed(1)} |`);
   await warm.client.close();
   await warm.gateway.close();
   return lines;

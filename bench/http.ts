@@ -42,10 +42,10 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { dump, load } from 'js-yaml';
+import { percentile } from '../src/eval/metrics.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MiB = 2 ** 20;
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What a student asks the university testbed. */
@@ -298,7 +298,7 @@ export async function benchHttp(opts: HttpBenchOptions = {}): Promise<string[]> 
     const p = await gw.probe();
     rows[label] = { rss, heap: p.heapUsed, total };
     const sorted = run ? [...run.ms].sort((a, b) => a - b) : [];
-    const speed = run ? [(run.ms.length / run.seconds).toFixed(1), pct(sorted, 0.5).toFixed(1), pct(sorted, 0.99).toFixed(1)] : ['', '', ''];
+    const speed = run ? [(run.ms.length / run.seconds).toFixed(1), percentile(sorted, 0.5).toFixed(1), percentile(sorted, 0.99).toFixed(1)] : ['', '', ''];
     lines.push(`| ${label} | ${total} | ${(rss / MiB).toFixed(1)} | ${(p.heapUsed / MiB).toFixed(1)} | ${p.sessions} / ${p.transports} / ${p.listeners} | ${(upstreams / MiB).toFixed(0)} | ${speed.join(' | ')} |`);
     return p;
   };

@@ -51,6 +51,7 @@ import { MetricsAccumulator } from '../src/eval/metrics.js';
 import { memoizeQueries } from '../src/eval/public.js';
 import { openDb } from '../src/store/db.js';
 import { EmbeddingStore } from '../src/store/embeddings.js';
+import { percentile } from '../src/eval/metrics.js';
 
 /** Queries per set for the quality table; sets with fewer (or listed in ALL_QUERIES) use all. */
 const QUALITY_SAMPLE = 300;
@@ -61,7 +62,6 @@ const WARMUP = 20;
 const TOP_K = 10;
 const COPIES = 4;
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 const f1 = (x: number): string => x.toFixed(1);
 const f3 = (x: number): string => x.toFixed(3);
@@ -120,7 +120,7 @@ async function latencies(curator: ToolCurator, queries: readonly string[], allow
   const times: number[] = [];
   for (const q of queries) times.push(await timed(() => curator.select(q, allowed, { topK: TOP_K })));
   times.sort((a, b) => a - b);
-  return { p50: pct(times, 0.5), p99: pct(times, 0.99) };
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
 }
 
 /** An EmbeddingStore that never holds a catalog trust: buildIndex measures it every time. */

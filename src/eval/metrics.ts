@@ -4,6 +4,15 @@
  * binary). A query with an empty gold list has nothing to find: every metric is 1.
  */
 
+/**
+ * The `p`-quantile (0 ≤ p ≤ 1) of ascending `sorted` values, nearest rank below: the value
+ * at index ⌊p · n⌋ (the last one for p = 1); 0 for no values. Latency p50 / p99 here and in bench/.
+ */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
 /** Share of the gold tools among the first `k` ranked, in [0, 1]. */
 export function recallAt(ranked: readonly string[], gold: readonly string[], k: number): number {
   if (gold.length === 0) return 1;

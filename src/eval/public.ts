@@ -7,7 +7,7 @@ import type { CuratorMode, Fusion } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
 import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './data.js';
-import { MetricsAccumulator, type RetrievalMetrics } from './metrics.js';
+import { MetricsAccumulator, percentile, type RetrievalMetrics } from './metrics.js';
 
 export interface PublicEvalOptions {
   /** Shortlist size asked of the curator. Default 10, the cut-off of the @10 metrics. */
@@ -63,11 +63,6 @@ export function memoizeQueries(embedder: Embedder, cache?: EmbeddingStore): Embe
       return v;
     },
   };
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
 /** Runs one mode over a loaded set. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { bestThreshold, distribution } from '../../src/eval/calibrate.js';
-import { completeAt, MetricsAccumulator, ndcgAt, recallAt, reciprocalRank } from '../../src/eval/metrics.js';
+import { completeAt, MetricsAccumulator, ndcgAt, percentile, recallAt, reciprocalRank } from '../../src/eval/metrics.js';
 
 describe('metrics', () => {
   const ranked = ['a', 'b', 'c', 'd', 'e', 'f'];
@@ -40,5 +40,14 @@ describe('calibration helpers', () => {
   });
   test('distribution quantiles', () => {
     expect(distribution([0.4, 0.1, 0.3, 0.2])).toEqual({ n: 4, min: 0.1, p10: 0.1, p50: 0.3, p90: 0.4, max: 0.4 });
+  });
+});
+
+describe('percentile', () => {
+  test('nearest rank below, clamped to the last value; 0 for no values', () => {
+    expect(percentile([1, 2, 3, 4], 0.5)).toBe(3);
+    expect(percentile([1, 2, 3, 4], 0.99)).toBe(4);
+    expect(percentile([1, 2, 3, 4], 1)).toBe(4);
+    expect(percentile([], 0.5)).toBe(0);
   });
 });
