@@ -2,7 +2,7 @@
  * Reads and validates the config files. Every error is a ConfigError naming the file,
  * the key path and what was expected, so a user can fix it without reading our code.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import type { z } from 'zod';
@@ -27,13 +27,17 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads a YAML or JSON file (JSON is YAML). Throws ConfigError when absent or malformed. */
-function readDocument(file: string): unknown {
+/**
+ * Reads a YAML or JSON file (JSON is YAML). Throws ConfigError when absent or malformed;
+ * an absent file named by a config key (`namedBy`) is reported against that key.
+ */
+function readDocument(file: string, namedBy?: { file: string; key: string }): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && namedBy) throw new ConfigError(namedBy.file, namedBy.key, `file not found: ${file}`);
     throw new ConfigError(file, '', code === 'ENOENT' ? 'file not found' : `cannot read: ${(err as Error).message}`);
   }
   try {
@@ -102,9 +106,7 @@ export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.
   const load = <S extends z.ZodType>(key: keyof GatewayConfig['policy'], schema: S, empty: z.infer<S>): z.infer<S> => {
     const p = config.policy[key];
     if (!p) return empty;
-    const path = resolveFrom(baseDir, p);
-    if (!existsSync(path)) throw new ConfigError(configPath, `policy.${key}`, `file not found: ${path}`);
-    return parseWith(schema, readDocument(path), p);
+    return parseWith(schema, readDocument(resolveFrom(baseDir, p), { file: configPath, key: `policy.${key}` }), p);
   };
   return {
     file,
