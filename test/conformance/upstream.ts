@@ -1,0 +1,496 @@
+/**
+ * The conformance upstream: an MCP server (the SDK's McpServer) implementing everything
+ * the server scenarios of @modelcontextprotocol/conformance 0.1.16 (spec 2025-11-25)
+ * check — the test tools, resources, resource template, subscriptions, prompts,
+ * completion, logging, progress, sampling, elicitation (SEP-1034 defaults, SEP-1330
+ * enums), SSE polling (SEP-1699) and DNS-rebinding protection. The gateway's conformance
+ * test puts it behind the gateway, over stdio and over Streamable HTTP, and runs the
+ * suite against both; docs/CONFORMANCE.md also records the suite run against it directly.
+ *
+ * Run: `node dist/test/conformance/upstream.js` (stdio) or `… --http PORT` (Streamable
+ * HTTP on 127.0.0.1:PORT/mcp; PORT 0 picks a free one). In HTTP mode it prints
+ * `conformance upstream listening on <url>` to stderr once it listens.
+ *
+ * Tools are served from one table with raw JSON Schemas (not through McpServer's zod
+ * registration): the json-schema-2020-12 scenario needs `$schema`, `$defs` and
+ * `additionalProperties` exactly as written, which a zod conversion does not produce.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type JSONRPCMessage,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A 1×1 red PNG. */
+export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
+
+/** A WAV file of one silent 16-bit sample at 8 kHz, mono. */
+function silentWav(): string {
+  const data = Buffer.alloc(2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16); // fmt chunk size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(8000, 24); // sample rate
+  header.writeUInt32LE(16000, 28); // byte rate
+  header.writeUInt16LE(2, 32); // block align
+  header.writeUInt16LE(16, 34); // bits per sample
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]).toString('base64');
+}
+export const WAV_BASE64 = silentWav();
+
+const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+const NO_ARGS: Tool['inputSchema'] = { type: 'object', properties: {} };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
+
+interface TestTool {
+  definition: Tool;
+  run(args: Record<string, unknown>, extra: Extra, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+interface ToolContext {
+  server: McpServer;
+  /** Sends a log message unless the host's logging/setLevel filters it out. */
+  log(extra: Extra, level: LoggingLevel, data: string): Promise<void>;
+}
+
+async function elicit(ctx: ToolContext, extra: Extra, params: Omit<ElicitRequestFormParams, 'mode'>): Promise<CallToolResult> {
+  if (!ctx.server.server.getClientCapabilities()?.elicitation) return { isError: true, content: [{ type: 'text', text: 'the client does not support elicitation' }] };
+  const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', ...params } }, ElicitResultSchema);
+  return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+}
+
+/** Every tool a 2025-11-25 server scenario calls or lists, by name. */
+export const TOOLS: TestTool[] = [
+  {
+    definition: { name: 'test_simple_text', description: 'Returns a simple text response.', inputSchema: NO_ARGS },
+    run: async () => text('This is a simple text response for testing.'),
+  },
+  {
+    definition: { name: 'test_image_content', description: 'Returns an image (a 1x1 PNG).', inputSchema: NO_ARGS },
+    run: async () => ({ content: [{ type: 'image', data: PNG_BASE64, mimeType: 'image/png' }] }),
+  },
+  {
+    definition: { name: 'test_audio_content', description: 'Returns audio (a one-sample WAV).', inputSchema: NO_ARGS },
+    run: async () => ({ content: [{ type: 'audio', data: WAV_BASE64, mimeType: 'audio/wav' }] }),
+  },
+  {
+    definition: { name: 'test_embedded_resource', description: 'Returns an embedded text resource.', inputSchema: NO_ARGS },
+    run: async () => ({
+      content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+    }),
+  },
+  {
+    definition: { name: 'test_multiple_content_types', description: 'Returns text, an image and an embedded resource.', inputSchema: NO_ARGS },
+    run: async () => ({
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: PNG_BASE64, mimeType: 'image/png' },
+        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+      ],
+    }),
+  },
+  {
+    definition: { name: 'test_tool_with_logging', description: 'Sends three info log messages while it runs.', inputSchema: NO_ARGS },
+    run: async (_args, extra, ctx) => {
+      await ctx.log(extra, 'info', 'Tool execution started');
+      await sleep(50);
+      await ctx.log(extra, 'info', 'Tool processing data');
+      await sleep(50);
+      await ctx.log(extra, 'info', 'Tool execution completed');
+      return text('Tool with logging executed successfully');
+    },
+  },
+  {
+    definition: { name: 'test_tool_with_progress', description: 'Reports progress 0, 50 and 100 of 100 when given a progressToken.', inputSchema: NO_ARGS },
+    run: async (_args, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      for (const progress of [0, 50, 100]) {
+        if (progressToken !== undefined) {
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: 100, message: `step ${progress} of 100` } });
+        }
+        if (progress < 100) await sleep(50);
+      }
+      return text(`Progress reported${progressToken === undefined ? ' to nobody (no progressToken)' : ` for token ${String(progressToken)}`}`);
+    },
+  },
+  {
+    definition: { name: 'test_error_handling', description: 'Always fails with a tool error.', inputSchema: NO_ARGS },
+    run: async () => ({ isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] }),
+  },
+  {
+    definition: {
+      name: 'test_reconnection',
+      description: 'Closes the request\'s SSE stream mid-call (SEP-1699); the result reaches the client after it reconnects.',
+      inputSchema: NO_ARGS,
+    },
+    run: async (_args, extra) => {
+      extra.closeSSEStream?.();
+      await sleep(100);
+      return text('Reconnection test completed successfully');
+    },
+  },
+  {
+    definition: {
+      name: 'test_sampling',
+      description: 'Asks the client for an LLM completion of the prompt (sampling/createMessage).',
+      inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] },
+    },
+    run: async (args, extra, ctx) => {
+      if (typeof args.prompt !== 'string') return { isError: true, content: [{ type: 'text', text: 'test_sampling needs "prompt" as a string' }] };
+      if (!ctx.server.server.getClientCapabilities()?.sampling) return { isError: true, content: [{ type: 'text', text: 'the client does not support sampling' }] };
+      const answer = await extra.sendRequest(
+        { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 } },
+        CreateMessageResultSchema,
+      );
+      const reply = !Array.isArray(answer.content) && answer.content.type === 'text' ? answer.content.text : JSON.stringify(answer.content);
+      return text(`LLM response: ${reply}`);
+    },
+  },
+  {
+    definition: {
+      name: 'test_elicitation',
+      description: 'Asks the user for a username and an email address (elicitation/create).',
+      inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] },
+    },
+    run: async (args, extra, ctx) => {
+      if (typeof args.message !== 'string') return { isError: true, content: [{ type: 'text', text: 'test_elicitation needs "message" as a string' }] };
+      return elicit(ctx, extra, {
+        message: args.message,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            username: { type: 'string', description: "User's response" },
+            email: { type: 'string', description: "User's email address" },
+          },
+          required: ['username', 'email'],
+        },
+      });
+    },
+  },
+  {
+    definition: { name: 'test_elicitation_sep1034_defaults', description: 'Elicitation whose fields carry defaults of every primitive type (SEP-1034).', inputSchema: NO_ARGS },
+    run: async (_args, extra, ctx) =>
+      elicit(ctx, extra, {
+        message: 'Please review and update the form fields with defaults',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', description: 'User name', default: 'John Doe' },
+            age: { type: 'integer', description: 'User age', default: 30 },
+            score: { type: 'number', description: 'User score', default: 95.5 },
+            status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+            verified: { type: 'boolean', description: 'Verification status', default: true },
+          },
+          required: [],
+        },
+      }),
+  },
+  {
+    definition: { name: 'test_elicitation_sep1330_enums', description: 'Elicitation with the five enum shapes of SEP-1330.', inputSchema: NO_ARGS },
+    run: async (_args, extra, ctx) =>
+      elicit(ctx, extra, {
+        message: 'Please select options from the enum fields',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+            titledSingle: {
+              type: 'string',
+              description: 'Select one option with titles',
+              oneOf: [
+                { const: 'value1', title: 'First Option' },
+                { const: 'value2', title: 'Second Option' },
+                { const: 'value3', title: 'Third Option' },
+              ],
+            },
+            legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+            untitledMulti: { type: 'array', description: 'Select several options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+            titledMulti: {
+              type: 'array',
+              description: 'Select several options with titles',
+              minItems: 1,
+              maxItems: 3,
+              items: {
+                anyOf: [
+                  { const: 'value1', title: 'First Choice' },
+                  { const: 'value2', title: 'Second Choice' },
+                  { const: 'value3', title: 'Third Choice' },
+                ],
+              },
+            },
+          },
+          required: [],
+        },
+      }),
+  },
+  {
+    definition: {
+      name: 'json_schema_2020_12_tool',
+      description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, $ref, additionalProperties).',
+      inputSchema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        additionalProperties: false,
+      },
+    },
+    run: async (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
+  },
+];
+
+/** One server per session (HTTP) or process (stdio): it holds that client's log level and subscriptions. */
+export function createConformanceServer(): McpServer {
+  const server = new McpServer(
+    { name: 'tool-curator-conformance-upstream', version: '1.0.0' },
+    { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, logging: {}, completions: {} } },
+  );
+  let minLevel: LoggingLevel = 'info';
+  const subscriptions = new Set<string>();
+  const ctx: ToolContext = {
+    server,
+    log: async (extra, level, data) => {
+      if (LEVELS.indexOf(level) < LEVELS.indexOf(minLevel)) return;
+      await extra.sendNotification({ method: 'notifications/message', params: { level, logger: 'conformance-upstream', data } });
+    },
+  };
+
+  const tools = new Map(TOOLS.map((t) => [t.definition.name, t]));
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((t) => t.definition) }));
+  server.server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+    const tool = tools.get(req.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${req.params.name} not found`);
+    return tool.run(req.params.arguments ?? {}, extra, ctx);
+  });
+  server.server.setRequestHandler(SetLevelRequestSchema, (req) => {
+    minLevel = req.params.level;
+    return {};
+  });
+
+  server.registerResource(
+    'static-text',
+    'test://static-text',
+    { title: 'Static text', description: 'A static text resource.', mimeType: 'text/plain' },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] }),
+  );
+  server.registerResource(
+    'static-binary',
+    'test://static-binary',
+    { title: 'Static binary', description: 'A static binary resource (a PNG).', mimeType: 'image/png' },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'image/png', blob: PNG_BASE64 }] }),
+  );
+  server.registerResource(
+    'watched-resource',
+    'test://watched-resource',
+    { title: 'Watched resource', description: 'A resource clients may subscribe to.', mimeType: 'text/plain' },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Watched resource content' }] }),
+  );
+  server.registerResource(
+    'template',
+    new ResourceTemplate('test://template/{id}/data', { list: undefined }),
+    { title: 'Data by id', description: 'A resource template: {id} is substituted.', mimeType: 'application/json' },
+    async (uri, { id }) => ({
+      contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }) }],
+    }),
+  );
+  server.server.setRequestHandler(SubscribeRequestSchema, (req) => {
+    subscriptions.add(req.params.uri);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
+    subscriptions.delete(req.params.uri);
+    return {};
+  });
+
+  server.registerPrompt('test_simple_prompt', { title: 'Simple prompt', description: 'A prompt without arguments.' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+  }));
+  const suggest = (value: string) => ['paris', 'park', 'party', 'test-value'].filter((v) => v.startsWith(value));
+  server.registerPrompt(
+    'test_prompt_with_arguments',
+    {
+      title: 'Prompt with arguments',
+      description: 'A prompt with two required arguments.',
+      argsSchema: { arg1: completable(z.string().describe('First test argument'), suggest), arg2: z.string().describe('Second test argument') },
+    },
+    ({ arg1, arg2 }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }] }),
+  );
+  server.registerPrompt(
+    'test_prompt_with_embedded_resource',
+    { title: 'Prompt with an embedded resource', description: 'Embeds the resource named by resourceUri.', argsSchema: { resourceUri: z.string().describe('URI of the resource to embed') } },
+    ({ resourceUri }) => ({
+      messages: [
+        { role: 'user', content: { type: 'resource', resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+      ],
+    }),
+  );
+  server.registerPrompt('test_prompt_with_image', { title: 'Prompt with an image', description: 'A prompt that includes an image.' }, () => ({
+    messages: [
+      { role: 'user', content: { type: 'image', data: PNG_BASE64, mimeType: 'image/png' } },
+      { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+    ],
+  }));
+  return server;
+}
+
+/**
+ * Keeps a session's SSE events so a client that reconnects with `Last-Event-ID` gets what
+ * it missed (SEP-1699). Bounded: the oldest events go past `max`.
+ */
+export function memoryEventStore(max = 1000): EventStore {
+  const events = new Map<string, { streamId: string; seq: number; message: JSONRPCMessage }>();
+  let seq = 0;
+  return {
+    async storeEvent(streamId, message) {
+      const id = `${streamId}_${++seq}`;
+      events.set(id, { streamId, seq, message });
+      for (const oldest of events.keys()) {
+        if (events.size <= max) break;
+        events.delete(oldest);
+      }
+      return id;
+    },
+    async getStreamIdForEventId(eventId) {
+      return events.get(eventId)?.streamId;
+    },
+    async replayEventsAfter(lastEventId, { send }) {
+      const last = events.get(lastEventId);
+      if (!last) throw new Error(`unknown event id ${lastEventId}`);
+      for (const [id, e] of events) {
+        // Priming events carry an empty message: nothing to replay.
+        if (e.streamId === last.streamId && e.seq > last.seq && Object.keys(e.message).length > 0) await send(id, e.message);
+      }
+      return last.streamId;
+    },
+  };
+}
+
+const LOCAL_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** DNS-rebinding protection for a loopback server: Host (and Origin, when sent) must name a loopback host. */
+function isLocalRequest(req: IncomingMessage): boolean {
+  const hostname = (value: string) => {
+    try {
+      return new URL(value).hostname;
+    } catch {
+      return '';
+    }
+  };
+  if (!LOCAL_HOSTNAMES.has(hostname(`http://${req.headers.host ?? ''}`))) return false;
+  const origin = req.headers.origin;
+  return origin === undefined || LOCAL_HOSTNAMES.has(hostname(origin));
+}
+
+export interface ConformanceHttp {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves the conformance upstream over Streamable HTTP at `http://host:port/mcp`, one McpServer per session. */
+export async function serveConformanceHttp(port = 0, host = '127.0.0.1'): Promise<ConformanceHttp> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const reply = (res: ServerResponse, status: number, message: string) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return reply(res, 404, 'not found; the MCP endpoint is /mcp');
+    if (!isLocalRequest(req)) return reply(res, 403, `Host/Origin not allowed: ${req.headers.host ?? ''} ${req.headers.origin ?? ''}`.trim());
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string') {
+      const transport = transports.get(sid);
+      return transport ? transport.handleRequest(req, res) : reply(res, 404, 'session not found');
+    }
+    if (req.method !== 'POST') return reply(res, 400, 'no session id; send initialize first');
+    const server = createConformanceServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      eventStore: memoryEventStore(),
+      // Short, so that a reconnecting client (the gateway's upstream client included) does not wait long.
+      retryInterval: 200,
+      onsessioninitialized: (id) => void transports.set(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) transports.delete(transport.sessionId);
+      void server.close();
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+    if (transport.sessionId === undefined) await transport.close();
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      process.stderr.write(`conformance upstream: ${err.stack ?? err.message}\n`);
+      if (!res.headersSent) reply(res, 500, 'internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, resolve);
+  });
+  const bound = (http.address() as { port: number }).port;
+  return {
+    url: `http://${host}:${bound}/mcp`,
+    port: bound,
+    close: async () => {
+      await Promise.all([...transports.values()].map((t) => t.close()));
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const i = argv.indexOf('--http');
+  if (i < 0) {
+    await createConformanceServer().connect(new StdioServerTransport());
+    return;
+  }
+  const port = Number(argv[i + 1]);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http needs a port number (0 for any free one), got "${argv[i + 1] ?? ''}"`);
+  const served = await serveConformanceHttp(port);
+  process.stderr.write(`conformance upstream listening on ${served.url}\n`);
+  const stop = () => void served.close().then(() => process.exit(0));
+  process.on('SIGINT', stop).on('SIGTERM', stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).catch((err: Error) => {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  });
+}
