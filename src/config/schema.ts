@@ -99,9 +99,16 @@ export const gatewayConfigSchema = z
         pinned: z.array(z.string()).default([]),
         /** Bound on a session's discovered tools; least recently used out. */
         max_visible: z.number().int().positive().default(40),
+        /**
+         * `dynamic` (default): find_tools adds its matches to the session's tools/list and
+         * sends `notifications/tools/list_changed`. `static`: tools/list is fixed per
+         * persona (find_tools, call_tool, pinned); matches are called through call_tool.
+         * Use `static` for hosts that ignore list_changed (docs/CONFORMANCE.md, "Exposure modes").
+         */
+        mode: z.enum(['dynamic', 'static']).default('dynamic'),
       })
       .strict()
-      .default({ pinned: [], max_visible: 40 }),
+      .default({ pinned: [], max_visible: 40, mode: 'dynamic' }),
     /** Identity of the stdio session (HTTP sessions take theirs from the bearer token). */
     session: z
       .object({ persona: z.string().optional(), user_id: z.string().optional() })
@@ -121,6 +128,22 @@ export const gatewayConfigSchema = z
         approvals_token: z.string().min(16, 'tokens need at least 16 characters').optional(),
         /** An MCP session with no request for this long is closed. Default 30 minutes. */
         session_idle_minutes: z.number().positive().default(30),
+        /**
+         * Hostnames (no port; IPv6 in brackets) the `Host` header may name; anything else
+         * gets HTTP 403 (DNS-rebinding protection). Default: `localhost`, `127.0.0.1`,
+         * `[::1]` and the bound address. Set it when hosts reach the gateway by another name.
+         */
+        allowed_hosts: z
+          .array(z.string().refine((h) => URL.canParse(`http://${h}`) && new URL(`http://${h}`).hostname === h.toLowerCase(), 'a hostname without port, e.g. mcp.example.com or [::1]'))
+          .optional(),
+        /** Origins (`https://app.example.com`) a browser-based host may send. Default: any origin on an allowed host. */
+        allowed_origins: z.array(z.url()).optional(),
+        /**
+         * Identity of requests that carry no `Authorization` header, for local tools that
+         * cannot send one (the MCP conformance suite). Accepted only when the face binds a
+         * loopback address; a request with a wrong token still gets 401. Unset: every request needs a token.
+         */
+        anonymous: z.object({ persona: z.string(), user_id: z.string().optional() }).strict().optional(),
       })
       .strict()
       .prefault({}),

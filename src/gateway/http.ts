@@ -1,13 +1,17 @@
 /**
- * Streamable HTTP face (`serve --http PORT`, path /mcp). Every request carries a bearer
- * token from config `http.tokens`; the token decides persona and user. No token, or a
- * wrong one, gets HTTP 401 before any MCP processing. One Session per MCP session id.
+ * Streamable HTTP face (`serve --http PORT`, path /mcp). In order, a request is refused
+ * with 403 when its Host or Origin is not allowed (DNS rebinding, hostGuard.ts), 404 off
+ * /mcp, 405 for a method MCP does not use, 401 without a valid bearer token from
+ * `http.tokens` (the token decides persona and user; `http.anonymous` gives requests
+ * without any token an identity, on a loopback address only), 404 for an unknown or
+ * closed session id. One Session per MCP session id.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
+import { hostGuard, isLoopback } from './hostGuard.js';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
 import { Policy } from '../policy/policy.js';
 import { log } from '../log.js';
@@ -25,6 +29,9 @@ function sameSecret(a: string, b: string): boolean {
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/** Session owner key of requests without a token under `http.anonymous` (never a valid token: tokens have 16+ characters). */
+const ANONYMOUS = 'anonymous';
 
 /** The token entry for a request's `Authorization: Bearer …` header, if any matches. */
 export function authenticate(req: IncomingMessage, tokens: TokenEntry[]): TokenEntry | undefined {
@@ -60,15 +67,27 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * persona's identity needs: otherwise its sessions could not make a single call.
  * @throws ConfigError naming `http.tokens.<i>`.
  */
-export function checkTokens(loaded: LoadedConfig): void {
+export function checkTokens(loaded: LoadedConfig, host = loaded.config.http.host): void {
   const policy = new Policy(loaded.personas);
-  loaded.config.http.tokens.forEach((t, i) => {
+  const { tokens, anonymous } = loaded.config.http;
+  const check = (key: string, persona: string, userId: string | undefined) => {
     try {
-      policy.identityValues(t.persona, t.user_id);
+      policy.identityValues(persona, userId);
     } catch (err) {
-      throw new ConfigError(loaded.file, `http.tokens.${i}`, (err as Error).message);
+      throw new ConfigError(loaded.file, key, (err as Error).message);
     }
-  });
+  };
+  tokens.forEach((t, i) => check(`http.tokens.${i}`, t.persona, t.user_id));
+  if (!anonymous) return;
+  if (!isLoopback(host)) {
+    throw new ConfigError(
+      loaded.file,
+      'http.anonymous',
+      `requests without a token are served only on a loopback address (127.0.0.1, ::1, localhost), and the gateway binds "${host}": ` +
+        'anyone who can reach it would act as this persona. Bind http.host to 127.0.0.1 or give each host a token in http.tokens',
+    );
+  }
+  check('http.anonymous', anonymous.persona, anonymous.user_id);
 }
 
 export interface HttpFace {
@@ -80,9 +99,17 @@ export interface HttpFace {
 
 /** Serves the gateway over Streamable HTTP on `host:port`. Resolves once listening. */
 export async function serveHttp(gateway: Gateway, port: number, host = gateway.loaded.config.http.host): Promise<HttpFace> {
-  const { tokens, approvals_token, session_idle_minutes } = gateway.loaded.config.http;
-  checkTokens(gateway.loaded);
-  if (tokens.length === 0) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
+  const { tokens, approvals_token, session_idle_minutes, anonymous, allowed_hosts, allowed_origins } = gateway.loaded.config.http;
+  checkTokens(gateway.loaded, host);
+  if (tokens.length === 0 && !anonymous) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
+  if (anonymous) log.warn({ persona: anonymous.persona }, 'http.anonymous: requests without a token act as this persona (loopback only)');
+  const refuse = hostGuard({ bindHost: host, allowedHosts: allowed_hosts, allowedOrigins: allowed_origins });
+  /** Who a request is: a token's entry, the anonymous identity, or nobody (401). */
+  const identify = (req: IncomingMessage): (TokenEntry & { key: string }) | undefined => {
+    if (req.headers.authorization === undefined) return anonymous && { ...anonymous, token: ANONYMOUS, key: ANONYMOUS };
+    const entry = authenticate(req, tokens);
+    return entry && { ...entry, key: entry.token };
+  };
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string; lastSeen: number }>();
   // Hosts often vanish without DELETE-ing their session: close the ones idle too long.
   const idleMs = session_idle_minutes * 60_000;
@@ -100,20 +127,28 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token) : undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refused = refuse(req);
+    if (refused) return reply(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (approvals?.(req, res)) return;
     if (path !== '/mcp') return reply(res, 404, { error: 'not found; the MCP endpoint is /mcp' });
-    const who = authenticate(req, tokens);
+    if (!['GET', 'POST', 'DELETE'].includes(req.method ?? '')) {
+      return reply(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: `method ${req.method} not allowed; MCP uses POST, GET and DELETE` }, id: null }, { allow: 'GET, POST, DELETE' });
+    }
+    const who = identify(req);
     if (!who) return reply(res, 401, { error: 'missing or invalid bearer token' }, { 'www-authenticate': 'Bearer' });
 
     const sid = req.headers['mcp-session-id'];
     const existing = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (existing) {
-      if (existing.token !== who.token) return reply(res, 403, { error: 'this session belongs to another token' });
+      if (existing.token !== who.key) return reply(res, 403, { error: 'this session belongs to another token' });
       existing.lastSeen = Date.now();
       return existing.transport.handleRequest(req, res);
     }
-    if (req.method !== 'POST') return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid MCP session id' }, id: null });
+    // A session id the gateway does not know (never issued, closed, or swept as idle): 404
+    // tells the host to start a new session (MCP transports spec, "Session Management").
+    if (sid !== undefined) return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; send initialize to start a new one' }, id: null });
+    if (req.method !== 'POST') return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     let body: unknown;
     try {
       body = await readJson(req);
@@ -121,13 +156,13 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
       if (err instanceof BodyTooLarge) return reply(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
     }
-    if (sid !== undefined || !isInitializeRequest(body)) {
-      return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; send initialize first' }, id: null });
+    if (!isInitializeRequest(body)) {
+      return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     }
     const session = new Session(gateway, { persona: who.persona, userId: who.user_id });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
-      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.token, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.key, lastSeen: Date.now() }),
     });
     transport.onclose = () => {
       sessions.delete(session.identity.sessionId);

@@ -1,8 +1,12 @@
 /**
  * The gateway's own tools: `find_tools` (search the catalog, reveal the matches) and
- * `call_tool` (call any allowed tool by name, for hosts that ignore list_changed).
+ * `call_tool` (call any allowed tool by name, for hosts that ignore list_changed), and the
+ * instructions that tell a host how to use them in each exposure mode.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { GatewayConfig } from '../config/schema.js';
+
+export type ExposureMode = GatewayConfig['exposure']['mode'];
 
 export const FIND_TOOLS = 'find_tools';
 export const CALL_TOOL = 'call_tool';
@@ -34,6 +38,32 @@ export const findToolsDefinition: Tool = {
     additionalProperties: false,
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+/**
+ * find_tools as the host sees it in `mode`: in `static` mode its matches are not added to
+ * the tool list, so the description sends the model to call_tool instead.
+ */
+export function findToolsDefinitionFor(mode: ExposureMode): Tool {
+  if (mode === 'dynamic') return findToolsDefinition;
+  return {
+    ...findToolsDefinition,
+    description:
+      'Search the catalog of available tools by what you want to do, in plain words. Returns the best ' +
+      'matching tools in rank order, each with its full definition (name, description, inputSchema). Run a found tool ' +
+      'with call_tool, giving its name and arguments that match its inputSchema. ' +
+      'The result\'s confidence (0 to 1) says how clearly the best tools stand out: below 0.5, search again with other words or a larger limit.',
+  };
+}
+
+/** The server instructions sent to the host at initialize, per exposure mode. */
+export const INSTRUCTIONS: Record<ExposureMode, string> = {
+  dynamic:
+    'This server is a gateway to many tools. Only a few are listed at first: call find_tools with what ' +
+    'you want to do to discover the right ones, then call them directly or through call_tool.',
+  static:
+    'This server is a gateway to many tools. Only a few are listed: call find_tools with what you want ' +
+    'to do to find the right ones, then run them through call_tool with the name and arguments find_tools showed.',
 };
 
 export const callToolDefinition: Tool = {

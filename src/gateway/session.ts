@@ -1,8 +1,10 @@
 /**
  * One host session: the MCP server face the host talks to. tools/list shows the meta
- * tools, the pinned tools and the tools this session has discovered through find_tools
- * (bounded, least recently used out); tools/call goes through the gateway's guarded call
- * path. Visibility is not permission: the call path checks the persona on every call.
+ * tools, the pinned tools and, in the `dynamic` exposure mode, the tools this session has
+ * discovered through find_tools (bounded, least recently used out); in `static` mode it
+ * never changes as a side effect of a request. tools/call goes through the gateway's
+ * guarded call path. Visibility is not permission: the call path checks the persona on
+ * every call, and any allowed tool can be called by name in either mode.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -21,8 +23,9 @@ import type { Gateway } from './gateway.js';
 import {
   CALL_TOOL,
   FIND_TOOLS,
+  INSTRUCTIONS,
   callToolDefinition,
-  findToolsDefinition,
+  findToolsDefinitionFor,
   parseCallTool,
   parseFindTools,
 } from './metaTools.js';
@@ -31,10 +34,6 @@ export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
 
 /** tools/call with params unchecked here: the SDK Server checks them (see the constructor). */
 const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
-
-const INSTRUCTIONS =
-  'This server is a gateway to many tools. Only a few are listed at first: call find_tools with what ' +
-  'you want to do to discover the right ones, then call them directly or through call_tool.';
 
 export class Session {
   readonly server: Server;
@@ -48,7 +47,7 @@ export class Session {
     identity: Omit<SessionIdentity, 'sessionId'> & { sessionId?: string },
   ) {
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS[this.mode] });
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     // The SDK's Server validates tools/call params itself and answers -32602 (invalid
     // params), but only after the Protocol layer has parsed the request with the schema
@@ -73,13 +72,17 @@ export class Session {
     return def;
   }
 
-  /** Meta tools, then pinned and discovered tools that the persona may use, by (server, name). */
+  private get mode() {
+    return this.gateway.loaded.config.exposure.mode;
+  }
+
+  /** Meta tools, then pinned and (dynamic mode) discovered tools that the persona may use, by (server, name). */
   async listTools(): Promise<Tool[]> {
     await this.gateway.catalogReady;
     const allowed = new Set(this.gateway.allowedFor(this.identity.persona).map((t) => t.name));
     const names = new Set([...this.gateway.loaded.config.exposure.pinned, ...this.visible.keys()]);
     const shown = this.gateway.catalog.filter((t) => names.has(t.name) && allowed.has(t.name));
-    return [findToolsDefinition, callToolDefinition, ...shown.map((t) => this.definition(t))];
+    return [findToolsDefinitionFor(this.mode), callToolDefinition, ...shown.map((t) => this.definition(t))];
   }
 
   /**
@@ -117,10 +120,11 @@ export class Session {
     this.auditSearch(started, rawArgs, selection.tools.map((t) => t.name));
     const tools = selection.tools.map((t) => {
       const d = this.definition(t);
-      return { name: d.name, description: d.description, inputSchema: d.inputSchema };
+      // Static mode: the result is the only place the host sees the tool, so it gets all of it.
+      return this.mode === 'static' ? d : { name: d.name, description: d.description, inputSchema: d.inputSchema };
     });
     // Best match last = most recently used: when a long result overflows max_visible, the weakest go first.
-    if (this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
+    if (this.mode === 'dynamic' && this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
     const payload = { tools, confidence: Number(selection.confidence.toFixed(3)) };
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
   }

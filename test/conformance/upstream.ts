@@ -94,7 +94,13 @@ async function elicit(ctx: ToolContext, extra: Extra, params: Omit<ElicitRequest
 /** Every tool a 2025-11-25 server scenario calls or lists, by name. */
 export const TOOLS: TestTool[] = [
   {
-    definition: { name: 'test_simple_text', description: 'Returns a simple text response.', inputSchema: NO_ARGS },
+    definition: {
+      name: 'test_simple_text',
+      title: 'Simple text',
+      description: 'Returns a simple text response.',
+      inputSchema: NO_ARGS,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
     run: async () => text('This is a simple text response for testing.'),
   },
   {
