@@ -23,6 +23,7 @@ async function startGateway(config: string, env: Record<string, string> = {}): P
     [CLI, 'serve', '--config', join(ROOT, 'test/conformance', config), '--http', '0'],
     /serving MCP over Streamable HTTP/,
     env,
+    60_000,
   );
   const url = /"url":"(http:\/\/127\.0\.0\.1:\d+\/mcp)"/.exec(stderr())?.[1];
   if (!url) throw new Error(`no URL in the gateway's log:\n${stderr()}`);
