@@ -11,9 +11,9 @@
  * HTTP on 127.0.0.1:PORT/mcp; PORT 0 picks a free one). In HTTP mode it prints
  * `conformance upstream listening on <url>` to stderr once it listens.
  *
- * Tools are served from one table with raw JSON Schemas (not through McpServer's zod
- * registration): the json-schema-2020-12 scenario needs `$schema`, `$defs` and
- * `additionalProperties` exactly as written, which a zod conversion does not produce.
+ * Tools are served from one table with raw JSON Schemas (upstreamTools.ts), not through
+ * McpServer's zod registration: the json-schema-2020-12 scenario needs `$schema`, `$defs`
+ * and `additionalProperties` exactly as written, which a zod conversion does not produce.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,260 +22,21 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type CallToolResult,
-  type ElicitRequestFormParams,
   type JSONRPCMessage,
   type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** A 1×1 red PNG. */
-export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
-
-/** A WAV file of one silent 16-bit sample at 8 kHz, mono. */
-function silentWav(): string {
-  const data = Buffer.alloc(2);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16); // fmt chunk size
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(8000, 24); // sample rate
-  header.writeUInt32LE(16000, 28); // byte rate
-  header.writeUInt16LE(2, 32); // block align
-  header.writeUInt16LE(16, 34); // bits per sample
-  header.write('data', 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]).toString('base64');
-}
-export const WAV_BASE64 = silentWav();
+import { PNG_BASE64, TOOLS, type ToolContext } from './upstreamTools.js';
 
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
-
-const NO_ARGS: Tool['inputSchema'] = { type: 'object', properties: {} };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
-
-interface TestTool {
-  definition: Tool;
-  run(args: Record<string, unknown>, extra: Extra, ctx: ToolContext): Promise<CallToolResult>;
-}
-
-interface ToolContext {
-  server: McpServer;
-  /** Sends a log message unless the host's logging/setLevel filters it out. */
-  log(extra: Extra, level: LoggingLevel, data: string): Promise<void>;
-}
-
-async function elicit(ctx: ToolContext, extra: Extra, params: Omit<ElicitRequestFormParams, 'mode'>): Promise<CallToolResult> {
-  if (!ctx.server.server.getClientCapabilities()?.elicitation) return { isError: true, content: [{ type: 'text', text: 'the client does not support elicitation' }] };
-  const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', ...params } }, ElicitResultSchema);
-  return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
-}
-
-/** Every tool a 2025-11-25 server scenario calls or lists, by name. */
-export const TOOLS: TestTool[] = [
-  {
-    definition: {
-      name: 'test_simple_text',
-      title: 'Simple text',
-      description: 'Returns a simple text response.',
-      inputSchema: NO_ARGS,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    run: async () => text('This is a simple text response for testing.'),
-  },
-  {
-    definition: { name: 'test_image_content', description: 'Returns an image (a 1x1 PNG).', inputSchema: NO_ARGS },
-    run: async () => ({ content: [{ type: 'image', data: PNG_BASE64, mimeType: 'image/png' }] }),
-  },
-  {
-    definition: { name: 'test_audio_content', description: 'Returns audio (a one-sample WAV).', inputSchema: NO_ARGS },
-    run: async () => ({ content: [{ type: 'audio', data: WAV_BASE64, mimeType: 'audio/wav' }] }),
-  },
-  {
-    definition: { name: 'test_embedded_resource', description: 'Returns an embedded text resource.', inputSchema: NO_ARGS },
-    run: async () => ({
-      content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
-    }),
-  },
-  {
-    definition: { name: 'test_multiple_content_types', description: 'Returns text, an image and an embedded resource.', inputSchema: NO_ARGS },
-    run: async () => ({
-      content: [
-        { type: 'text', text: 'Multiple content types test:' },
-        { type: 'image', data: PNG_BASE64, mimeType: 'image/png' },
-        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
-      ],
-    }),
-  },
-  {
-    definition: { name: 'test_tool_with_logging', description: 'Sends three info log messages while it runs.', inputSchema: NO_ARGS },
-    run: async (_args, extra, ctx) => {
-      await ctx.log(extra, 'info', 'Tool execution started');
-      await sleep(50);
-      await ctx.log(extra, 'info', 'Tool processing data');
-      await sleep(50);
-      await ctx.log(extra, 'info', 'Tool execution completed');
-      return text('Tool with logging executed successfully');
-    },
-  },
-  {
-    definition: { name: 'test_tool_with_progress', description: 'Reports progress 0, 50 and 100 of 100 when given a progressToken.', inputSchema: NO_ARGS },
-    run: async (_args, extra) => {
-      const progressToken = extra._meta?.progressToken;
-      for (const progress of [0, 50, 100]) {
-        if (progressToken !== undefined) {
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: 100, message: `step ${progress} of 100` } });
-        }
-        if (progress < 100) await sleep(50);
-      }
-      return text(`Progress reported${progressToken === undefined ? ' to nobody (no progressToken)' : ` for token ${String(progressToken)}`}`);
-    },
-  },
-  {
-    definition: { name: 'test_error_handling', description: 'Always fails with a tool error.', inputSchema: NO_ARGS },
-    run: async () => ({ isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] }),
-  },
-  {
-    definition: {
-      name: 'test_reconnection',
-      description: 'Closes the request\'s SSE stream mid-call (SEP-1699); the result reaches the client after it reconnects.',
-      inputSchema: NO_ARGS,
-    },
-    run: async (_args, extra) => {
-      extra.closeSSEStream?.();
-      await sleep(100);
-      return text('Reconnection test completed successfully');
-    },
-  },
-  {
-    definition: {
-      name: 'test_sampling',
-      description: 'Asks the client for an LLM completion of the prompt (sampling/createMessage).',
-      inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] },
-    },
-    run: async (args, extra, ctx) => {
-      if (typeof args.prompt !== 'string') return { isError: true, content: [{ type: 'text', text: 'test_sampling needs "prompt" as a string' }] };
-      if (!ctx.server.server.getClientCapabilities()?.sampling) return { isError: true, content: [{ type: 'text', text: 'the client does not support sampling' }] };
-      const answer = await extra.sendRequest(
-        { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 } },
-        CreateMessageResultSchema,
-      );
-      const reply = !Array.isArray(answer.content) && answer.content.type === 'text' ? answer.content.text : JSON.stringify(answer.content);
-      return text(`LLM response: ${reply}`);
-    },
-  },
-  {
-    definition: {
-      name: 'test_elicitation',
-      description: 'Asks the user for a username and an email address (elicitation/create).',
-      inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] },
-    },
-    run: async (args, extra, ctx) => {
-      if (typeof args.message !== 'string') return { isError: true, content: [{ type: 'text', text: 'test_elicitation needs "message" as a string' }] };
-      return elicit(ctx, extra, {
-        message: args.message,
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            username: { type: 'string', description: "User's response" },
-            email: { type: 'string', description: "User's email address" },
-          },
-          required: ['username', 'email'],
-        },
-      });
-    },
-  },
-  {
-    definition: { name: 'test_elicitation_sep1034_defaults', description: 'Elicitation whose fields carry defaults of every primitive type (SEP-1034).', inputSchema: NO_ARGS },
-    run: async (_args, extra, ctx) =>
-      elicit(ctx, extra, {
-        message: 'Please review and update the form fields with defaults',
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            name: { type: 'string', description: 'User name', default: 'John Doe' },
-            age: { type: 'integer', description: 'User age', default: 30 },
-            score: { type: 'number', description: 'User score', default: 95.5 },
-            status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
-            verified: { type: 'boolean', description: 'Verification status', default: true },
-          },
-          required: [],
-        },
-      }),
-  },
-  {
-    definition: { name: 'test_elicitation_sep1330_enums', description: 'Elicitation with the five enum shapes of SEP-1330.', inputSchema: NO_ARGS },
-    run: async (_args, extra, ctx) =>
-      elicit(ctx, extra, {
-        message: 'Please select options from the enum fields',
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
-            titledSingle: {
-              type: 'string',
-              description: 'Select one option with titles',
-              oneOf: [
-                { const: 'value1', title: 'First Option' },
-                { const: 'value2', title: 'Second Option' },
-                { const: 'value3', title: 'Third Option' },
-              ],
-            },
-            legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-            untitledMulti: { type: 'array', description: 'Select several options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-            titledMulti: {
-              type: 'array',
-              description: 'Select several options with titles',
-              minItems: 1,
-              maxItems: 3,
-              items: {
-                anyOf: [
-                  { const: 'value1', title: 'First Choice' },
-                  { const: 'value2', title: 'Second Choice' },
-                  { const: 'value3', title: 'Third Choice' },
-                ],
-              },
-            },
-          },
-          required: [],
-        },
-      }),
-  },
-  {
-    definition: {
-      name: 'json_schema_2020_12_tool',
-      description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, $ref, additionalProperties).',
-      inputSchema: {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
-        type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
-        additionalProperties: false,
-      },
-    },
-    run: async (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
-  },
-];
 
 /** One server per session (HTTP) or process (stdio): it holds that client's log level and subscriptions. */
 export function createConformanceServer(): McpServer {
