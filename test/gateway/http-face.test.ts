@@ -4,6 +4,7 @@
  * loopback only, never a fallback for a wrong token. In process, in front of the
  * conformance upstream over stdio.
  */
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +14,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
 import { conformanceConfig } from '../helpers/conformance.js';
+import { CLI } from '../helpers/reference.js';
 
 const TOKEN = 'face-test-token-0123456789';
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -102,5 +104,24 @@ describe('HTTP face: status codes, DNS-rebinding protection, anonymous loopback 
 
   it('refuses to start with http.anonymous on a non-loopback address, saying why', async () => {
     await expect(serveHttp(gateway, 0, '0.0.0.0')).rejects.toThrow(/http\.anonymous: requests without a token are served only on a loopback address .* binds "0\.0\.0\.0"/);
+  });
+});
+
+describe('HTTP face config, checked before anything starts', () => {
+  it('serve --http refuses http.anonymous on a non-loopback address and exits', () => {
+    const path = conformanceConfig({ http: { host: '0.0.0.0', anonymous: { persona: 'visitor' } } });
+    const run = spawnSync(process.execPath, [CLI, 'serve', '--config', path, '--http', '0'], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/http\.anonymous: requests without a token are served only on a loopback address .* binds "0\.0\.0\.0"/);
+    expect(run.stderr).not.toMatch(/serving MCP over Streamable HTTP/);
+  });
+
+  it('allowed_hosts takes hostnames without port; allowed_origins takes URLs', () => {
+    expect(() => loadConfig(conformanceConfig({ http: { allowed_hosts: ['mcp.example.com:8080'] } }))).toThrow(
+      /http\.allowed_hosts\.0: a hostname without port, e\.g\. mcp\.example\.com or \[::1\]/,
+    );
+    expect(() => loadConfig(conformanceConfig({ http: { allowed_origins: ['app.example.com'] } }))).toThrow(/http\.allowed_origins\.0/);
+    const ok = loadConfig(conformanceConfig({ http: { allowed_hosts: ['MCP.example.com', '[::1]'], allowed_origins: ['https://app.example.com'] } }));
+    expect(ok.config.http.allowed_hosts).toEqual(['MCP.example.com', '[::1]']);
   });
 });
