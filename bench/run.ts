@@ -8,6 +8,7 @@ import { createEmbedder } from '../src/embedding/index.js';
 import { benchEmbed } from './embed.js';
 import { benchGateways } from './gateway.js';
 import { benchHttp } from './http.js';
+import { benchLibrary } from './library.js';
 import { benchScale } from './scale.js';
 import { benchSelect } from './select.js';
 
@@ -23,6 +24,7 @@ const embedder = await createEmbedder({ provider: 'use' });
 try {
   out('Curator select() on public catalogs (USE)', await benchSelect(embedder));
   out('Curator on larger catalogs: the union of the public sets (770 tools) and synthetic copies (USE)', await benchScale(embedder));
+  out('Library: import cost and curation per model call for each adapter (USE, 191 tools)', await benchLibrary(embedder));
 } finally {
   await embedder.close();
 }

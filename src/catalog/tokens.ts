@@ -2,10 +2,14 @@
  * Prompt cost of tool definitions: how many tokens a list of tools costs the host's model
  * on every call, counted on the JSON the host receives from `tools/list`.
  */
-import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken } from 'js-tiktoken';
 import type { ToolRecord } from './types.js';
 
 let encoder: Tiktoken | undefined;
+// js-tiktoken's ranks take about half a second to load: required on first count, not at
+// import, so `import 'tool-curator'` stays cheap.
+const require = createRequire(import.meta.url);
 
 /** The tool as it appears in a `tools/list` result (MCP `Tool` fields the gateway sends). */
 function definition(tool: ToolRecord): Record<string, unknown> {
@@ -32,6 +36,6 @@ function definition(tool: ToolRecord): Record<string, unknown> {
  */
 export function toolDefinitionTokens(tools: readonly ToolRecord[]): number {
   if (tools.length === 0) return 0;
-  encoder ??= getEncoding('o200k_base');
+  encoder ??= (require('js-tiktoken') as typeof import('js-tiktoken')).getEncoding('o200k_base');
   return encoder.encode(JSON.stringify({ tools: tools.map(definition) })).length;
 }

@@ -10,7 +10,6 @@ import os from 'node:os';
 import { z } from 'zod';
 import { log } from '../log.js';
 import type { Embedder } from './types.js';
-import { loadUseModel, USE_DIM } from './use-model.js';
 import { UsePool, useWorkerScript } from './use-pool.js';
 import { chunks } from './vector.js';
 
@@ -54,6 +53,9 @@ export const USE_ID = 'use:lite-512';
  */
 export async function createUseEmbedder(settings: UseSettings = {}): Promise<Embedder> {
   const { workers = Math.min(os.availableParallelism(), 4), batchSize } = useSettingsSchema.parse(settings);
+  // TF.js loads here, not when the package is imported: an app that never builds this
+  // embedder never pays for it (the library's import-cost test checks this).
+  const { loadUseModel, USE_DIM } = await import('./use-model.js');
   const model = await loadUseModel();
   const script = useWorkerScript();
   if (workers > 0 && !script) log.debug('embedder: use workers off (running from TypeScript sources, no compiled use-worker.js)');

@@ -44,7 +44,7 @@ export interface PoolOptions {
 }
 
 /** Lists every tool of a connected client, following `nextCursor` pages. */
-export async function listAllTools(conn: Connection, timeoutMs: number): Promise<Tool[]> {
+export async function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number): Promise<Tool[]> {
   const tools: Tool[] = [];
   let cursor: string | undefined;
   const seen = new Set<string>();

@@ -1,0 +1,126 @@
+/**
+ * MCP client adapter: curate the tools of one or more connected SDK `Client`s per query,
+ * and call them back through the gateway's own guards (name guard, persona policy,
+ * identity injection, argument validation, confirmation of actions, audit) — the same
+ * call path `tool-curator serve` runs, in process.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolRecord } from '../catalog/types.js';
+import { gatewayConfigSchema, personasSchema, type Personas } from '../config/schema.js';
+import { createCallPath, visibleSchema } from '../guards/pipeline.js';
+import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
+import { ToolSelector, type CuratedSelection, type SelectRequest, type ToolSelectorOptions } from '../library/selector.js';
+import { fromMcpTools } from '../library/tools.js';
+import { Policy } from '../policy/policy.js';
+import { ApprovalStore } from '../store/approvals.js';
+import { AuditLog } from '../store/audit.js';
+import { openDb } from '../store/db.js';
+import { listAllTools } from '../upstream/pool.js';
+
+export interface McpCurationOptions extends ToolSelectorOptions {
+  /** Personas as in personas.yaml (an object); default none: every tool allowed, actions confirmed. */
+  personas?: Record<string, unknown>;
+  /** The persona acting, and its user id for identity injection. */
+  persona?: string;
+  userId?: string;
+  /**
+   * Asks a person to approve an action tool (MCP elicitation in the gateway). Without it,
+   * an action tool is parked as a pending approval in the store, as in the gateway.
+   */
+  confirm?: CallContext['elicit'];
+  /** SQLite file for the audit log and approvals; default in memory. */
+  storePath?: string;
+  /** Extra tool names treated as actions (the gateway's `confirmation.actions`). */
+  actions?: string[];
+  /** Time to list a client's tools, ms; default 20000. */
+  listTimeoutMs?: number;
+}
+
+export interface McpClientsCuration {
+  selector: ToolSelector;
+  /** The catalog: every client's tools, names disambiguated as the gateway does. */
+  readonly tools: readonly ToolRecord[];
+  /** The MCP tool definitions to show a model for `query` (identity fields hidden from schemas). */
+  select(query: string, request?: SelectRequest): Promise<{ tools: Tool[]; selection: CuratedSelection }>;
+  /** Calls a tool by the name the model used, through the guards, on the client that owns it. */
+  callTool(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Lists every client's tools again and re-indexes (after `list_changed`). */
+  refresh(): Promise<void>;
+  /** Closes the selector and the store (not the clients). */
+  close(): Promise<void>;
+}
+
+async function listCatalog(clients: Record<string, Client>, timeoutMs: number, actions: string[]): Promise<ToolRecord[]> {
+  const byServer = new Map<string, Tool[]>();
+  for (const [server, client] of Object.entries(clients)) {
+    byServer.set(server, await listAllTools({ client }, timeoutMs));
+  }
+  return fromMcpTools(byServer, actions);
+}
+
+/**
+ * ### Usage
+ * ```ts
+ * const curation = await curateMcpClients({ github, files }, { embedder: { provider: 'use' } });
+ * const { tools } = await curation.select('open an issue about the failing build');
+ * const result = await curation.callTool(tools[0].name, { title: 'CI fails' });
+ * ```
+ */
+export async function curateMcpClients(clients: Record<string, Client>, options: McpCurationOptions = {}): Promise<McpClientsCuration> {
+  const personas: Personas = personasSchema.parse(options.personas ?? {});
+  const policy = new Policy(personas);
+  const config = {
+    confirmation: gatewayConfigSchema.shape.confirmation.parse({ actions: options.actions ?? [] }),
+    audit: gatewayConfigSchema.shape.audit.parse(undefined),
+  };
+  const listMs = options.listTimeoutMs ?? 20_000;
+  let catalog = await listCatalog(clients, listMs, config.confirmation.actions);
+  const allowed = () => policy.allowed(options.persona, catalog);
+  const selector = await ToolSelector.create(catalog, options);
+  const db = openDb(options.storePath ?? ':memory:');
+  const session: SessionIdentity = { sessionId: randomUUID(), persona: options.persona, userId: options.userId };
+  const callPath = createCallPath({
+    tools: () => catalog,
+    policy,
+    config,
+    audit: new AuditLog(db, config.audit.redact),
+    approvals: new ApprovalStore(db),
+    forward: async (ctx) => {
+      const tool = ctx.tool;
+      const client = tool && clients[tool.server];
+      if (!tool || !client) return errorResult(`unknown tool ${ctx.requestedName}`);
+      const started = performance.now();
+      try {
+        return (await client.callTool({ name: tool.upstreamName, arguments: ctx.args })) as CallToolResult;
+      } finally {
+        ctx.upstreamMs = Math.round(performance.now() - started);
+      }
+    },
+  });
+
+  return {
+    selector,
+    get tools() {
+      return catalog;
+    },
+    async select(query, request) {
+      const selection = await selector.select(query, { ...request, allowed: allowed().map((t) => t.name) });
+      const persona = policy.persona(options.persona);
+      const tools = selection.all.map((t): Tool => ({ name: t.name, description: t.description, inputSchema: visibleSchema(t, persona), ...(t.annotations && { annotations: t.annotations }) }));
+      return { tools, selection };
+    },
+    callTool(name, args = {}) {
+      return callPath({ session, requestedName: name, args, decisions: [], notes: [], elicit: options.confirm });
+    },
+    async refresh() {
+      catalog = await listCatalog(clients, listMs, config.confirmation.actions);
+      await selector.update(catalog);
+    },
+    async close() {
+      await selector.close();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Tool Curator as a library: `import { ToolSelector, fromFunctionSpecs } from 'tool-curator'`.
+ * The curator, its embedders and cache, personas/policy and the name guard, each usable on
+ * its own; framework adapters live at `tool-curator/ai`, `/langchain`, `/openai-agents`
+ * and `/mcp`. Importing this module loads no embedder: TF.js and ONNX load when an
+ * embedder is created. docs/LIBRARY.md has the guide.
+ */
+
+// Tools from any source.
+export type { ToolRecord } from './catalog/types.js';
+export { APP_SERVER, assertUniqueNames, fromFunctionSpecs, fromMcpTools, toolRecord, type FunctionSpec, type ToolSpec } from './library/tools.js';
+export { toolDefinitionTokens } from './catalog/tokens.js';
+
+// Per-request curation.
+export { createToolSelector, ToolSelector, type CuratedSelection, type SelectRequest, type ToolSelectorOptions } from './library/selector.js';
+export { lastUserText } from './library/query.js';
+
+// The curator itself (what the gateway runs).
+export { createCurator, DEFAULT_TOP_K, type CuratorOptions } from './curator/curator.js';
+export { DEFAULT_FUSION, FUSIONS, type Fusion } from './curator/fusion.js';
+export type { CatalogTrust } from './curator/trust.js';
+export type { CuratorMode, ExtraContext, Explanation, Selection, SelectOptions, ToolCurator } from './curator/types.js';
+
+// Embedders and the SQLite embedding cache.
+export { createEmbedder, embedderConfigSchema, type EmbedderConfig } from './embedding/index.js';
+export type { Embedder } from './embedding/types.js';
+export { EmbeddingStore } from './store/embeddings.js';
+export { openDb, type Db } from './store/db.js';
+
+// Personas and policy.
+export { Policy, UnknownPersonaError, MissingIdentityError } from './policy/policy.js';
+export { personasSchema, personaSchema, type Persona, type Personas } from './config/schema.js';
+
+// The call path's guards.
+export { closestTool, nameRatio, CORRECT_AT, SUGGEST_AT } from './guards/nameGuard.js';
+export { createCallPath, visibleSchema, type CallPathDeps } from './guards/pipeline.js';
+export type { CallContext, CallHandler, Decision, Guard, SessionIdentity } from './guards/types.js';
