@@ -108,8 +108,8 @@ export class UpstreamPool extends EventEmitter {
   }
 
   private async connect(u: Upstream): Promise<boolean> {
-    // A retry keeps reporting 'failed' with the last error until it succeeds.
-    if (u.state !== 'failed') u.state = 'connecting';
+    // A retry keeps reporting 'failed' (or 'needs_authorization') with the last error until it succeeds.
+    if (u.state !== 'failed' && u.state !== 'needs_authorization') u.state = 'connecting';
     const ms = u.cfg.startup_timeout_ms ?? this.opts.startupMs;
     let conn: Connection | undefined;
     const provider = 'url' in u.cfg ? this.opts.auth?.provider(u.name, u.cfg) : undefined;
@@ -238,7 +238,14 @@ export class UpstreamPool extends EventEmitter {
     try {
       return (await u.conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.opts.callMs })) as CallToolResult;
     } catch (err) {
-      const message = (u.conn?.explain?.(err) ?? (err as Error)).message;
+      const explained = u.conn?.explain?.(err) ?? (err as Error);
+      // A withdrawn grant ends the connection's use; a step-up only concerns this call.
+      if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') {
+        const conn = u.conn;
+        this.awaitConsent(u, explained);
+        await conn?.client.close().catch(() => undefined);
+      }
+      const message = explained.message;
       return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${message}` }] };
     }
   }

@@ -105,6 +105,8 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
   let dir: string;
   let config: string;
   let store: string;
+  /** The gateway started before consent; it stays up across the `auth` run. */
+  let running: Awaited<ReturnType<typeof serve>>;
 
   beforeAll(async () => {
     server = await startProtectedServer();
@@ -125,6 +127,7 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
   });
 
   afterAll(async () => {
+    await running?.client.close().catch(() => undefined);
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -137,16 +140,12 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
     expect(upstreams.find((u) => u.name === 'library')).toMatchObject({ state: 'ready' });
     expect(upstreams.find((u) => u.name === 'library')!.tools).toBeGreaterThan(0);
 
-    const { client, stderr } = await serve(config);
-    try {
-      const r = await callTool(client, 'whoami');
-      expect(r.isError).toBe(true);
-      expect(stderr()).toContain('needs authorization: run tool-curator auth secure');
-      // Nothing was registered at the authorization server from serve.
-      expect(server.provider.authorizations).toBe(0);
-    } finally {
-      await client.close();
-    }
+    running = await serve(config);
+    const r = await callTool(running.client, 'whoami');
+    expect(r.isError).toBe(true);
+    expect(running.stderr()).toContain('needs authorization: run tool-curator auth secure');
+    // Nothing was registered at the authorization server from serve.
+    expect(server.provider.authorizations).toBe(0);
   }, 120_000);
 
   it('auth: prints the authorization URL, receives the redirect on loopback, stores the tokens in a 0600 file', async () => {
@@ -165,6 +164,17 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
     db.close();
     expect(JSON.parse(row.tokens).refresh_token).toMatch(/^rt-/);
     expect(JSON.parse(row.client_information).redirect_uris).toEqual([url.searchParams.get('redirect_uri')]);
+  }, 120_000);
+
+  it('the gateway that was already running picks the new tokens up and serves the upstream, without a restart', async () => {
+    let r: CallToolResult | undefined;
+    for (let i = 0; i < 60 && !(r && !r.isError); i++) {
+      if (i > 0) await new Promise((done) => setTimeout(done, 1000));
+      r = await callTool(running.client, 'whoami');
+    }
+    expect(text(r!)).toMatch(/^client [0-9a-f-]{36} scopes \[tools:read\]$/);
+    expect(running.stderr()).toMatch(/"msg":"upstream \\"secure\\" authorized"/);
+    await running.client.close();
   }, 120_000);
 
   it('serve restarts on the stored tokens, and refreshes an expired access token unattended', async () => {
