@@ -24,13 +24,7 @@ export const stdioUpstreamSchema = z
   })
   .strict();
 
-/**
- * How the gateway authorizes itself to a remote upstream (docs/AUTH.md). `oauth`: the MCP
- * authorization flow (authorization code + PKCE) for a person's account, consented once
- * with `tool-curator auth <upstream>`; the object form names a pre-registered client or a
- * client ID metadata document. `client_credentials`: machine to machine, with a secret
- * (client_secret_basic) or a private key (private_key_jwt). Tokens live in the store.
- */
+/** The `oauth` form of an upstream's `auth`. */
 const oauthClientSchema = z
   .object({
     /** A pre-registered client; unset: dynamic registration or `client_metadata_url`. */
@@ -45,6 +39,13 @@ const oauthClientSchema = z
   })
   .strict();
 
+/**
+ * How the gateway authorizes itself to a remote upstream (docs/AUTH.md). `oauth`: the MCP
+ * authorization flow (authorization code + PKCE) for a person's account, consented once
+ * with `tool-curator auth <upstream>`; the object form names a pre-registered client or a
+ * client ID metadata document. `client_credentials`: machine to machine, with a secret
+ * (client_secret_basic) or a private key (private_key_jwt). Tokens live in the store.
+ */
 export const upstreamAuthSchema = z.union([
   z.literal('oauth').transform(() => ({ oauth: oauthClientSchema.parse({}) })),
   z.object({ oauth: oauthClientSchema }).strict(),

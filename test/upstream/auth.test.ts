@@ -252,6 +252,16 @@ describe('errors and machine-to-machine', () => {
     expect(remote!.error).not.toContain('Non-200');
   }, 60_000);
 
+  it('auth names what is wrong with the command: unknown upstream, upstream without auth', async () => {
+    const config = configWith({});
+    const unknown = await run(config, ['auth', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('has no upstream "nope" (upstreams: remote)');
+    const noAuth = await run(config, ['auth', 'remote']);
+    expect(noAuth.code).toBe(2);
+    expect(noAuth.stderr).toContain('upstream "remote" has no auth in');
+  }, 60_000);
+
   it('client_credentials: serve gets a token unattended, no consent, and the secret stays out of every output', async () => {
     const config = configWith({ auth: { client_credentials: { client_id: M2M_CLIENT.id, client_secret: M2M_CLIENT.secret, scopes: ['tools:read'], issuer: new URL(server.mcpUrl).origin } } });
     const { client, stderr } = await serve(config);
