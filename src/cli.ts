@@ -16,6 +16,7 @@ import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { log } from './log.js';
 import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/policy.js';
 import { openDb } from './store/db.js';
+import { AuthUsageError, authCommand } from './upstream/auth/command.js';
 import { formatSelection, selectionJson } from './gateway/selectView.js';
 
 const USAGE = `tool-curator — an MCP gateway that curates many upstream tools into a short, query-specific list
@@ -29,6 +30,7 @@ Usage:
                     [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
+  tool-curator auth <upstream> [--logout] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
 
 --config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.`;
 
@@ -45,6 +47,7 @@ const OPTIONS = {
   mode: { type: 'string' },
   sample: { type: 'string' },
   fusion: { type: 'string' },
+  logout: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -223,6 +226,8 @@ export async function main(argv: string[]): Promise<number> {
     case 'audit': {
       return auditCommand([...rest, ...passThrough(flags)], storeOf(flags));
     }
+    case 'auth':
+      return authCommand(config(flags), rest[0], { logout: flags.logout, out: (line) => process.stdout.write(`${line}\n`) });
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
@@ -233,7 +238,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: Error) => {
-    if (err instanceof ConfigError || err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof ConfigError || err instanceof UsageError || err instanceof AuthUsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`tool-curator: ${err.message}\n`);
       process.exit(2);
     }

@@ -24,11 +24,61 @@ export const stdioUpstreamSchema = z
   })
   .strict();
 
+/** The `oauth` form of an upstream's `auth`. */
+const oauthClientSchema = z
+  .object({
+    /** A pre-registered client; unset: dynamic registration or `client_metadata_url`. */
+    client_id: z.string().min(1).optional(),
+    client_secret: z.string().min(1).optional(),
+    /** Scopes asked for when the server's challenge and metadata name none. */
+    scopes: z.array(z.string().min(1)).optional(),
+    /** HTTPS URL of this gateway's client ID metadata document, used where the authorization server supports them. */
+    client_metadata_url: z.url().optional(),
+    /** Loopback port `auth` receives the redirect on; default 0 (any free port). Fix it when the redirect URI is registered. */
+    redirect_port: z.number().int().min(0).max(65535).default(0),
+  })
+  .strict();
+
+/**
+ * How the gateway authorizes itself to a remote upstream (docs/AUTH.md). `oauth`: the MCP
+ * authorization flow (authorization code + PKCE) for a person's account, consented once
+ * with `tool-curator auth <upstream>`; the object form names a pre-registered client or a
+ * client ID metadata document. `client_credentials`: machine to machine, with a secret
+ * (client_secret_basic) or a private key (private_key_jwt). Tokens live in the store.
+ */
+export const upstreamAuthSchema = z.union([
+  z.literal('oauth').transform(() => ({ oauth: oauthClientSchema.parse({}) })),
+  z.object({ oauth: oauthClientSchema }).strict(),
+  z
+    .object({
+      client_credentials: z
+        .object({
+          client_id: z.string().min(1),
+          client_secret: z.string().min(1).optional(),
+          /** PEM private key for private_key_jwt client authentication, instead of a secret. */
+          private_key: z.string().min(1).optional(),
+          /** Signing algorithm of `private_key`. Default ES256. */
+          algorithm: z.string().default('ES256'),
+          scopes: z.array(z.string().min(1)).optional(),
+          /** The authorization server these credentials belong to; they are presented to no other. Recommended. */
+          issuer: z.url().optional(),
+        })
+        .strict()
+        .refine((c) => (c.client_secret === undefined) !== (c.private_key === undefined), 'client_credentials needs exactly one of client_secret or private_key'),
+    })
+    .strict(),
+]);
+
+export type UpstreamAuthConfig = z.infer<typeof upstreamAuthSchema>;
+export type OAuthClientConfig = z.infer<typeof oauthClientSchema>;
+
 /** A remote upstream: Streamable HTTP, falling back to SSE unless `transport` pins one. */
 export const remoteUpstreamSchema = z
   .object({
     url: z.url(),
     headers: stringMap.optional(),
+    /** Unset: static `headers` only, as before. */
+    auth: upstreamAuthSchema.optional(),
     transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto'),
     startup_timeout_ms: z.number().int().positive().optional(),
   })
@@ -44,7 +94,7 @@ export const upstreamSchema = z.unknown().transform((input, ctx): StdioUpstreamC
     obj && 'command' in obj && 'url' in obj
       ? 'an upstream has either "command" (stdio) or "url" (remote), not both'
       : !obj || !('command' in obj || 'url' in obj)
-        ? 'expected a stdio upstream {command, args?, env?, cwd?} or a remote one {url, headers?, transport?}'
+        ? 'expected a stdio upstream {command, args?, env?, cwd?} or a remote one {url, headers?, auth?, transport?}'
         : undefined;
   if (message) {
     ctx.addIssue({ code: 'custom', message });

@@ -20,6 +20,8 @@ import { log } from '../log.js';
 import { Policy } from '../policy/policy.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
+import { OAuthStore } from '../store/oauth.js';
+import { upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
 
@@ -98,7 +100,12 @@ export class Gateway extends EventEmitter {
   static create(loaded: LoadedConfig, opts: GatewayOptions = {}): Gateway {
     const { config, baseDir } = loaded;
     const db = openDb(resolveFrom(baseDir, config.store));
-    const pool = new UpstreamPool(config.upstreams, { baseDir, startupMs: config.timeouts.startup_ms, callMs: config.timeouts.call_ms });
+    const pool = new UpstreamPool(config.upstreams, {
+      baseDir,
+      startupMs: config.timeouts.startup_ms,
+      callMs: config.timeouts.call_ms,
+      auth: upstreamAuth(new OAuthStore(db)),
+    });
     return new Gateway(loaded, db, pool, opts);
   }
 

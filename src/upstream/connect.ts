@@ -2,6 +2,7 @@
  * Opens one MCP client connection to one upstream: a spawned process over stdio, or a
  * remote server over Streamable HTTP with SSE as the fallback for older servers.
  */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -10,6 +11,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { resolveFrom } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
+import { authFailure, watchChallenges } from './auth/challenge.js';
 
 export const CLIENT_INFO = { name: 'tool-curator', version: '0.1.0' };
 
@@ -18,6 +20,8 @@ export interface Connection {
   transport: Transport;
   /** Child process id for stdio upstreams. */
   pid?: number;
+  /** Rewrites a later failure of this connection (tools/list, tools/call) that was an authorization refusal. */
+  explain?: (err: unknown) => Error;
 }
 
 function newClient(): Client {
@@ -51,10 +55,18 @@ async function handshake(transport: Transport, timeoutMs: number, what: string):
 }
 
 /**
- * Connects to `cfg`. Resolves once the MCP initialize handshake is done.
+ * Connects to `cfg`. Resolves once the MCP initialize handshake is done. A remote upstream
+ * uses `authProvider` (upstream/auth) for its tokens; a 401/403 is thrown as an
+ * authorization error with the server's challenge, never masked by the SSE fallback.
  * @throws when the process cannot start, exits, or does not answer within `timeoutMs`.
  */
-export async function connectUpstream(name: string, cfg: UpstreamConfig, baseDir: string, timeoutMs: number): Promise<Connection> {
+export async function connectUpstream(
+  name: string,
+  cfg: UpstreamConfig,
+  baseDir: string,
+  timeoutMs: number,
+  authProvider?: OAuthClientProvider,
+): Promise<Connection> {
   const what = `connecting to upstream "${name}"`;
   if ('command' in cfg) {
     const transport = new StdioClientTransport({
@@ -75,17 +87,28 @@ export async function connectUpstream(name: string, cfg: UpstreamConfig, baseDir
   }
   const url = new URL(cfg.url);
   const requestInit = cfg.headers ? { headers: cfg.headers } : undefined;
+  const watch = watchChallenges(url);
+  const explain = (err: unknown) => authFailure(name, err, watch, cfg.auth !== undefined) ?? (err as Error);
   if (cfg.transport !== 'sse') {
     try {
-      return await handshake(new StreamableHTTPClientTransport(url, { requestInit }), timeoutMs, what);
+      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch: watch.fetch }), timeoutMs, what);
+      return { ...conn, explain };
     } catch (err) {
+      // A refusal is the answer, not a sign of an older server: falling back to SSE would hide it.
+      const refused = authFailure(name, err, watch, cfg.auth !== undefined);
+      if (refused) throw refused;
       if (cfg.transport === 'streamable-http') throw err;
       log.info({ upstream: name, err: (err as Error).message }, 'Streamable HTTP failed; trying SSE');
     }
   }
   const headers = cfg.headers;
   const eventSourceInit = headers
-    ? { fetch: (u: string | URL, init?: RequestInit) => fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) }
+    ? { fetch: (u: string | URL, init?: RequestInit) => watch.fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) }
     : undefined;
-  return handshake(new SSEClientTransport(url, { requestInit, eventSourceInit }), timeoutMs, what);
+  try {
+    const conn = await handshake(new SSEClientTransport(url, { requestInit, eventSourceInit, authProvider, fetch: watch.fetch }), timeoutMs, what);
+    return { ...conn, explain };
+  } catch (err) {
+    throw explain(err);
+  }
 }

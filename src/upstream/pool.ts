@@ -9,9 +9,22 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
+import { authMethod, NeedsAuthorizationError, UpstreamAuthError, type AuthMethod, type UpstreamAuth } from './auth/index.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 
-export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'closed';
+/**
+ * `needs_authorization`: a remote upstream waiting for a person's consent
+ * (`tool-curator auth <name>`); its tools are absent until then, and the pool picks the
+ * new tokens up by itself once they are stored.
+ */
+export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'needs_authorization' | 'closed';
+
+/** How a remote upstream authorizes, and whether the last attempt was refused. */
+export interface UpstreamAuthStatus {
+  method: AuthMethod;
+  /** `needs_authorization`: consent missing; `refused`: the server answered 401/403. */
+  state: 'ok' | 'needs_authorization' | 'refused';
+}
 
 export interface UpstreamStatus {
   name: string;
@@ -19,6 +32,8 @@ export interface UpstreamStatus {
   tools: number;
   error?: string;
   pid?: number;
+  /** Remote upstreams only. */
+  auth?: UpstreamAuthStatus;
 }
 
 interface Upstream {
@@ -30,6 +45,9 @@ interface Upstream {
   error?: string;
   retries: number;
   retryTimer?: NodeJS.Timeout;
+  authState?: UpstreamAuthStatus['state'];
+  /** Stored OAuth state version when consent was found missing. */
+  authVersion?: number;
 }
 
 export interface PoolOptions {
@@ -41,6 +59,10 @@ export interface PoolOptions {
   callMs: number;
   /** First reconnect delay; doubles per failure up to 30 s. Default 1000 ms. */
   reconnectBaseMs?: number;
+  /** OAuth providers for remote upstreams with `auth` (upstream/auth). */
+  auth?: UpstreamAuth;
+  /** How often an upstream waiting for consent checks the store for new tokens. Default 2000 ms. */
+  authPollMs?: number;
 }
 
 /** Lists every tool of a connected client, following `nextCursor` pages. */
@@ -86,29 +108,64 @@ export class UpstreamPool extends EventEmitter {
   }
 
   private async connect(u: Upstream): Promise<boolean> {
-    // A retry keeps reporting 'failed' with the last error until it succeeds.
-    if (u.state !== 'failed') u.state = 'connecting';
+    // A retry keeps reporting 'failed' (or 'needs_authorization') with the last error until it succeeds.
+    if (u.state !== 'failed' && u.state !== 'needs_authorization') u.state = 'connecting';
     const ms = u.cfg.startup_timeout_ms ?? this.opts.startupMs;
     let conn: Connection | undefined;
+    const provider = 'url' in u.cfg ? this.opts.auth?.provider(u.name, u.cfg) : undefined;
     try {
-      conn = await connectUpstream(u.name, u.cfg, this.opts.baseDir, ms);
-      const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${u.name}"`);
+      conn = await connectUpstream(u.name, u.cfg, this.opts.baseDir, ms, provider);
+      const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${u.name}"`).catch((err) => {
+        throw conn?.explain?.(err) ?? err;
+      });
       if (this.closing) {
         await conn.client.close();
         return false;
       }
-      Object.assign(u, { conn, tools, state: 'ready', error: undefined, retries: 0 });
+      Object.assign(u, { conn, tools, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
       conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh(u));
       conn.client.onclose = () => this.lost(u, conn!);
       return true;
     } catch (err) {
       await conn?.client.close().catch(() => undefined);
+      if (err instanceof NeedsAuthorizationError) return this.awaitConsent(u, err);
       u.state = 'failed';
       u.error = (err as Error).message;
+      u.authState = err instanceof UpstreamAuthError ? 'refused' : u.authState;
       log.error({ upstream: u.name, err: u.error }, `upstream "${u.name}" failed to start; serving the others`);
       this.scheduleReconnect(u);
       return false;
     }
+  }
+
+  /**
+   * No consent to act for the configured account: the upstream's tools leave the catalog
+   * and the pool waits, without network traffic, until the store changes (a
+   * `tool-curator auth` run), then connects again.
+   */
+  private awaitConsent(u: Upstream, err: NeedsAuthorizationError): false {
+    const first = u.state !== 'needs_authorization';
+    Object.assign(u, { state: 'needs_authorization', error: err.message, authState: 'needs_authorization', conn: undefined });
+    if (first) log.warn({ upstream: u.name }, err.message);
+    if (u.tools.length > 0) {
+      u.tools = [];
+      this.emit('change');
+    }
+    u.authVersion = this.opts.auth?.version(u.name) ?? 0;
+    const poll = () => {
+      u.retryTimer = setTimeout(async () => {
+        u.retryTimer = undefined;
+        if (this.closing) return;
+        if ((this.opts.auth?.version(u.name) ?? 0) === u.authVersion) return poll();
+        if (await this.connect(u)) {
+          log.info({ upstream: u.name, tools: u.tools.length }, `upstream "${u.name}" authorized`);
+          this.emit('change');
+        }
+      }, this.opts.authPollMs ?? 2000);
+      u.retryTimer.unref();
+    };
+    if (!this.closing) poll();
+    return false;
   }
 
   private async refresh(u: Upstream): Promise<void> {
@@ -165,6 +222,7 @@ export class UpstreamPool extends EventEmitter {
       tools: u.tools.length,
       error: u.error,
       pid: u.conn?.pid,
+      ...('url' in u.cfg && { auth: { method: authMethod(u.cfg), state: u.authState ?? 'ok' } }),
     }));
   }
 
@@ -180,7 +238,15 @@ export class UpstreamPool extends EventEmitter {
     try {
       return (await u.conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.opts.callMs })) as CallToolResult;
     } catch (err) {
-      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${(err as Error).message}` }] };
+      const explained = u.conn?.explain?.(err) ?? (err as Error);
+      // A withdrawn grant ends the connection's use; a step-up only concerns this call.
+      if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') {
+        const conn = u.conn;
+        this.awaitConsent(u, explained);
+        await conn?.client.close().catch(() => undefined);
+      }
+      const message = explained.message;
+      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${message}` }] };
     }
   }
 

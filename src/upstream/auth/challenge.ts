@@ -1,0 +1,47 @@
+/**
+ * Keeps the last 401/403 answer of a remote upstream's MCP endpoint, so a failure is
+ * reported with the server's `WWW-Authenticate` details (error, scope, resource_metadata)
+ * instead of whatever the transport — or the SSE fallback tried after it — says.
+ * It only watches responses; it changes no request.
+ */
+import { UnauthorizedError, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { NeedsAuthorizationError, UpstreamAuthError, type AuthChallenge } from './errors.js';
+
+export interface ChallengeWatch {
+  fetch: FetchLike;
+  /** The last refusal of the MCP endpoint, cleared by any later success. */
+  last(): AuthChallenge | undefined;
+}
+
+export function watchChallenges(mcpUrl: URL): ChallengeWatch {
+  let last: AuthChallenge | undefined;
+  const target = mcpUrl.href;
+  const watched: FetchLike = async (url, init) => {
+    const res = await fetch(url, init);
+    if (new URL(String(url)).href !== target) return res;
+    if (res.status === 401 || res.status === 403) {
+      const { error, scope, resourceMetadataUrl } = extractWWWAuthenticateParams(res);
+      last = { status: res.status, error, scope, resourceMetadata: resourceMetadataUrl?.href };
+    } else if (res.ok) {
+      last = undefined;
+    }
+    return res;
+  };
+  return { fetch: watched, last: () => last };
+}
+
+/**
+ * Turns a failure of an upstream with a refusal on record into an authorization error;
+ * `undefined` for failures that are not about authorization.
+ * @param configured whether the upstream has `auth` set, which decides the advice.
+ */
+export function authFailure(upstream: string, err: unknown, watch: ChallengeWatch, configured: boolean): Error | undefined {
+  if (err instanceof NeedsAuthorizationError || err instanceof UpstreamAuthError) return err;
+  const challenge = watch.last();
+  if (!challenge && !(err instanceof UnauthorizedError)) return undefined;
+  const hint = configured
+    ? `check its auth config, or run tool-curator auth ${upstream}`
+    : 'the server requires authorization: set auth (oauth or client_credentials) or headers for it in the config';
+  return new UpstreamAuthError(upstream, challenge ?? { status: 401 }, hint);
+}

@@ -1,0 +1,141 @@
+/**
+ * `tool-curator auth <upstream> [--logout]`: consent once, then `serve` runs unattended.
+ * Shows (and, in a terminal, opens) the authorization URL, receives the redirect on a
+ * loopback port, lets the SDK exchange the code, stores the tokens and exits. `--logout`
+ * deletes what the store holds for the upstream.
+ */
+import { spawn } from 'node:child_process';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { resolveFrom, type LoadedConfig } from '../../config/load.js';
+import type { RemoteUpstreamConfig } from '../../config/schema.js';
+import { openDb } from '../../store/db.js';
+import { OAuthStore } from '../../store/oauth.js';
+import { connectUpstream } from '../connect.js';
+import { listAllTools } from '../pool.js';
+import { providerFor } from './index.js';
+import { startLoopback } from './loopback.js';
+import type { StoreOAuthProvider } from './provider.js';
+
+/** How many authorizations one run asks for before giving up (a server that keeps asking for more scope). */
+export const MAX_AUTHORIZATIONS = 3;
+/** How long `auth` waits for the user to finish in the browser. */
+const WAIT_MS = 5 * 60_000;
+
+export interface AuthCommandOptions {
+  logout?: boolean;
+  /** Where the command's output lines go (stdout in the CLI). */
+  out: (line: string) => void;
+  waitMs?: number;
+}
+
+/** Thrown for a command the user must correct (exit code 2). */
+export class AuthUsageError extends Error {}
+
+function remoteUpstream(loaded: LoadedConfig, name: string | undefined): RemoteUpstreamConfig & { auth: NonNullable<RemoteUpstreamConfig['auth']> } {
+  const names = Object.keys(loaded.config.upstreams);
+  if (!name) throw new AuthUsageError(`auth needs an upstream name: tool-curator auth <upstream> (upstreams: ${names.join(', ')})`);
+  const cfg = loaded.config.upstreams[name];
+  if (!cfg) throw new AuthUsageError(`${loaded.file} has no upstream "${name}" (upstreams: ${names.join(', ')})`);
+  if (!('url' in cfg)) throw new AuthUsageError(`upstream "${name}" is a stdio upstream; only remote upstreams (url) authorize`);
+  if (!cfg.auth) throw new AuthUsageError(`upstream "${name}" has no auth in ${loaded.file}; set auth: oauth (or client_credentials) for it first`);
+  return cfg as RemoteUpstreamConfig & { auth: NonNullable<RemoteUpstreamConfig['auth']> };
+}
+
+/** Opens `url` in the user's browser when there is a terminal and an opener; never fails. */
+function openBrowser(url: URL): void {
+  if (!process.stdout.isTTY || process.env.TOOL_CURATOR_NO_BROWSER) return;
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? undefined : 'xdg-open';
+  if (!opener) return;
+  const child = spawn(opener, [url.href], { stdio: 'ignore', detached: true });
+  child.on('error', () => undefined);
+  child.unref();
+}
+
+/** Runs the command; resolves to the exit code. */
+export async function authCommand(loaded: LoadedConfig, name: string | undefined, opts: AuthCommandOptions): Promise<number> {
+  const cfg = remoteUpstream(loaded, name);
+  const db = openDb(resolveFrom(loaded.baseDir, loaded.config.store));
+  const store = new OAuthStore(db);
+  try {
+    if (opts.logout) {
+      const had = store.clear(name!);
+      opts.out(
+        had
+          ? `removed the tokens and client registration stored for "${name}"; to withdraw the grant at the provider too, revoke "Tool Curator" in its account settings`
+          : `nothing was stored for "${name}"`,
+      );
+      return 0;
+    }
+    const tools = 'client_credentials' in cfg.auth ? await verify(name!, cfg, loaded, providerFor(name!, cfg, store)) : await consent(name!, cfg, loaded, store, opts);
+    opts.out(`authorized "${name}": ${tools} tools`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+/** Connects with `provider` and lists the tools; returns their number. */
+async function verify(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedConfig, provider: Parameters<typeof connectUpstream>[4]): Promise<number> {
+  const ms = cfg.startup_timeout_ms ?? loaded.config.timeouts.startup_ms;
+  const conn = await connectUpstream(name, cfg, loaded.baseDir, ms, provider);
+  try {
+    return (await listAllTools(conn, ms).catch((err) => Promise.reject(conn.explain?.(err) ?? err))).length;
+  } finally {
+    await conn.client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The authorization-code flow through the SDK: connect; on a challenge the SDK discovers,
+ * registers and builds the authorization URL, which the user visits; the code comes back
+ * to the loopback listener and the SDK exchanges it. Repeats for a server that asks for
+ * more scope, at most MAX_AUTHORIZATIONS times.
+ */
+async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedConfig, store: OAuthStore, opts: AuthCommandOptions): Promise<number> {
+  const oauth = 'oauth' in cfg.auth! ? cfg.auth.oauth : undefined;
+  const loopback = await startLoopback(oauth?.redirect_port ?? 0);
+  let shown: URL | undefined;
+  let authorizations = 0;
+  const provider = providerFor(name, cfg, store, {
+    redirectUrl: loopback.redirectUrl,
+    onAuthorizationUrl: (url) => {
+      shown = url;
+      // Past the limit the URL is not offered: the run gives up instead.
+      if (authorizations === MAX_AUTHORIZATIONS) return;
+      opts.out(`Open this URL to authorize "${name}" (waiting for the redirect on ${loopback.redirectUrl}):`);
+      opts.out(url.href);
+      openBrowser(url);
+    },
+  }) as StoreOAuthProvider;
+  // A registration made for another redirect URI is of no use to this run: register again.
+  const registered = store.get(name, cfg.url, 'client_information');
+  const uris = registered ? (JSON.parse(registered) as { redirect_uris?: string[] }).redirect_uris : undefined;
+  if (!oauth?.client_id && uris && !uris.includes(loopback.redirectUrl)) store.set(name, cfg.url, 'client_information', undefined);
+  try {
+    for (; ; authorizations++) {
+      shown = undefined;
+      const pending = provider.pendingScope();
+      let failure: unknown;
+      if (pending) {
+        // A step-up `serve` met: the stored tokens are short of this scope, so ask for it afresh.
+        store.set(name, cfg.url, 'tokens', undefined);
+        await auth(provider, { serverUrl: cfg.url, scope: pending });
+      } else {
+        try {
+          return await verify(name, cfg, loaded, provider);
+        } catch (err) {
+          failure = err;
+        }
+      }
+      if (!shown && pending) continue;
+      if (!shown) throw failure ?? new Error(`upstream "${name}" asked for no authorization`);
+      if (authorizations === MAX_AUTHORIZATIONS) {
+        throw new Error(`upstream "${name}" still refuses after ${MAX_AUTHORIZATIONS} authorizations in a row; giving up (last: ${(failure as Error | undefined)?.message ?? 'a new authorization was asked for'})`);
+      }
+      const code = await loopback.next(provider.lastState, opts.waitMs ?? WAIT_MS);
+      await auth(provider, { serverUrl: cfg.url, authorizationCode: code });
+    }
+  } finally {
+    await loopback.close();
+  }
+}

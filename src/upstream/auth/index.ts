@@ -1,0 +1,67 @@
+/**
+ * upstream/auth: the gateway as an MCP authorization client of its remote upstreams.
+ * Picks the SDK provider an upstream's `auth` config calls for: the store-backed
+ * authorization-code provider for `oauth`, the SDK's client-credentials providers
+ * (client_secret_basic or private_key_jwt) for `client_credentials`. Tokens belong to
+ * the gateway's configured account per upstream, whichever persona a call comes from.
+ */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type { RemoteUpstreamConfig } from '../../config/schema.js';
+import type { OAuthStore } from '../../store/oauth.js';
+import { CLIENT_NAME, StoreOAuthProvider, type StoreOAuthProviderOptions } from './provider.js';
+
+export { NeedsAuthorizationError, UpstreamAuthError } from './errors.js';
+
+/** How a remote upstream authorizes: what `doctor` and `tools` show. */
+export type AuthMethod = 'oauth' | 'client_credentials' | 'headers' | 'none';
+
+export function authMethod(cfg: RemoteUpstreamConfig): AuthMethod {
+  if (cfg.auth && 'oauth' in cfg.auth) return 'oauth';
+  if (cfg.auth && 'client_credentials' in cfg.auth) return 'client_credentials';
+  return cfg.headers ? 'headers' : 'none';
+}
+
+/** What the pool needs from upstream/auth: a provider per upstream, and a way to notice new consent. */
+export interface UpstreamAuth {
+  provider(name: string, cfg: RemoteUpstreamConfig): OAuthClientProvider | undefined;
+  /** Changes whenever the upstream's stored OAuth state changes (e.g. `tool-curator auth` ran). */
+  version(name: string): number;
+}
+
+/**
+ * The provider for `cfg`, or `undefined` for an upstream without `auth`.
+ * `interactive` carries the `auth` command's redirect URL and URL handler.
+ */
+export function providerFor(
+  name: string,
+  cfg: RemoteUpstreamConfig,
+  store: OAuthStore,
+  interactive?: Pick<StoreOAuthProviderOptions, 'redirectUrl' | 'onAuthorizationUrl'>,
+): OAuthClientProvider | undefined {
+  if (!cfg.auth) return undefined;
+  if ('client_credentials' in cfg.auth) {
+    const c = cfg.auth.client_credentials;
+    const scope = c.scopes?.join(' ');
+    const expectedIssuer = c.issuer;
+    return c.private_key
+      ? new PrivateKeyJwtProvider({ clientId: c.client_id, privateKey: c.private_key, algorithm: c.algorithm, clientName: CLIENT_NAME, scope, expectedIssuer })
+      : new ClientCredentialsProvider({ clientId: c.client_id, clientSecret: c.client_secret!, clientName: CLIENT_NAME, scope, expectedIssuer });
+  }
+  return new StoreOAuthProvider({
+    upstream: name,
+    url: cfg.url,
+    store,
+    config: cfg.auth.oauth,
+    mode: interactive ? 'interactive' : 'unattended',
+    ...interactive,
+  });
+}
+
+/** The unattended providers `serve` uses, over one store. */
+export function upstreamAuth(store: OAuthStore): UpstreamAuth {
+  return {
+    provider: (name, cfg) => providerFor(name, cfg, store),
+    version: (name) => store.version(name),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Receives the authorization server's redirect on a loopback port (RFC 8252): one small
+ * HTTP listener on 127.0.0.1 that answers `/callback?code=...&state=...` and hands the
+ * code to whoever waits for it. Only the `auth` command runs one, for its own duration.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type Outcome = { code: string; state?: string } | { error: string };
+
+const PAGE = (title: string, text: string) =>
+  `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p>`;
+
+export interface Loopback {
+  /** `http://127.0.0.1:<port>/callback` */
+  redirectUrl: string;
+  /**
+   * The code of the next redirect. Rejects when the server redirected with an `error`,
+   * when `state` does not match, or after `timeoutMs`.
+   */
+  next(state: string | undefined, timeoutMs: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1:`port` (0: any free port). */
+export async function startLoopback(port: number): Promise<Loopback> {
+  let arrived: Outcome | undefined;
+  let waiter: ((o: Outcome) => void) | undefined;
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback') {
+      res.writeHead(404).end();
+      return;
+    }
+    const code = url.searchParams.get('code');
+    const error = url.searchParams.get('error');
+    const outcome: Outcome = code
+      ? { code, state: url.searchParams.get('state') ?? undefined }
+      : { error: error ? `${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}` : 'the redirect carried neither code nor error' };
+    res
+      .writeHead(code ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' })
+      .end(code ? PAGE('Authorized', 'Tool Curator received the authorization. You can close this window.') : PAGE('Authorization failed', 'Tool Curator did not get an authorization; see the terminal.'));
+    if (waiter) waiter(outcome);
+    else arrived = outcome;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    redirectUrl: `http://127.0.0.1:${bound}/callback`,
+    next(state, timeoutMs) {
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiter = undefined;
+          reject(new Error(`no authorization arrived at http://127.0.0.1:${bound}/callback within ${Math.round(timeoutMs / 1000)} s`));
+        }, timeoutMs);
+        const settle = (o: Outcome) => {
+          clearTimeout(timer);
+          waiter = undefined;
+          if ('error' in o) reject(new Error(`the authorization server refused: ${o.error}`));
+          else if (state !== undefined && o.state !== state) reject(new Error('the redirect carried a state that does not match this authorization; start again'));
+          else resolve(o.code);
+        };
+        if (arrived) {
+          const o = arrived;
+          arrived = undefined;
+          settle(o);
+        } else waiter = settle;
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

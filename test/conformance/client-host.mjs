@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+/**
+ * The host for the conformance suite's client scenarios: the suite starts its test server
+ * (and, for auth/*, its authorization server) and runs `node client-host.mjs <url>`.
+ * This script plays an MCP host with the SDK's real Client: it writes a gateway config
+ * with the scenario's URL as the one upstream (with the auth config the scenario needs),
+ * runs `tool-curator auth` where consent is needed (following the printed authorization
+ * URL like a browser would), starts `tool-curator serve` over stdio, lists tools and calls
+ * the scenario's tool through `call_tool`. The gateway is the client under test.
+ *
+ * Exit code 0 when the scenario's tool call succeeded through the gateway.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = join(ROOT, 'dist/src/cli.js');
+/** The suite's fixed client ID metadata document URL (its CIMD scenario expects exactly this one). */
+const CIMD_URL = 'https://conformance-test.local/client-metadata.json';
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+const say = (...a) => process.stderr.write(`[host] ${a.join(' ')}\n`);
+
+/** The scenario's tool and arguments; `undefined` for scenarios that only check the handshake. */
+const TOOL = {
+  initialize: undefined,
+  tools_call: { name: 'add_numbers', arguments: { a: 2, b: 3 } },
+  'sse-retry': { name: 'test_reconnection', arguments: {} },
+  'elicitation-sep1034-client-defaults': { name: 'test_client_elicitation_defaults', arguments: {} },
+};
+const tool = scenario in TOOL ? TOOL[scenario] : { name: 'test-tool', arguments: {} };
+
+function authConfig() {
+  if (!scenario.startsWith('auth/')) return undefined;
+  if (scenario === 'auth/client-credentials-basic') return { client_credentials: { client_id: context.client_id, client_secret: context.client_secret } };
+  if (scenario === 'auth/client-credentials-jwt') {
+    return { client_credentials: { client_id: context.client_id, private_key: context.private_key_pem, algorithm: context.signing_algorithm ?? 'ES256' } };
+  }
+  if (context.client_id && context.client_secret) return { oauth: { client_id: context.client_id, client_secret: context.client_secret } };
+  return { oauth: { client_metadata_url: CIMD_URL } };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'tc-conformance-'));
+const configFile = join(dir, 'gateway.config.yaml');
+const auth = authConfig();
+// JSON is YAML.
+writeFileSync(
+  configFile,
+  JSON.stringify({
+    upstreams: { upstream: { url, ...(auth && { auth }) } },
+    curator: { mode: 'none' },
+    store: join(dir, 'store.db'),
+    timeouts: { startup_ms: 10000, call_ms: 15000 },
+  }),
+);
+
+/**
+ * `tool-curator auth upstream`, acting as the user's browser: every authorization URL it
+ * prints is requested, and the authorization server's redirect is followed to the
+ * gateway's loopback listener. Resolves to the exit code.
+ */
+function runAuth() {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [CLI, 'auth', 'upstream', '--config', configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let buffer = '';
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk.toString();
+      let nl;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl).trim();
+        buffer = buffer.slice(nl + 1);
+        say('auth:', line);
+        if (/^https?:\/\//.test(line)) void visit(line);
+      }
+    });
+    child.on('exit', (code) => resolvePromise(code ?? 1));
+  });
+}
+
+async function visit(authorizationUrl) {
+  try {
+    const res = await fetch(authorizationUrl, { redirect: 'manual' });
+    const location = res.headers.get('location');
+    if (!location) return say(`authorization URL answered ${res.status} without a redirect`);
+    const back = await fetch(location);
+    say(`redirect delivered: ${back.status}`);
+  } catch (err) {
+    say(`visiting the authorization URL failed: ${err.message}`);
+  }
+}
+
+const isOAuth = auth && 'oauth' in auth;
+if (isOAuth) say(`auth exited with ${await runAuth()}`);
+
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: [CLI, 'serve', '--config', configFile],
+  env: { ...process.env, TOOL_CURATOR_LOG: 'info' },
+  stderr: 'inherit',
+});
+const client = new Client({ name: 'conformance-host', version: '1.0.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+client.setRequestHandler((await import('@modelcontextprotocol/sdk/types.js')).ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));
+await client.connect(transport);
+const listed = await client.listTools();
+say('tools:', listed.tools.map((t) => t.name).join(', '));
+
+let ok = true;
+if (tool) {
+  const call = () => client.callTool({ name: 'call_tool', arguments: tool }, undefined, { timeout: 30000 });
+  let result = await call();
+  // A step-up the gateway could not do unattended: consent again, as its message says, and retry.
+  for (let i = 0; i < 2 && result.isError && isOAuth && /run tool-curator auth/.test(JSON.stringify(result.content)); i++) {
+    say('call needs authorization:', JSON.stringify(result.content));
+    say(`auth exited with ${await runAuth()}`);
+    await new Promise((r) => setTimeout(r, 2500));
+    result = await call();
+  }
+  say('result:', JSON.stringify(result).slice(0, 500));
+  ok = !result.isError;
+}
+await client.close();
+process.exit(ok ? 0 : 1);

@@ -1,0 +1,168 @@
+/**
+ * A local authorization server and OAuth-protected MCP server for the upstream/auth
+ * tests, built from the SDK's server-side auth pieces (`mcpAuthRouter`,
+ * `requireBearerAuth`) on one loopback port: dynamic registration, authorization code
+ * with PKCE (approved at once, as if the user clicked "allow"), refresh tokens, a
+ * client_credentials grant, and switches to expire or revoke what it issued.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Response } from 'express';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
+import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+
+interface Issued {
+  clientId: string;
+  scopes: string[];
+  expiresAt: number;
+  resource?: string;
+}
+
+export const M2M_CLIENT = { id: 'm2m-client', secret: 'm2m-secret-0123456789' };
+
+export class TestAuthProvider implements OAuthServerProvider {
+  private readonly clients = new Map<string, OAuthClientInformationFull>();
+  private readonly codes = new Map<string, { client: string; params: AuthorizationParams }>();
+  private readonly access = new Map<string, Issued>();
+  private readonly refresh = new Map<string, Issued>();
+  /** Lifetime of new access tokens. */
+  private readonly accessTtlMs = 3_600_000;
+  authorizations = 0;
+  refreshes = 0;
+  /** Every secret this server handed out (tokens, client secrets): none may appear in the gateway's output. */
+  readonly secrets: string[] = [M2M_CLIENT.secret];
+
+  clientsStore = {
+    getClient: async (id: string) => this.clients.get(id),
+    registerClient: async (client: OAuthClientInformationFull) => {
+      this.clients.set(client.client_id, client);
+      if (client.client_secret) this.secrets.push(client.client_secret);
+      return client;
+    },
+  };
+
+  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
+    this.authorizations++;
+    const code = randomUUID();
+    this.codes.set(code, { client: client.client_id, params });
+    const target = new URL(params.redirectUri);
+    target.searchParams.set('code', code);
+    if (params.state !== undefined) target.searchParams.set('state', params.state);
+    res.redirect(target.href);
+  }
+
+  async challengeForAuthorizationCode(_client: OAuthClientInformationFull, code: string): Promise<string> {
+    const entry = this.codes.get(code);
+    if (!entry) throw new InvalidGrantError('unknown authorization code');
+    return entry.params.codeChallenge;
+  }
+
+  issue(clientId: string, scopes: string[], resource?: string, withRefresh = true): OAuthTokens {
+    const token = `at-${randomUUID()}`;
+    const info = { clientId, scopes, expiresAt: Date.now() + this.accessTtlMs, resource };
+    this.access.set(token, info);
+    this.secrets.push(token);
+    const tokens: OAuthTokens = { access_token: token, token_type: 'bearer', expires_in: Math.round(this.accessTtlMs / 1000), scope: scopes.join(' ') };
+    if (withRefresh) {
+      const refresh = `rt-${randomUUID()}`;
+      this.refresh.set(refresh, { ...info, expiresAt: Number.MAX_SAFE_INTEGER });
+      this.secrets.push(refresh);
+      tokens.refresh_token = refresh;
+    }
+    return tokens;
+  }
+
+  async exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, _redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+    const entry = this.codes.get(code);
+    if (!entry || entry.client !== client.client_id) throw new InvalidGrantError('authorization code not issued to this client');
+    this.codes.delete(code);
+    return this.issue(client.client_id, entry.params.scopes ?? [], resource?.href);
+  }
+
+  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, _scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+    const info = this.refresh.get(refreshToken);
+    if (!info || info.clientId !== client.client_id) throw new InvalidGrantError('refresh token revoked or unknown');
+    this.refreshes++;
+    this.refresh.delete(refreshToken);
+    return this.issue(client.client_id, info.scopes, resource?.href ?? info.resource);
+  }
+
+  async verifyAccessToken(token: string): Promise<AuthInfo> {
+    const info = this.access.get(token);
+    if (!info || info.expiresAt < Date.now()) throw new InvalidTokenError('token expired or revoked');
+    return { token, clientId: info.clientId, scopes: info.scopes, expiresAt: Math.floor(info.expiresAt / 1000), ...(info.resource && { resource: new URL(info.resource) }) };
+  }
+
+  /** Lets every access token issued so far expire (refresh tokens stay valid). */
+  expireAccessTokens(): void {
+    for (const info of this.access.values()) info.expiresAt = 0;
+  }
+
+  /** Withdraws every grant: access and refresh tokens stop working. */
+  revokeAll(): void {
+    this.access.clear();
+    this.refresh.clear();
+  }
+}
+
+export interface ProtectedServer {
+  provider: TestAuthProvider;
+  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  mcpUrl: string;
+  /** Token requests seen, by grant type. */
+  grants: string[];
+  close(): Promise<void>;
+}
+
+/** Starts the authorization server and the protected MCP server (tool `whoami`) on one loopback port. */
+export async function startProtectedServer(): Promise<ProtectedServer> {
+  const http: Server = createServer();
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const mcpUrl = `${base}/mcp`;
+  const provider = new TestAuthProvider();
+  const grants: string[] = [];
+  const app = express();
+  app.use(express.urlencoded({ extended: false }));
+  app.post('/token', (req, res, next) => {
+    grants.push(String(req.body?.grant_type));
+    if (req.body?.grant_type !== 'client_credentials') return next();
+    // The SDK's token handler has no client_credentials grant; this test server adds one
+    // (client_secret_basic or client_secret_post, whichever the client picked from the metadata).
+    const basic = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
+    const [id, secret] = req.headers.authorization ? basic.split(':').map(decodeURIComponent) : [req.body.client_id, req.body.client_secret];
+    if (id !== M2M_CLIENT.id || secret !== M2M_CLIENT.secret) return res.status(401).json({ error: 'invalid_client' });
+    res.json(provider.issue(id, String(req.body.scope ?? '').split(' ').filter(Boolean), req.body.resource, false));
+  });
+  app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: new URL(mcpUrl), scopesSupported: ['tools:read'] }));
+  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl)) });
+  app.post('/mcp', express.json(), bearer, async (req, res) => {
+    const server = new McpServer({ name: 'protected', version: '1.0.0' });
+    server.registerTool('whoami', { description: 'Says which OAuth client the call came through', annotations: { readOnlyHint: true } }, async (extra) => ({
+      content: [{ type: 'text', text: `client ${extra.authInfo?.clientId} scopes [${extra.authInfo?.scopes.join(' ')}]` }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void transport.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  app.get('/mcp', (_req, res) => res.status(405).end());
+  http.on('request', app);
+  return {
+    provider,
+    mcpUrl,
+    grants,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
