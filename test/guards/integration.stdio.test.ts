@@ -111,7 +111,10 @@ describe('a student over stdio, host with elicitation', () => {
   it('get_attendence_summary is corrected to get_attendance_summary, and audited as corrected', async () => {
     const r = await client.callTool({ name: 'get_attendence_summary', arguments: {} });
     expect(r.isError).toBeFalsy();
-    expect(JSON.parse(text(r))).toMatchObject({ student_id: 'S0001', minimum_percentage: 75 });
+    // The model is told which tool ran, first in the result and in _meta.
+    expect(text(r)).toBe('[tool-curator] called get_attendance_summary (you asked for get_attendence_summary, which does not exist)');
+    expect(r._meta?.['tool-curator/corrected']).toEqual({ requested: 'get_attendence_summary', called: 'get_attendance_summary' });
+    expect(JSON.parse((r.content as { text: string }[])[1]!.text)).toMatchObject({ student_id: 'S0001', minimum_percentage: 75 });
     expect(audit(u).at(-1)).toMatchObject({
       tool: 'get_attendance_summary',
       requestedName: 'get_attendence_summary',
@@ -128,7 +131,7 @@ describe('a student over stdio, host with elicitation', () => {
     expect(ratios[0]![1]).toBeCloseTo(14 / 19, 12); // 0.737
     const r = await client.callTool({ name: 'get_fee', arguments: {} });
     expect(r.isError).toBe(true);
-    expect(text(r)).toBe('unknown tool get_fee; did you mean get_fee_dues?');
+    expect(text(r)).toMatch(/^unknown tool get_fee; did you mean get_fee_dues\b/);
     expect(audit(u).at(-1)).toMatchObject({ tool: 'get_fee', decision: 'refused', outcome: 'not_run' });
   });
 

@@ -25,7 +25,7 @@ describe('createCallPath: audit → name → policy → identity → validate �
 
   test('a corrected read call with a forged id runs with the session id, audited with both', async () => {
     const result = await call(context('get_attendence_summary', { student_id: 'S0002' }));
-    expect(text(result)).toBe('ran get_attendance_summary');
+    expect(text(result)).toBe('[tool-curator] called get_attendance_summary (you asked for get_attendence_summary, which does not exist)ran get_attendance_summary');
     expect(upstream.calls).toEqual([{ tool: 'get_attendance_summary', args: { student_id: 'S0001' } }]);
     expect(last()).toMatchObject({
       time: 1_800_000_000_000,
