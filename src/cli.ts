@@ -12,6 +12,7 @@ import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
 import { Session } from './gateway/session.js';
+import { approverKeyPath } from './guards/approver.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { log } from './log.js';
 import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/policy.js';
@@ -27,7 +28,7 @@ Usage:
   tool-curator index [--config F]
   tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all>
                     [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]
-  tool-curator approvals list [--all] [--json] | approve ID | deny ID [--config F]
+  tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
 
 --config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.`;
@@ -45,6 +46,7 @@ const OPTIONS = {
   mode: { type: 'string' },
   sample: { type: 'string' },
   fusion: { type: 'string' },
+  'key-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -95,7 +97,7 @@ async function serve(flags: Flags): Promise<void> {
     await serveHttp(gateway, port);
     return;
   }
-  const session = new Session(gateway, { persona, userId });
+  const session = new Session(gateway, { persona, userId, transport: 'stdio' });
   const transport = new StdioServerTransport();
   transport.onclose = shutdown;
   process.stdin.on('end', shutdown);
@@ -187,6 +189,7 @@ function passThrough(flags: Flags): string[] {
     ...(flags.sample !== undefined ? ['--sample', flags.sample] : []),
     ...(flags['top-k'] !== undefined ? ['--top-k', flags['top-k']] : []),
     ...(flags.fusion !== undefined ? ['--fusion', flags.fusion] : []),
+    ...(flags['key-file'] !== undefined ? ['--key-file', flags['key-file']] : []),
   ];
 }
 
@@ -218,7 +221,8 @@ export async function main(argv: string[]): Promise<number> {
     case 'eval':
       return evalCommand([...rest, ...passThrough(flags), ...(flags.config ? ['--config', flags.config] : [])]);
     case 'approvals': {
-      return approvalsCommand([...rest, ...passThrough(flags)], storeOf(flags));
+      const loaded = config(flags);
+      return approvalsCommand([...rest, ...passThrough(flags)], storeOf(flags), approverKeyPath(loaded.config, loaded.baseDir));
     }
     case 'audit': {
       return auditCommand([...rest, ...passThrough(flags)], storeOf(flags));

@@ -14,6 +14,7 @@ import { createEmbedder } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
 import { ApprovalStore } from '../store/approvals.js';
 import { AuditLog } from '../store/audit.js';
+import { approverCheck, approverKeyPath } from '../guards/approver.js';
 import { createCallPath } from '../guards/pipeline.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
@@ -66,7 +67,7 @@ export class Gateway extends EventEmitter {
     super();
     this.setMaxListeners(0);
     this.policy = new Policy(loaded.personas);
-    this.audit = new AuditLog(db, loaded.config.audit.redact);
+    this.audit = new AuditLog(db, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = new ApprovalStore(db);
     this.callPath = createCallPath({
       tools: () => this.catalog,
@@ -74,6 +75,7 @@ export class Gateway extends EventEmitter {
       config: loaded.config,
       audit: this.audit,
       approvals: this.approvals,
+      approver: approverCheck(approverKeyPath(loaded.config, loaded.baseDir), () => loaded.config.http.approvals_token),
       forward: forwardTo(pool),
       approvalsPage: () => this.approvalsPage,
     });

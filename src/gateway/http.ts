@@ -9,6 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
+import type { ConfirmVia } from '../config/schema.js';
 import { Policy } from '../policy/policy.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
@@ -18,6 +19,7 @@ interface TokenEntry {
   token: string;
   persona: string;
   user_id?: string;
+  confirm_via?: ConfirmVia;
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -124,7 +126,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (sid !== undefined || !isInitializeRequest(body)) {
       return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; send initialize first' }, id: null });
     }
-    const session = new Session(gateway, { persona: who.persona, userId: who.user_id });
+    const session = new Session(gateway, { persona: who.persona, userId: who.user_id, transport: 'http', ...(who.confirm_via && { confirmVia: who.confirm_via }) });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
       onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.token, lastSeen: Date.now() }),

@@ -5,7 +5,9 @@
  * injection, confirmation through elicitation and through the approvals CLI, expiry, and
  * the audit log read back with `tool-curator audit --json`.
  */
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Database from 'better-sqlite3';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameRatio } from '../../src/guards/nameGuard.js';
@@ -196,6 +198,25 @@ describe('a student over stdio, host without elicitation: approvals through the 
   beforeAll(async () => {
     u = universityConfig();
     ({ client } = await connectGateway(u.configPath, STUDENT));
+    expect(cli(u.configPath, ['approvals', 'init-key']).code).toBe(0);
+  });
+
+  it('approving without the approver key fails and the call stays parked; the message never quotes a command', async () => {
+    const parked = await client.callTool(maintenance('keyless leak'));
+    const id = approvalId(parked);
+    expect(text(parked)).toContain('Ask the user to review and approve this call');
+    expect(text(parked)).not.toMatch(/tool-curator|approvals approve/);
+    const elsewhere = join(u.dir, 'nobody', 'approver.key');
+    const r = cli(u.configPath, ['approvals', 'approve', id, '--key-file', elsewhere]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`approving needs the approver key, and there is none at ${elsewhere}`);
+    // Writing the store directly, as an agent with a shell could, approves nothing either.
+    const db = new Database(join(u.dir, 'store.db'));
+    db.prepare(`UPDATE approvals SET status = 'approved', decided_by = 'cli', decided_at = 0 WHERE id = ?`).run(id);
+    db.close();
+    const retry = await client.callTool(maintenance('keyless leak'));
+    expect(text(retry)).toContain('awaits a person');
+    expect(await maintenanceRequests(client, 'keyless leak')).toBe(0);
   });
   afterAll(async () => {
     await client?.close();
@@ -223,7 +244,7 @@ describe('a student over stdio, host without elicitation: approvals through the 
     const again = await client.callTool(maintenance('cli-approved leak'));
     expect(approvalId(again)).not.toBe(id);
     expect(await maintenanceRequests(client, 'cli-approved leak')).toBe(1);
-    expect(audit(u).filter((r) => r.tool === 'raise_maintenance_request').map((r) => [r.decision, r.outcome])).toEqual([
+    expect(audit(u).filter((r) => r.tool === 'raise_maintenance_request' && r.args.description === 'cli-approved leak').map((r) => [r.decision, r.outcome])).toEqual([
       ['awaiting_approval', 'not_run'],
       ['approved', 'ok'],
       ['awaiting_approval', 'not_run'],
@@ -261,6 +282,7 @@ describe('approvals expire (approval_ttl_minutes 0.1 = 6 s)', () => {
   beforeAll(async () => {
     u = universityConfig({ confirmation: { approval_ttl_minutes: 0.1 } });
     ({ client } = await connectGateway(u.configPath, STUDENT));
+    expect(cli(u.configPath, ['approvals', 'init-key']).code).toBe(0);
   });
   afterAll(async () => {
     await client?.close();
