@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { buildCatalog } from '../catalog/catalog.js';
+import { assignNames, type NameChange } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
@@ -21,6 +22,7 @@ import { log } from '../log.js';
 import { Policy } from '../policy/policy.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
+import { NameStore } from '../store/names.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
 
@@ -54,6 +56,9 @@ export class Gateway extends EventEmitter {
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
   approvalsPage: string | undefined;
+  /** Exposed names that could not be kept since this gateway started (logged; for `doctor`). */
+  readonly renamed: NameChange[] = [];
+  private readonly names: NameStore;
   private embedder: Embedder | null = null;
   private readonly allowedCache = new Map<string, ToolRecord[]>();
   private indexing: Promise<void>;
@@ -69,6 +74,7 @@ export class Gateway extends EventEmitter {
     this.policy = new Policy(loaded.personas);
     this.audit = new AuditLog(db, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = new ApprovalStore(db);
+    this.names = new NameStore(db);
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
@@ -118,7 +124,7 @@ export class Gateway extends EventEmitter {
     const since = () => Math.round(performance.now() - t0);
     const upstreams = this.pool.start().then(() => {
       this.startup.upstreamsMs = since();
-      this.setCatalog(buildCatalog(this.pool.toolsByServer(), config.confirmation.actions));
+      this.setCatalog(this.buildCatalog());
       catalogBuilt();
     });
     const embedder = (
@@ -143,6 +149,19 @@ export class Gateway extends EventEmitter {
     return { synonyms, exemplars, dependencies, pinned: config.exposure.pinned };
   }
 
+  /** The catalog of the upstreams' current tools, with exposed names kept stable through the store (catalog/names.ts). */
+  private buildCatalog(): ToolRecord[] {
+    const byServer = this.pool.toolsByServer();
+    const { names, changed } = assignNames(byServer, this.names.load());
+    if (changed.length > 0) {
+      this.renamed.push(...changed);
+      log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
+    }
+    const catalog = buildCatalog(byServer, this.loaded.config.confirmation.actions, names);
+    this.names.save(catalog.map((t) => ({ server: t.server, upstreamName: t.upstreamName, name: t.name })));
+    return catalog;
+  }
+
   private setCatalog(catalog: ToolRecord[]): void {
     this.catalog = catalog;
     this.allowedCache.clear();
@@ -157,7 +176,7 @@ export class Gateway extends EventEmitter {
 
   /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */
   private async rebuild(): Promise<void> {
-    this.setCatalog(buildCatalog(this.pool.toolsByServer(), this.loaded.config.confirmation.actions));
+    this.setCatalog(this.buildCatalog());
     this.emit('catalog');
     await this.index();
   }
