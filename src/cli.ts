@@ -22,16 +22,17 @@ import { formatSelection, selectionJson } from './gateway/selectView.js';
 const USAGE = `tool-curator — an MCP gateway that curates many upstream tools into a short, query-specific list
 
 Usage:
-  tool-curator serve [--config F] [--http PORT] [--persona P] [--user-id U]
+  tool-curator serve [--config F] [--http PORT] [--persona P] [--user-id U] [--strict]
   tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--mode M] [--fusion score|rrf] [--explain] [--json]
-  tool-curator tools [--config F] [--persona P] [--json]
+  tool-curator tools [--config F] [--persona P] [--json] [--strict]
   tool-curator index [--config F]
   tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all>
                     [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
 
---config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.`;
+--config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.
+--strict: a persona pattern that matches no tool of a connected upstream is an error, not a warning.`;
 
 const OPTIONS = {
   config: { type: 'string' },
@@ -47,6 +48,7 @@ const OPTIONS = {
   sample: { type: 'string' },
   fusion: { type: 'string' },
   'key-file': { type: 'string' },
+  strict: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -88,6 +90,7 @@ async function serve(flags: Flags): Promise<void> {
   else checkTokens(loaded);
   // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
   const gateway = Gateway.create(loaded);
+  if (flags.strict) await strictPatterns(gateway);
   const shutdown = async () => {
     await gateway.close().catch(() => undefined);
     process.exit(0);
@@ -103,6 +106,16 @@ async function serve(flags: Flags): Promise<void> {
   process.stdin.on('end', shutdown);
   await session.server.connect(transport);
   log.info({ persona: persona ?? '(open)' }, 'serving MCP on stdio');
+}
+
+/** `--strict`: once the catalog is built, a persona pattern matching no tool is a ConfigError (closing the gateway). */
+async function strictPatterns(gateway: Gateway): Promise<void> {
+  await gateway.catalogReady;
+  const issue = gateway.patternIssues[0];
+  if (!issue) return;
+  await gateway.close().catch(() => undefined);
+  const more = gateway.patternIssues.length > 1 ? ` (and ${gateway.patternIssues.length - 1} more, logged above)` : '';
+  throw new ConfigError(gateway.loaded.config.policy.personas ?? 'personas', issue.key, `${issue.message}${more}; --strict refuses patterns that match nothing`);
 }
 
 /** Refuses a persona that personas.yaml does not define (any persona passes when there is none). */
@@ -160,6 +173,7 @@ async function tools(flags: Flags): Promise<void> {
   if (persona !== undefined) checkPersona(loaded, persona);
   const gateway = await Gateway.start(loaded, { noEmbedder: true });
   try {
+    if (flags.strict) await strictPatterns(gateway);
     const list = persona ? gateway.allowedFor(persona) : gateway.catalog;
     if (flags.json) {
       process.stdout.write(`${JSON.stringify({ upstreams: gateway.pool.status(), tools: list }, null, 2)}\n`);

@@ -19,6 +19,7 @@ import { approverCheck, approverKeyPath } from '../guards/approver.js';
 import { createCallPath } from '../guards/pipeline.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
+import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { Policy } from '../policy/policy.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
@@ -56,6 +57,8 @@ export class Gateway extends EventEmitter {
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
   approvalsPage: string | undefined;
+  /** Persona patterns matching no tool of a connected upstream, as of the latest catalog (logged as warnings; `--strict` refuses them). */
+  patternIssues: PatternIssue[] = [];
   /** Exposed names that could not be kept since this gateway started (logged; for `doctor`). */
   readonly renamed: NameChange[] = [];
   private readonly names: NameStore;
@@ -159,7 +162,18 @@ export class Gateway extends EventEmitter {
     }
     const catalog = buildCatalog(byServer, this.loaded.config.confirmation.actions, names);
     this.names.save(catalog.map((t) => ({ server: t.server, upstreamName: t.upstreamName, name: t.name })));
+    this.checkPatterns(catalog);
     return catalog;
+  }
+
+  /** Warns once per pattern that matches no tool of a connected upstream (a typo silently changes access otherwise). */
+  private checkPatterns(catalog: ToolRecord[]): void {
+    const connected = new Set(this.pool.status().filter((s) => s.state === 'ready').map((s) => s.name));
+    const before = new Set(this.patternIssues.map((i) => i.key));
+    this.patternIssues = unmatchedPatterns(this.loaded.personas, catalog, connected);
+    for (const issue of this.patternIssues) {
+      if (!before.has(issue.key)) log.warn({ file: this.loaded.config.policy.personas, key: issue.key }, `${this.loaded.config.policy.personas}: ${issue.key}: ${issue.message}`);
+    }
   }
 
   private setCatalog(catalog: ToolRecord[]): void {
