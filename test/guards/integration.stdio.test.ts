@@ -127,6 +127,29 @@ describe('a student over stdio, host with elicitation', () => {
     expect(audit(u).at(-1)!.upstreamMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('a reversing affix (unenroll_in_course, 0.941 to enroll_in_course) gets "did you mean" and nothing runs, even with a host that accepts everything', async () => {
+    answer = 'accept';
+    const enrolled = async () => text(await client.callTool({ name: 'get_enrolled_courses', arguments: { term: '2026-EVEN' } }));
+    const before = await enrolled();
+    const askedBefore = asked.length;
+    expect(nameRatio('enroll_in_course', 'unenroll_in_course')).toBeGreaterThan(0.94);
+    const r = await client.callTool({ name: 'unenroll_in_course', arguments: { course_id: 'CS751' } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/^unknown tool unenroll_in_course; did you mean enroll_in_course\b.*Nothing was run/);
+    expect(asked.length).toBe(askedBefore); // no one was even asked to confirm it
+    expect(await enrolled()).toBe(before);
+    expect(audit(u).filter((row) => row.requestedName === 'unenroll_in_course')).toMatchObject([{ decision: 'refused', outcome: 'not_run', tool: 'unenroll_in_course' }]);
+    answer = 'decline';
+  });
+
+  it('a corrected action shows the person confirming both names', async () => {
+    answer = 'decline';
+    const r = await client.callTool({ name: 'raise_maintenance_reqest', arguments: { category: 'plumbing', description: 'typo leak' } });
+    expect(r.isError).toBe(true);
+    expect(asked.at(-1)!.message).toMatch(/^Allow raise_maintenance_request \(the model asked for raise_maintenance_reqest\) \(upstream hostel\)/);
+    expect(text(r)).toBe('[tool-curator] called raise_maintenance_request (you asked for raise_maintenance_reqest, which does not exist)');
+  });
+
   it('a name about 0.7 from the nearest allowed tool gets "did you mean"', async () => {
     const ratios = [...catalog.allowed].map((a) => [a, nameRatio(a, 'get_fee')] as const).sort((x, y) => y[1] - x[1]);
     expect(ratios[0]![0]).toBe('get_fee_dues');
