@@ -14,7 +14,7 @@ import type { ToolRecord } from '../catalog/types.js';
  */
 export const MAX_COMPARISONS = 40;
 /** Trigram postings read per lookup, at most (rarest trigrams first, as they say the most). */
-export const MAX_POSTINGS = 100_000;
+export const MAX_POSTINGS = 30_000;
 /** Persona checks per lookup, at most: a narrow persona in a huge catalog gets "find_tools" rather than a stall. */
 export const MAX_ELIGIBILITY_CHECKS = 5_000;
 
