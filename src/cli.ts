@@ -23,9 +23,9 @@ const USAGE = `tool-curator — an MCP gateway that curates many upstream tools 
 
 Usage:
   tool-curator serve [--config F] [--http PORT] [--persona P] [--user-id U] [--strict]
-  tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--mode M] [--fusion score|rrf] [--explain] [--json]
+  tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--mode M] [--fusion score|rrf] [--explain] [--json] [--strict]
   tool-curator tools [--config F] [--persona P] [--json] [--strict]
-  tool-curator index [--config F]
+  tool-curator index [--config F] [--strict]
   tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all>
                     [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
@@ -158,6 +158,7 @@ async function select(query: string | undefined, flags: Flags): Promise<void> {
   if (!curator.success) throw new UsageError(`select: ${curator.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('; ')}`);
   loaded.config.curator = curator.data;
   const gateway = await Gateway.start(loaded);
+  if (flags.strict) await strictPatterns(gateway);
   try {
     const topK = positiveInt(flags['top-k'], 'top-k') ?? loaded.config.curator.top_k;
     const selection = await gateway.curator.select(query, gateway.allowedFor(persona), { topK, explain: true });
@@ -189,6 +190,7 @@ async function tools(flags: Flags): Promise<void> {
 
 async function index(flags: Flags): Promise<void> {
   const gateway = await Gateway.start(config(flags));
+  if (flags.strict) await strictPatterns(gateway);
   process.stdout.write(`indexed ${gateway.catalog.length} tools (${gateway.curator.mode})\n`);
   await gateway.close();
 }
