@@ -12,6 +12,7 @@ import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
 import { Session } from './gateway/session.js';
+import { approverKeyPath } from './guards/approver.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { log } from './log.js';
 import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/policy.js';
@@ -22,17 +23,18 @@ import { formatSelection, selectionJson } from './gateway/selectView.js';
 const USAGE = `tool-curator — an MCP gateway that curates many upstream tools into a short, query-specific list
 
 Usage:
-  tool-curator serve [--config F] [--http PORT] [--persona P] [--user-id U]
-  tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--mode M] [--fusion score|rrf] [--explain] [--json]
-  tool-curator tools [--config F] [--persona P] [--json]
-  tool-curator index [--config F]
+  tool-curator serve [--config F] [--http PORT] [--persona P] [--user-id U] [--strict]
+  tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--mode M] [--fusion score|rrf] [--explain] [--json] [--strict]
+  tool-curator tools [--config F] [--persona P] [--json] [--strict]
+  tool-curator index [--config F] [--strict]
   tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all>
                     [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]
-  tool-curator approvals list [--all] [--json] | approve ID | deny ID [--config F]
+  tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
   tool-curator auth <upstream> [--logout] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
 
---config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.`;
+--config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.
+--strict: a persona pattern that matches no tool of a connected upstream is an error, not a warning.`;
 
 const OPTIONS = {
   config: { type: 'string' },
@@ -48,6 +50,8 @@ const OPTIONS = {
   sample: { type: 'string' },
   fusion: { type: 'string' },
   logout: { type: 'boolean' },
+  'key-file': { type: 'string' },
+  strict: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -89,6 +93,7 @@ async function serve(flags: Flags): Promise<void> {
   else checkTokens(loaded);
   // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
   const gateway = Gateway.create(loaded);
+  if (flags.strict) await strictPatterns(gateway);
   const shutdown = async () => {
     await gateway.close().catch(() => undefined);
     process.exit(0);
@@ -98,12 +103,22 @@ async function serve(flags: Flags): Promise<void> {
     await serveHttp(gateway, port);
     return;
   }
-  const session = new Session(gateway, { persona, userId });
+  const session = new Session(gateway, { persona, userId, transport: 'stdio' });
   const transport = new StdioServerTransport();
   transport.onclose = shutdown;
   process.stdin.on('end', shutdown);
   await session.server.connect(transport);
   log.info({ persona: persona ?? '(open)' }, 'serving MCP on stdio');
+}
+
+/** `--strict`: once the catalog is built, a persona pattern matching no tool is a ConfigError (closing the gateway). */
+async function strictPatterns(gateway: Gateway): Promise<void> {
+  await gateway.catalogReady;
+  const issue = gateway.patternIssues[0];
+  if (!issue) return;
+  await gateway.close().catch(() => undefined);
+  const more = gateway.patternIssues.length > 1 ? ` (and ${gateway.patternIssues.length - 1} more, logged above)` : '';
+  throw new ConfigError(gateway.loaded.config.policy.personas ?? 'personas', issue.key, `${issue.message}${more}; --strict refuses patterns that match nothing`);
 }
 
 /** Refuses a persona that personas.yaml does not define (any persona passes when there is none). */
@@ -146,6 +161,7 @@ async function select(query: string | undefined, flags: Flags): Promise<void> {
   if (!curator.success) throw new UsageError(`select: ${curator.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join('; ')}`);
   loaded.config.curator = curator.data;
   const gateway = await Gateway.start(loaded);
+  if (flags.strict) await strictPatterns(gateway);
   try {
     const topK = positiveInt(flags['top-k'], 'top-k') ?? loaded.config.curator.top_k;
     const selection = await gateway.curator.select(query, gateway.allowedFor(persona), { topK, explain: true });
@@ -161,6 +177,7 @@ async function tools(flags: Flags): Promise<void> {
   if (persona !== undefined) checkPersona(loaded, persona);
   const gateway = await Gateway.start(loaded, { noEmbedder: true });
   try {
+    if (flags.strict) await strictPatterns(gateway);
     const list = persona ? gateway.allowedFor(persona) : gateway.catalog;
     if (flags.json) {
       process.stdout.write(`${JSON.stringify({ upstreams: gateway.pool.status(), tools: list }, null, 2)}\n`);
@@ -176,6 +193,7 @@ async function tools(flags: Flags): Promise<void> {
 
 async function index(flags: Flags): Promise<void> {
   const gateway = await Gateway.start(config(flags));
+  if (flags.strict) await strictPatterns(gateway);
   process.stdout.write(`indexed ${gateway.catalog.length} tools (${gateway.curator.mode})\n`);
   await gateway.close();
 }
@@ -190,6 +208,7 @@ function passThrough(flags: Flags): string[] {
     ...(flags.sample !== undefined ? ['--sample', flags.sample] : []),
     ...(flags['top-k'] !== undefined ? ['--top-k', flags['top-k']] : []),
     ...(flags.fusion !== undefined ? ['--fusion', flags.fusion] : []),
+    ...(flags['key-file'] !== undefined ? ['--key-file', flags['key-file']] : []),
   ];
 }
 
@@ -221,7 +240,8 @@ export async function main(argv: string[]): Promise<number> {
     case 'eval':
       return evalCommand([...rest, ...passThrough(flags), ...(flags.config ? ['--config', flags.config] : [])]);
     case 'approvals': {
-      return approvalsCommand([...rest, ...passThrough(flags)], storeOf(flags));
+      const loaded = config(flags);
+      return approvalsCommand([...rest, ...passThrough(flags)], storeOf(flags), approverKeyPath(loaded.config, loaded.baseDir));
     }
     case 'audit': {
       return auditCommand([...rest, ...passThrough(flags)], storeOf(flags));

@@ -32,6 +32,8 @@ export { Policy, UnknownPersonaError, MissingIdentityError } from './policy/poli
 export { personasSchema, personaSchema, type Persona, type Personas } from './config/schema.js';
 
 // The call path's guards.
-export { closestTool, nameRatio, CORRECT_AT, SUGGEST_AT } from './guards/nameGuard.js';
+export { closestTool, nameRatio, CORRECT_AT, SUGGEST_AT, MAX_NAME_LENGTH } from './guards/nameGuard.js';
+export { classifyPair, type PairKind } from './guards/nameMatch.js';
+export { NameIndex } from './guards/nameIndex.js';
 export { createCallPath, visibleSchema, type CallPathDeps } from './guards/pipeline.js';
 export type { CallContext, CallHandler, Decision, Guard, SessionIdentity } from './guards/types.js';

@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { gatewayConfigSchema, personasSchema, type Personas } from '../config/schema.js';
+import { approverCheck } from '../guards/approver.js';
 import { createCallPath, visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { ToolSelector, type CuratedSelection, type SelectRequest, type ToolSelectorOptions } from '../library/selector.js';
@@ -32,6 +33,11 @@ export interface McpCurationOptions extends ToolSelectorOptions {
   confirm?: CallContext['elicit'];
   /** SQLite file for the audit log and approvals; default in memory. */
   storePath?: string;
+  /**
+   * The approver key (`tool-curator approvals init-key`) whose public half (`<path>.pub`)
+   * verifies approvals of parked calls. Without it only `confirm` can let an action run.
+   */
+  approverKey?: string;
   /** Extra tool names treated as actions (the gateway's `confirmation.actions`). */
   actions?: string[];
   /** Time to list a client's tools, ms; default 20000. */
@@ -87,6 +93,7 @@ export async function curateMcpClients(clients: Record<string, Client>, options:
     config,
     audit: new AuditLog(db, config.audit.redact),
     approvals: new ApprovalStore(db),
+    approver: options.approverKey ? approverCheck(options.approverKey, () => undefined) : { verifies: () => false },
     forward: async (ctx) => {
       const tool = ctx.tool;
       const client = tool && clients[tool.server];

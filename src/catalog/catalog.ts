@@ -1,12 +1,12 @@
 /**
  * Builds the catalog from the upstreams' tool lists: ToolRecords in a stable order
- * (server, then name), collisions exposed as `<server>__<tool>`, action flags set.
+ * (server, then name), exposed names assigned by names.ts, action flags set.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { assignNames, toolKey } from './names.js';
 import type { ToolRecord } from './types.js';
 
-/** Separator of collision-qualified names; double underscore survives hosts' name rules (`^[a-zA-Z0-9_-]{1,64}$`). */
-export const SERVER_SEPARATOR = '__';
+export { SERVER_SEPARATOR } from './names.js';
 
 export function isActionTool(tool: Tool, extraActions: ReadonlySet<string> = new Set()): boolean {
   const a = tool.annotations;
@@ -14,19 +14,22 @@ export function isActionTool(tool: Tool, extraActions: ReadonlySet<string> = new
 }
 
 /**
- * @param byServer tools per upstream as listed.
+ * @param byServer tools per upstream as listed, in config order.
  * @param extraActions exposed or upstream names to treat as actions (config `confirmation.actions`).
+ * @param names exposed name per toolKey (names.ts assignNames, with the store's memory);
+ *   default: assigned afresh, as on a first start.
  */
-export function buildCatalog(byServer: Map<string, Tool[]>, extraActions: Iterable<string> = []): ToolRecord[] {
+export function buildCatalog(byServer: Map<string, Tool[]>, extraActions: Iterable<string> = [], names: Map<string, string> = assignNames(byServer).names): ToolRecord[] {
   const actions = new Set(extraActions);
-  const holders = new Map<string, number>();
-  for (const tools of byServer.values()) {
-    for (const name of new Set(tools.map((t) => t.name))) holders.set(name, (holders.get(name) ?? 0) + 1);
-  }
   const records: ToolRecord[] = [];
   for (const [server, tools] of byServer) {
+    const seen = new Set<string>();
     for (const t of tools) {
-      const name = (holders.get(t.name) ?? 0) > 1 ? `${server}${SERVER_SEPARATOR}${t.name}` : t.name;
+      // An upstream listing one name twice: the first definition wins, as a call by name could reach only one.
+      if (seen.has(t.name)) continue;
+      seen.add(t.name);
+      const name = names.get(toolKey(server, t.name));
+      if (name === undefined) throw new Error(`buildCatalog: no exposed name for ${server}.${t.name}; pass the names assignNames gave for these tools`);
       records.push({
         server,
         upstreamName: t.name,

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import type { z } from 'zod';
+import { unknownServerPatterns } from '../policy/patterns.js';
 import {
   dependenciesSchema,
   exemplarsSchema,
@@ -95,8 +96,8 @@ export function resolveFrom(baseDir: string, p: string): string {
 
 /**
  * Loads gateway.config.yaml and the policy files it names.
- * @throws ConfigError for a missing file, malformed YAML/JSON, an unset `${ENV}`, or a
- *   value that does not fit the schema.
+ * @throws ConfigError for a missing file, malformed YAML/JSON, an unset `${ENV}`, a
+ *   value that does not fit the schema, or a persona pattern naming an upstream the config lacks.
  */
 export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = resolve(configPath);
@@ -108,11 +109,14 @@ export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.
     if (!p) return empty;
     return parseWith(schema, readDocument(resolveFrom(baseDir, p), { file: configPath, key: `policy.${key}` }), p);
   };
+  const personas = load('personas', personasSchema, {});
+  const unknown = unknownServerPatterns(personas, Object.keys(config.upstreams))[0];
+  if (unknown) throw new ConfigError(config.policy.personas!, unknown.key, `${unknown.message}; a pattern naming no upstream matches nothing`);
   return {
     file,
     baseDir,
     config,
-    personas: load('personas', personasSchema, {}),
+    personas,
     dependencies: load('dependencies', dependenciesSchema, {}),
     synonyms: load('synonyms', synonymsSchema, {}),
     exemplars: load('exemplars', exemplarsSchema, {}),

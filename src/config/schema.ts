@@ -10,6 +10,15 @@ import { embedderConfigSchema } from '../embedding/index.js';
 
 const stringMap = z.record(z.string(), z.string());
 
+/**
+ * How a person confirms a call that needs it: `elicitation` (asked in the host; a host
+ * without elicitation falls back to the approvals list), `approvals` (the approvals page
+ * or CLI only) or `both` (both required). Default per session: `approvals` over HTTP (a
+ * client holding a host token could answer elicitation itself), `elicitation` over stdio.
+ */
+export const confirmViaSchema = z.enum(['elicitation', 'approvals', 'both']);
+export type ConfirmVia = z.infer<typeof confirmViaSchema>;
+
 /** An upstream spawned as a child process speaking MCP over stdio. */
 export const stdioUpstreamSchema = z
   .object({
@@ -168,7 +177,17 @@ export const gatewayConfigSchema = z
       .object({
         /** Bearer tokens for HTTP mode; write values as `${ENV_VAR}`. */
         tokens: z
-          .array(z.object({ token: z.string().min(16, 'tokens need at least 16 characters'), persona: z.string(), user_id: z.string().optional() }).strict())
+          .array(
+            z
+              .object({
+                token: z.string().min(16, 'tokens need at least 16 characters'),
+                persona: z.string(),
+                user_id: z.string().optional(),
+                /** Confirmation channel of this token's sessions; default the persona's `confirm_via`, else `approvals`. */
+                confirm_via: confirmViaSchema.optional(),
+              })
+              .strict(),
+          )
           .default([]),
         host: z.string().default('127.0.0.1'),
         /**
@@ -203,13 +222,26 @@ export const gatewayConfigSchema = z
         actions: z.array(z.string()).default([]),
         /** Minutes a pending approval stays valid. Default 10. */
         approval_ttl_minutes: z.number().positive().default(10),
+        /**
+         * The approver's private key (Ed25519, mode 0600) that `approvals approve|deny` sign
+         * with; the gateway checks signatures against `<approver_key>.pub`. Relative to the
+         * config file. Default: `approver.key` beside the store.
+         */
+        approver_key: z.string().optional(),
       })
       .strict()
       .default({ actions: [], approval_ttl_minutes: 10 }),
     audit: z
-      .object({ redact: z.array(z.string()).default(['password', 'token', 'secret', 'api_key']) })
+      .object({
+        redact: z.array(z.string()).default(['password', 'token', 'secret', 'api_key']),
+        /**
+         * Largest argument value (UTF-8 bytes) stored in the audit log and the approvals
+         * store; longer strings are cut with a `…[truncated N bytes]` marker. Default 4096.
+         */
+        max_value_bytes: z.number().int().min(64).default(4096),
+      })
       .strict()
-      .default({ redact: ['password', 'token', 'secret', 'api_key'] }),
+      .prefault({}),
     timeouts: z
       .object({
         /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */
@@ -245,6 +277,8 @@ export const personaSchema = z
     deny: z.array(z.string()).default([]),
     /** Which calls need a person's approval: action tools (default), all, or none. */
     confirm: z.enum(['actions', 'all', 'none']).default('actions'),
+    /** How a person confirms them (confirmViaSchema); default per transport: `approvals` over HTTP, `elicitation` over stdio. */
+    confirm_via: confirmViaSchema.optional(),
   })
   .strict();
 

@@ -11,6 +11,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { webProof } from '../guards/approver.js';
 import { log } from '../log.js';
 import { ApprovalError, type Approval, type ApprovalStatus, type ApprovalStore } from '../store/approvals.js';
 
@@ -65,6 +66,11 @@ function minutes(ms: number): string {
   return `${Math.max(0, Math.ceil(ms / 60_000))} min`;
 }
 
+/** The tool, and the name the model asked for when the name guard corrected it. */
+function toolCell(a: Approval): string {
+  return a.requestedName ? `${escapeHtml(a.tool)}<br><small class="asked">the model asked for ${escapeHtml(a.requestedName)}</small>` : escapeHtml(a.tool);
+}
+
 function who(a: Approval): string {
   return escapeHtml([a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`);
 }
@@ -75,7 +81,7 @@ function pendingTable(list: Approval[], now: number, csrf: string): string {
     const id = escapeHtml(a.id);
     const button = (verb: 'approve' | 'deny', label: string) =>
       `<form method="post" action="/approvals/${id}/${verb}"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" name="decision" value="${verb}">${label}</button></form>`;
-    return `<tr data-id="${id}"><td>${id}</td><td>${escapeHtml(a.tool)}</td><td>${who(a)}</td>
+    return `<tr data-id="${id}"><td>${id}</td><td>${toolCell(a)}</td><td>${who(a)}</td>
 <td><pre>${escapeHtml(JSON.stringify(a.args, null, 2))}</pre></td><td>${minutes(a.expiresAt - now)}</td>
 <td>${button('approve', 'Approve')} ${button('deny', 'Deny')}</td></tr>`;
   });
@@ -140,7 +146,9 @@ export function approvalsPage(store: ApprovalStore, token: string): (req: Incomi
       return send(res, 403, page('Forbidden', '<p>Missing or wrong CSRF field; reload the page and try again.</p>'));
     }
     try {
-      const a = store.decide(id, verb === 'approve' ? 'approved' : 'denied', 'web');
+      const decision = verb === 'approve' ? 'approved' : 'denied';
+      const request = store.get(id);
+      const a = store.decide(id, decision, 'web', request && webProof(token, request, decision));
       log.info({ id: a.id, tool: a.tool, decision: a.status }, 'approval decided on the web page');
       res.writeHead(303, { location: `/approvals?done=${encodeURIComponent(a.id)}`, ...SECURITY_HEADERS }).end();
     } catch (err) {

@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { buildCatalog } from '../catalog/catalog.js';
+import { assignNames, type NameChange } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
@@ -14,14 +15,17 @@ import { createEmbedder } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
 import { ApprovalStore } from '../store/approvals.js';
 import { AuditLog } from '../store/audit.js';
+import { approverCheck, approverKeyPath } from '../guards/approver.js';
 import { createCallPath } from '../guards/pipeline.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
+import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { Policy } from '../policy/policy.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
 import { OAuthStore } from '../store/oauth.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
+import { NameStore } from '../store/names.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
 
@@ -55,6 +59,11 @@ export class Gateway extends EventEmitter {
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
   approvalsPage: string | undefined;
+  /** Persona patterns matching no tool of a connected upstream, as of the latest catalog (logged as warnings; `--strict` refuses them). */
+  patternIssues: PatternIssue[] = [];
+  /** Exposed names that could not be kept since this gateway started (logged; for `doctor`). */
+  readonly renamed: NameChange[] = [];
+  private readonly names: NameStore;
   private embedder: Embedder | null = null;
   private readonly allowedCache = new Map<string, ToolRecord[]>();
   private indexing: Promise<void>;
@@ -68,14 +77,16 @@ export class Gateway extends EventEmitter {
     super();
     this.setMaxListeners(0);
     this.policy = new Policy(loaded.personas);
-    this.audit = new AuditLog(db, loaded.config.audit.redact);
+    this.audit = new AuditLog(db, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = new ApprovalStore(db);
+    this.names = new NameStore(db);
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
       config: loaded.config,
       audit: this.audit,
       approvals: this.approvals,
+      approver: approverCheck(approverKeyPath(loaded.config, loaded.baseDir), () => loaded.config.http.approvals_token),
       forward: forwardTo(pool),
       approvalsPage: () => this.approvalsPage,
     });
@@ -123,7 +134,7 @@ export class Gateway extends EventEmitter {
     const since = () => Math.round(performance.now() - t0);
     const upstreams = this.pool.start().then(() => {
       this.startup.upstreamsMs = since();
-      this.setCatalog(buildCatalog(this.pool.toolsByServer(), config.confirmation.actions));
+      this.setCatalog(this.buildCatalog());
       catalogBuilt();
     });
     const embedder = (
@@ -148,6 +159,30 @@ export class Gateway extends EventEmitter {
     return { synonyms, exemplars, dependencies, pinned: config.exposure.pinned };
   }
 
+  /** The catalog of the upstreams' current tools, with exposed names kept stable through the store (catalog/names.ts). */
+  private buildCatalog(): ToolRecord[] {
+    const byServer = this.pool.toolsByServer();
+    const { names, changed } = assignNames(byServer, this.names.load());
+    if (changed.length > 0) {
+      this.renamed.push(...changed);
+      log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
+    }
+    const catalog = buildCatalog(byServer, this.loaded.config.confirmation.actions, names);
+    this.names.save(catalog.map((t) => ({ server: t.server, upstreamName: t.upstreamName, name: t.name })));
+    this.checkPatterns(catalog);
+    return catalog;
+  }
+
+  /** Warns once per pattern that matches no tool of a connected upstream (a typo silently changes access otherwise). */
+  private checkPatterns(catalog: ToolRecord[]): void {
+    const connected = new Set(this.pool.status().filter((s) => s.state === 'ready').map((s) => s.name));
+    const before = new Set(this.patternIssues.map((i) => i.key));
+    this.patternIssues = unmatchedPatterns(this.loaded.personas, catalog, connected);
+    for (const issue of this.patternIssues) {
+      if (!before.has(issue.key)) log.warn({ file: this.loaded.config.policy.personas, key: issue.key }, `${this.loaded.config.policy.personas}: ${issue.key}: ${issue.message}`);
+    }
+  }
+
   private setCatalog(catalog: ToolRecord[]): void {
     this.catalog = catalog;
     this.allowedCache.clear();
@@ -162,7 +197,7 @@ export class Gateway extends EventEmitter {
 
   /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */
   private async rebuild(): Promise<void> {
-    this.setCatalog(buildCatalog(this.pool.toolsByServer(), this.loaded.config.confirmation.actions));
+    this.setCatalog(this.buildCatalog());
     this.emit('catalog');
     await this.index();
   }

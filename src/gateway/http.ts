@@ -13,6 +13,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
 import { hostGuard, isLoopback } from './hostGuard.js';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
+import type { ConfirmVia } from '../config/schema.js';
 import { Policy } from '../policy/policy.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
@@ -22,6 +23,7 @@ interface TokenEntry {
   token: string;
   persona: string;
   user_id?: string;
+  confirm_via?: ConfirmVia;
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -159,7 +161,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (!isInitializeRequest(body)) {
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     }
-    const session = new Session(gateway, { persona: who.persona, userId: who.user_id });
+    const session = new Session(gateway, { persona: who.persona, userId: who.user_id, transport: 'http', ...(who.confirm_via && { confirmVia: who.confirm_via }) });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
       onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.key, lastSeen: Date.now() }),

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ApprovalError, ApprovalStore, type Approval } from '../store/approvals.js';
+import { ApproverKeyError, cliProof, createApproverKey, publicKeyPath, readApproverKey } from './approver.js';
 import { AuditLog } from '../store/audit.js';
 import type { Db } from '../store/db.js';
 
@@ -19,7 +20,7 @@ const stdio: CommandIO = {
   err: (t) => void process.stderr.write(t),
 };
 
-export const APPROVALS_USAGE = 'usage: tool-curator approvals list [--all] [--json] | approve ID | deny ID';
+export const APPROVALS_USAGE = 'usage: tool-curator approvals list [--all] [--json] | approve ID [--key-file F] | deny ID [--key-file F] | init-key';
 export const AUDIT_USAGE = 'usage: tool-curator audit [--tail N] [--json]';
 
 /** Left-aligned columns, two spaces apart; no trailing blanks. */
@@ -44,7 +45,7 @@ function approvalRows(list: Approval[], now: number): string[][] {
   return list.map((a) => [
     a.id,
     a.status,
-    a.tool,
+    a.requestedName ? `${a.tool} (asked: ${a.requestedName})` : a.tool,
     a.persona ?? '-',
     a.userId ?? '-',
     duration(now - a.createdAt),
@@ -55,13 +56,16 @@ function approvalRows(list: Approval[], now: number): string[][] {
 
 /**
  * `approvals list [--all] [--json]`: pending requests (with `--all`, the latest 50 of
- * any status); `approvals approve ID`, `approvals deny ID`: decide one.
- * @returns 0 on success, 1 when the decision cannot be taken, 2 on a usage error.
+ * any status); `approvals approve ID`, `approvals deny ID`: decide one, signed with the
+ * approver key (`--key-file`, default `keyPath`; guards/approver.ts), which only the
+ * approving person holds; `approvals init-key`: create that key, once.
+ * @param keyPath the configured approver key (`confirmation.approver_key`, or beside the store).
+ * @returns 0 on success, 1 when the decision cannot be taken (no key, unknown id, …), 2 on a usage error.
  */
-export function approvalsCommand(args: string[], db: Db, io: CommandIO = stdio): number {
+export function approvalsCommand(args: string[], db: Db, keyPath: string, io: CommandIO = stdio): number {
   const { values, positionals } = parseArgs({
     args,
-    options: { all: { type: 'boolean' }, json: { type: 'boolean' } },
+    options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'key-file': { type: 'string' } },
     allowPositionals: true,
     strict: false,
   });
@@ -69,14 +73,32 @@ export function approvalsCommand(args: string[], db: Db, io: CommandIO = stdio):
   const [verb, id] = positionals;
   if (verb === 'list' || verb === undefined) {
     const list = store.list({ all: values.all === true });
-    if (values.json) io.out(`${JSON.stringify(list, null, 2)}\n`);
+    if (values.json) io.out(`${JSON.stringify(list.map(({ proof: _, ...a }) => a), null, 2)}\n`);
     else if (list.length === 0) io.out(values.all ? 'no approval requests\n' : 'no pending approvals\n');
     else io.out(table(['ID', 'STATUS', 'TOOL', 'PERSONA', 'USER', 'AGE', 'EXPIRES IN', 'ARGUMENTS'], approvalRows(list, store.clock())));
     return 0;
   }
-  if ((verb === 'approve' || verb === 'deny') && id !== undefined) {
+  if (verb === 'init-key') {
     try {
-      const a = store.decide(id, verb === 'approve' ? 'approved' : 'denied', 'cli');
+      createApproverKey(keyPath);
+    } catch (err) {
+      if (!(err instanceof ApproverKeyError)) throw err;
+      io.err(`${err.message}\n`);
+      return 1;
+    }
+    io.out(
+      `created the approver key ${keyPath} (mode 0600) and ${publicKeyPath(keyPath)}.\n` +
+        'Only whoever can read the key can approve: keep it with your own OS user, not the one the agent or its shell runs as ' +
+        `(e.g. sudo chown you ${keyPath}).\n`,
+    );
+    return 0;
+  }
+  if ((verb === 'approve' || verb === 'deny') && id !== undefined) {
+    const decision = verb === 'approve' ? 'approved' : 'denied';
+    try {
+      const key = readApproverKey(typeof values['key-file'] === 'string' ? values['key-file'] : keyPath, publicKeyPath(keyPath));
+      const request = store.get(id);
+      const a = store.decide(id, decision, 'cli', request && cliProof(key, request, decision));
       const who = [a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`;
       io.out(
         verb === 'approve'
@@ -85,7 +107,7 @@ export function approvalsCommand(args: string[], db: Db, io: CommandIO = stdio):
       );
       return 0;
     } catch (err) {
-      if (!(err instanceof ApprovalError)) throw err;
+      if (!(err instanceof ApprovalError) && !(err instanceof ApproverKeyError)) throw err;
       io.err(`${err.message}\n`);
       return 1;
     }

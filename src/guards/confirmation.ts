@@ -1,13 +1,17 @@
 /**
  * Confirmation guard: a person approves a call before it is forwarded, for the calls the
  * persona's confirmation policy names (`actions`: tools with isAction or listed under
- * `confirmation.actions`; `all`; `none`). With MCP elicitation the host's user is asked
- * inline. Without it the call is parked as a pending approval; a person approves it with
- * the CLI or the approvals page, and the model's next identical call runs once.
+ * `confirmation.actions`; `all`; `none`), through the session's channel (`confirm_via`):
  *
- * The model cannot approve its own call: approval lives outside the MCP session (the
- * host's elicitation UI, the CLI, a token-protected page), and any argument the model adds
- * only makes a different call that needs its own approval.
+ *   elicitation  the host's user is asked inline; a host without elicitation parks the call
+ *   approvals    the call is parked; a person approves it on the page or with the CLI
+ *   both         the host's user accepts and a person approves on the page or CLI
+ *
+ * A parked call is a pending approval; once approved, the model's next identical call runs
+ * once. The model cannot approve its own call: an approval counts only when it carries the
+ * signature of a person's credential (approver.ts: the approver key or the approvals
+ * token, neither held by hosts), the parked message tells the model to ask the user, not
+ * how to approve, and any argument the model adds makes a different call.
  */
 import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -15,9 +19,13 @@ import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { Policy } from '../policy/policy.js';
+import type { ConfirmVia } from '../config/schema.js';
 import type { Approval, ApprovalStore } from '../store/approvals.js';
+import type { ApproverCheck } from './approver.js';
+import { boundValue } from './bound.js';
+import { correctionOf } from './nameGuard.js';
 import { redact } from './redact.js';
-import { errorResult, type CallContext, type Guard } from './types.js';
+import { errorResult, type CallContext, type Guard, type SessionIdentity } from './types.js';
 
 /** JSON with object keys sorted at every depth, so equal arguments give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -49,8 +57,15 @@ export interface ConfirmationDeps {
   policy: Policy;
   approvals: ApprovalStore;
   config: Pick<GatewayConfig, 'confirmation' | 'audit'>;
+  /** Tells a person's approval from anything else (approver.ts); an approval it rejects does not count. */
+  approver: ApproverCheck;
   /** URL of the approvals page when this gateway serves one (HTTP with http.approvals_token), read per call. */
   approvalsPage?: () => string | undefined;
+}
+
+/** The session's confirmation channel: its own (an HTTP token's), else the persona's, else `approvals` over HTTP and `elicitation` over stdio. */
+export function channelOf(policy: Policy, session: SessionIdentity): ConfirmVia {
+  return session.confirmVia ?? policy.persona(session.persona)?.confirm_via ?? (session.transport === 'http' ? 'approvals' : 'elicitation');
 }
 
 /** Whether a call of `tool` by `persona` needs a person's approval. */
@@ -74,42 +89,68 @@ function awaiting(a: Approval, now: number, page: string | undefined): CallToolR
   const minutes = Math.max(1, Math.ceil((a.expiresAt - now) / 60_000));
   return errorResult(
     `${a.tool} awaits a person's approval (approval id ${a.id}); it has not run. ` +
-      `Ask the user to approve it with \`tool-curator approvals approve ${a.id}\`${page ? ` or on the approvals page (${page})` : ''}, ` +
-      `then call ${a.tool} again with exactly the same arguments. The request expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      `Ask the user to review and approve this call${page ? ` on the approvals page (${page})` : ' in their approvals list'}; ` +
+      `only they can. Once they have, call ${a.tool} again with exactly the same arguments. ` +
+      `The request expires in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   );
 }
 
-export function confirmationGuard({ policy, approvals, config, approvalsPage }: ConfirmationDeps): Guard {
+/** "make_payment" or, after a correction, "make_payment (the model asked for make_paymnet)", for the person deciding. */
+function shownName(ctx: CallContext, tool: ToolRecord): string {
+  const c = correctionOf(ctx);
+  return c ? `${tool.name} (the model asked for ${c.requested})` : tool.name;
+}
+
+export function confirmationGuard({ policy, approvals, config, approver, approvalsPage }: ConfirmationDeps): Guard {
   const ttlMs = config.confirmation.approval_ttl_minutes * 60_000;
+  const maxBytes = config.audit.max_value_bytes;
 
   return async (ctx, next) => {
     const tool = ctx.tool;
     if (!tool) throw new Error('confirmationGuard needs ctx.tool: compose it after nameGuard');
     if (!needsConfirmation(policy, config, ctx.session.persona, tool)) return next(ctx);
+    const channel = channelOf(policy, ctx.session);
 
-    if (ctx.elicit) {
+    if (channel === 'both' && !ctx.elicit) {
+      ctx.decisions.push('refused');
+      ctx.notes.push('confirm_via both, host without elicitation');
+      return errorResult(
+        `${tool.name} needs the user's confirmation in this app and a person's approval, and this app cannot ask for confirmation (no MCP elicitation); it has not run.`,
+      );
+    }
+    if (channel !== 'approvals' && ctx.elicit) {
       let answer: 'accept' | 'decline' | 'cancel' | undefined;
       try {
-        const shown = JSON.stringify(redact(ctx.args, config.audit.redact), null, 2);
-        answer = await ctx.elicit(`Allow ${tool.name} (upstream ${tool.server}) to run with these arguments?\n${shown}`, tool, ctx.args);
+        const shown = JSON.stringify(boundValue(redact(ctx.args, config.audit.redact), maxBytes), null, 2);
+        answer = await ctx.elicit(`Allow ${shownName(ctx, tool)} (upstream ${tool.server}) to run with these arguments?\n${shown}`, tool, ctx.args);
       } catch (err) {
         log.warn({ err, tool: tool.name }, 'elicitation failed; falling back to a pending approval');
       }
-      if (answer === 'accept') {
-        ctx.decisions.push('approved');
-        ctx.notes.push('approved through elicitation');
-        return next(ctx);
-      }
-      if (answer !== undefined) {
+      if (answer !== undefined && answer !== 'accept') {
         ctx.decisions.push('denied');
         ctx.notes.push(`elicitation answered ${answer}`);
         return errorResult(`the user did not approve ${tool.name} (${answer}); it has not run. Do not retry unless the user asks for it.`);
       }
+      if (answer === 'accept' && channel === 'elicitation') {
+        ctx.decisions.push('approved');
+        ctx.notes.push('approved through elicitation');
+        return next(ctx);
+      }
+      if (answer === undefined && channel === 'both') {
+        ctx.decisions.push('refused');
+        ctx.notes.push('confirm_via both, elicitation failed');
+        return errorResult(`${tool.name} needs the user's confirmation in this app, which could not be asked; it has not run.`);
+      }
+      if (answer === 'accept') ctx.notes.push('accepted through elicitation');
     }
 
     const key = approvalKey(ctx, tool);
     const live = approvals.live(key);
-    if (live?.status === 'approved' && approvals.consume(live.id)) {
+    if (live?.status === 'approved' && !approver.verifies(live)) {
+      // Not a person's approval (no valid signature): the request stays as good as pending, and is logged.
+      log.warn({ id: live.id, tool: tool.name, decidedBy: live.decidedBy }, 'approval without a valid approver signature ignored');
+      ctx.notes.push(`approval ${live.id} ignored: no valid approver signature`);
+    } else if (live?.status === 'approved' && approvals.consume(live.id)) {
       ctx.decisions.push('approved');
       ctx.notes.push(`approval ${live.id} by ${live.decidedBy ?? 'a person'}`);
       return next(ctx);
@@ -119,6 +160,7 @@ export function confirmationGuard({ policy, approvals, config, approvalsPage }: 
       ctx.notes.push(`approval ${live.id} denied by ${live.decidedBy ?? 'a person'}`);
       return errorResult(`a person denied ${tool.name} with these arguments (approval id ${live.id}); it has not run. Do not retry it.`);
     }
+    const correction = correctionOf(ctx);
     const pending =
       live?.status === 'pending'
         ? live
@@ -128,7 +170,8 @@ export function confirmationGuard({ policy, approvals, config, approvalsPage }: 
             ...(ctx.session.persona !== undefined && { persona: ctx.session.persona }),
             ...(ctx.session.userId !== undefined && { userId: ctx.session.userId }),
             tool: tool.name,
-            args: redact(ctx.args, config.audit.redact),
+            ...(correction && { requestedName: correction.requested }),
+            args: boundValue(redact(ctx.args, config.audit.redact), maxBytes),
             ttlMs,
           });
     ctx.decisions.push('awaiting_approval');

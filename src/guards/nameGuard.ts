@@ -1,37 +1,43 @@
 /**
  * Name guard: resolves the name the host sent to a catalog tool. An exact exposed name
  * resolves to its tool whatever the persona (the policy guard refuses it later, so a
- * forbidden call is refused and audited under its real name). Any other name is compared
- * with the persona's allowed names only, so a correction never lands outside the persona.
+ * forbidden call is refused and audited under its real name); so does a name equal but
+ * for case. Any other name is compared with the persona's allowed names only, so a
+ * correction never lands outside the persona, and is corrected silently only when it is
+ * a typo of that name (nameMatch.ts): a token more or less, a reversing affix or another
+ * verb gets "did you mean" and nothing runs. A correction is told to the model in the
+ * result and to the person confirming the call.
  */
-import difflib from 'difflib';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { log } from '../log.js';
 import type { Policy } from '../policy/policy.js';
+import { clipName } from './bound.js';
+import { nameIndexOf, nameRatio, type Candidate } from './nameIndex.js';
+import { classifyPair } from './nameMatch.js';
 import { errorResult, type Guard } from './types.js';
 
+export { nameRatio } from './nameIndex.js';
+
 /**
- * At or above this ratio an unknown name is corrected silently (and logged). 0.82 is the
+ * At or above this ratio a typo (nameMatch.ts) is corrected silently. 0.82 is the
  * reference system's setting: it lets through one-letter slips in names of 15+ characters
  * (`get_attendence_summary` → `get_attendance_summary` is 0.955) while a missing word
  * (`get_attendance` vs `get_attendance_summary`, 0.778) is only suggested.
  */
 export const CORRECT_AT = 0.82;
-/** From this ratio up to CORRECT_AT the call is refused with "did you mean"; below it, find_tools is suggested. 0.6 is Python's get_close_matches default cutoff. */
+/** From this ratio the nearest names are offered as "did you mean"; below it, find_tools is suggested. 0.6 is Python's get_close_matches default cutoff. */
 export const SUGGEST_AT = 0.6;
-
-/**
- * difflib's SequenceMatcher ratio, with the argument order of Python's
- * `get_close_matches(word, possibilities)`: `a` is the candidate, `b` the word asked for
- * (the ratio is not always symmetric).
- */
-export function nameRatio(candidate: string, requested: string): number {
-  return new difflib.SequenceMatcher(null, candidate, requested).ratio();
-}
+/** Longest tool name looked up. MCP sets no limit, hosts and model APIs allow 64; 128 leaves room for prefixed names. Longer is refused before any matching. */
+export const MAX_NAME_LENGTH = 128;
+/** How many names a "did you mean" offers. */
+const SUGGESTIONS = 3;
+/** `_meta` key of the correction note on a corrected call's result. */
+export const CORRECTED_META = 'tool-curator/corrected';
 
 /** The closest of `candidates` to `requested`; the first in catalog order wins a tie. Undefined for no candidates. */
-export function closestTool(requested: string, candidates: ToolRecord[]): { tool: ToolRecord; ratio: number } | undefined {
-  let best: { tool: ToolRecord; ratio: number } | undefined;
+export function closestTool(requested: string, candidates: ToolRecord[]): Candidate | undefined {
+  let best: Candidate | undefined;
   for (const tool of candidates) {
     const ratio = nameRatio(tool.name, requested);
     if (!best || ratio > best.ratio) best = { tool, ratio };
@@ -39,39 +45,69 @@ export function closestTool(requested: string, candidates: ToolRecord[]): { tool
   return best;
 }
 
+/** The correction a call went through, if any: the name asked for and the tool that ran. */
+export function correctionOf(ctx: { requestedName: string; tool?: ToolRecord; decisions: string[] }): { requested: string; called: string } | undefined {
+  return ctx.tool && ctx.decisions.includes('corrected') ? { requested: ctx.requestedName, called: ctx.tool.name } : undefined;
+}
+
+/** The result with a leading note, and `_meta`, saying which tool ran instead of the name asked for. */
+function tellCorrection(result: CallToolResult, requested: string, called: string): CallToolResult {
+  const note = { type: 'text' as const, text: `[tool-curator] called ${called} (you asked for ${requested}, which does not exist)` };
+  return { ...result, content: [note, ...result.content], _meta: { ...result._meta, [CORRECTED_META]: { requested, called } } };
+}
+
+function orList(names: string[]): string {
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
 /**
  * ### Usage
  * ```ts
  * const guard = nameGuard(() => catalog, policy);
- * // "get_attendence_summary" reaches the next guard as get_attendance_summary,
- * // with ctx.decisions ['corrected'] and a note naming the original.
+ * // "get_attendence_summary" reaches the next guard as get_attendance_summary, with
+ * // ctx.decisions ['corrected']; the result starts with "[tool-curator] called …".
+ * // "unenroll_in_course" gets "did you mean enroll_in_course?" and reaches nothing.
  * ```
  */
 export function nameGuard(tools: () => ToolRecord[], policy: Policy): Guard {
   return async (ctx, next) => {
-    const catalog = tools();
-    const exact = catalog.find((t) => t.name === ctx.requestedName);
-    if (exact) {
-      ctx.tool = exact;
+    const requested = ctx.requestedName;
+    const shown = clipName(requested, 64);
+    if (requested.length > MAX_NAME_LENGTH) {
+      ctx.decisions.push('refused');
+      ctx.notes.push(`name of ${requested.length} characters refused`);
+      return errorResult(`unknown tool ${shown}: tool names are at most ${MAX_NAME_LENGTH} characters; call find_tools to get the right tool's name`);
+    }
+    const index = nameIndexOf(tools());
+    const exact = index.get(requested);
+    const sameButCase = exact ? [] : index.caseInsensitive(requested);
+    if (exact || sameButCase.length === 1) {
+      ctx.tool = exact ?? sameButCase[0]!;
+      if (!exact) ctx.notes.push(`resolved ${requested} to ${ctx.tool.name} (case differs)`);
       return next(ctx);
     }
-    const best = closestTool(ctx.requestedName, policy.allowed(ctx.session.persona, catalog));
-    const ratio = best ? best.ratio.toFixed(3) : '0';
-    if (best && best.ratio >= CORRECT_AT) {
+    const allowed = (t: ToolRecord) => policy.isAllowed(ctx.session.persona, t);
+    const { candidates } = index.fuzzy(requested, allowed, SUGGEST_AT);
+    const typos = candidates.filter((c) => c.ratio >= CORRECT_AT && classifyPair(requested, c.tool.name) === 'typo');
+    const best = typos[0];
+    // Two typos equally near (`get_fee_due` for get_fee_dues and get_fee_due_s) are a question, not a correction.
+    if (best && !(typos[1] && typos[1].ratio === best.ratio)) {
       ctx.tool = best.tool;
       ctx.decisions.push('corrected');
-      ctx.notes.push(`corrected from ${ctx.requestedName} (ratio ${ratio})`);
-      log.info({ session: ctx.session.sessionId, requested: ctx.requestedName, tool: best.tool.name, ratio: best.ratio }, 'tool name corrected');
-      return next(ctx);
+      ctx.notes.push(`corrected from ${requested} (ratio ${best.ratio.toFixed(3)})`);
+      log.info({ session: ctx.session.sessionId, requested, tool: best.tool.name, ratio: best.ratio }, 'tool name corrected');
+      return tellCorrection(await next(ctx), requested, best.tool.name);
     }
     ctx.decisions.push('refused');
-    if (best && best.ratio >= SUGGEST_AT) {
-      ctx.notes.push(`unknown tool; suggested ${best.tool.name} (ratio ${ratio})`);
-      return errorResult(`unknown tool ${ctx.requestedName}; did you mean ${best.tool.name}?`);
+    const near = [...sameButCase.filter(allowed), ...candidates.filter((c) => c.ratio >= SUGGEST_AT).map((c) => c.tool)]
+      .map((t) => t.name)
+      .filter((n, i, all) => all.indexOf(n) === i)
+      .slice(0, SUGGESTIONS);
+    if (near.length > 0) {
+      ctx.notes.push(`unknown tool; suggested ${near.join(', ')}${candidates[0] ? ` (best ratio ${candidates[0].ratio.toFixed(3)})` : ''}`);
+      return errorResult(`unknown tool ${shown}; did you mean ${orList(near)}? Nothing was run: call the tool you mean by its exact name.`);
     }
-    ctx.notes.push(`unknown tool (best ratio ${ratio})`);
-    return errorResult(
-      `unknown tool ${ctx.requestedName}; call find_tools with a short description of what you want to do to get the right tool's name`,
-    );
+    ctx.notes.push(candidates[0] ? `unknown tool (best ratio ${candidates[0].ratio.toFixed(3)})` : 'unknown tool (no name near it)');
+    return errorResult(`unknown tool ${shown}; call find_tools with a short description of what you want to do to get the right tool's name`);
   };
 }

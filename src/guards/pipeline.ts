@@ -3,11 +3,11 @@
  * what happens to every tools/call and call_tool:
  *
  *   audit        records the call and every decision below it, whatever they were
- *   nameGuard    exact name, or corrected (≥ 0.82) within the persona, or refused
+ *   nameGuard    exact name, or a typo corrected (≥ 0.82) within the persona and told, or refused
  *   policy       refuses a tool outside the persona, however it was named or shown
  *   identity     overwrites identity fields with the session's values
  *   validate     refuses arguments that do not fit the inputSchema (before anyone approves them)
- *   confirmation asks a person (elicitation) or parks the call as a pending approval
+ *   confirmation asks a person (elicitation) and/or parks the call for a signed approval
  *   forward      the gateway's upstream call
  *
  * Identity comes before confirmation so a person approves, and the approval is keyed on,
@@ -18,6 +18,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { Policy } from '../policy/policy.js';
 import type { ApprovalStore } from '../store/approvals.js';
 import type { AuditLog } from '../store/audit.js';
+import type { ApproverCheck } from './approver.js';
 import { auditGuard } from './audit.js';
 import { confirmationGuard } from './confirmation.js';
 import { identityGuard } from './identity.js';
@@ -32,11 +33,13 @@ export interface CallPathDeps {
   /** The whole current catalog (all personas); read on every call, so catalog changes apply at once. */
   tools: () => ToolRecord[];
   policy: Policy;
-  /** `confirmation` (actions list, approval TTL) and `audit.redact` (for approvals shown to people) are read. */
+  /** `confirmation` (actions list, approval TTL) and `audit` (redaction and size bound of what people are shown) are read. */
   config: Pick<GatewayConfig, 'confirmation' | 'audit'>;
   /** Redacts by itself (its constructor takes `audit.redact`). */
   audit: AuditLog;
   approvals: ApprovalStore;
+  /** Checks that an approval carries a person's signature (approver.ts). */
+  approver: ApproverCheck;
   /**
    * Sends `ctx.tool` with `ctx.args` upstream. It must set `ctx.upstreamMs` (also when the
    * upstream answers with an error): the audit counts a call as run iff it is set.
@@ -52,7 +55,7 @@ export interface CallPathDeps {
 /**
  * ### Usage
  * ```ts
- * const call = createCallPath({ tools: () => catalog, policy, config, audit, approvals, forward });
+ * const call = createCallPath({ tools: () => catalog, policy, config, audit, approvals, approver, forward });
  * const result = await call({ session, requestedName: 'get_attendence_summary', args: {}, decisions: [], notes: [] });
  * ```
  */

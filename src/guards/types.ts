@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
+import type { ConfirmVia } from '../config/schema.js';
 
 /** Who is calling. One per MCP session of the host. */
 export interface SessionIdentity {
@@ -13,6 +14,10 @@ export interface SessionIdentity {
   /** Undefined when no personas.yaml is configured (every tool allowed). */
   persona?: string;
   userId?: string;
+  /** How the session reaches the gateway; decides the default confirmation channel. Default stdio. */
+  transport?: 'stdio' | 'http';
+  /** Confirmation channel set for this session (an HTTP token's `confirm_via`); else the persona's, else per transport. */
+  confirmVia?: ConfirmVia;
 }
 
 /** The decision audited for a call. */

@@ -13,18 +13,22 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-interface CompiledPattern {
+export interface CompiledPattern {
   server?: string;
   name: RegExp;
 }
 
-function compile(pattern: string): CompiledPattern {
+/** `<server>.<glob>` (the first dot separates) or a bare `<glob>`. */
+export function parsePattern(pattern: string): CompiledPattern {
   const dot = pattern.indexOf('.');
   if (dot > 0) return { server: pattern.slice(0, dot), name: globToRegExp(pattern.slice(dot + 1)) };
   return { name: globToRegExp(pattern) };
 }
 
-function matches(p: CompiledPattern, tool: ToolRecord): boolean {
+const compile = parsePattern;
+
+/** Whether a parsed pattern matches a tool (by upstream or exposed name). */
+export function matchesPattern(p: CompiledPattern, tool: ToolRecord): boolean {
   if (p.server !== undefined && p.server !== '*' && p.server !== tool.server) return false;
   return p.name.test(tool.upstreamName) || p.name.test(tool.name);
 }
@@ -73,7 +77,7 @@ export class Policy {
     if (this.open) return true;
     const c = persona === undefined ? undefined : this.compiled.get(persona);
     if (!c) return false;
-    return c.allow.some((p) => matches(p, tool)) && !c.deny.some((p) => matches(p, tool));
+    return c.allow.some((p) => matchesPattern(p, tool)) && !c.deny.some((p) => matchesPattern(p, tool));
   }
 
   /** The persona's allowed tools, in catalog order. */

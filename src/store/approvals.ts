@@ -22,6 +22,8 @@ export interface Approval {
   userId?: string;
   /** Exposed tool name. */
   tool: string;
+  /** The name the model asked for, when the name guard corrected it to `tool`. */
+  requestedName?: string;
   /** Arguments as shown to the person deciding (already redacted by the caller). */
   args: Record<string, unknown>;
   status: ApprovalStatus;
@@ -32,10 +34,12 @@ export interface Approval {
   decidedAt?: number;
   /** Who decided: `cli`, `web`, ... */
   decidedBy?: string;
+  /** The decider's signature (guards/approver.ts); the gateway honours only approvals whose signature verifies. */
+  proof?: string;
   usedAt?: number;
 }
 
-export interface NewApproval extends Pick<Approval, 'key' | 'sessionId' | 'persona' | 'userId' | 'tool' | 'args'> {
+export interface NewApproval extends Pick<Approval, 'key' | 'sessionId' | 'persona' | 'userId' | 'tool' | 'requestedName' | 'args'> {
   /** How long the request, and later the approval, stays valid, in ms. */
   ttlMs: number;
 }
@@ -58,6 +62,8 @@ interface Row {
   decided_at: number | null;
   decided_by: string | null;
   used_at: number | null;
+  requested_name: string | null;
+  proof: string | null;
 }
 
 function fromRow(r: Row): Approval {
@@ -76,6 +82,8 @@ function fromRow(r: Row): Approval {
   if (r.decided_at !== null) a.decidedAt = r.decided_at;
   if (r.decided_by !== null) a.decidedBy = r.decided_by;
   if (r.used_at !== null) a.usedAt = r.used_at;
+  if (r.requested_name !== null) a.requestedName = r.requested_name;
+  if (r.proof !== null) a.proof = r.proof;
   return a;
 }
 
@@ -103,8 +111,11 @@ export class ApprovalStore {
       id TEXT PRIMARY KEY, key TEXT NOT NULL, session_id TEXT NOT NULL, persona TEXT,
       user_id TEXT, tool TEXT NOT NULL, args_json TEXT NOT NULL, status TEXT NOT NULL,
       ttl_ms INTEGER NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
-      decided_at INTEGER, decided_by TEXT, used_at INTEGER);
+      decided_at INTEGER, decided_by TEXT, used_at INTEGER, requested_name TEXT, proof TEXT);
       CREATE INDEX IF NOT EXISTS approvals_key ON approvals (key, created_at)`);
+    // Stores made before these columns existed get them; their old rows have no proof, so no old approval counts.
+    const columns = new Set(db.prepare<[], { name: string }>('PRAGMA table_info(approvals)').all().map((c) => c.name));
+    for (const c of ['requested_name', 'proof']) if (!columns.has(c)) db.exec(`ALTER TABLE approvals ADD COLUMN ${c} TEXT`);
   }
 
   /** Marks pending requests and unused approvals past their time as expired. */
@@ -120,10 +131,13 @@ export class ApprovalStore {
     const id = newId();
     this.db
       .prepare(
-        `INSERT INTO approvals (id, key, session_id, persona, user_id, tool, args_json, status, ttl_ms, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+        `INSERT INTO approvals (id, key, session_id, persona, user_id, tool, requested_name, args_json, status, ttl_ms, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
       )
-      .run(id, input.key, input.sessionId, input.persona ?? null, input.userId ?? null, input.tool, JSON.stringify(input.args), input.ttlMs, now, now + input.ttlMs);
+      .run(
+        id, input.key, input.sessionId, input.persona ?? null, input.userId ?? null, input.tool, input.requestedName ?? null,
+        JSON.stringify(input.args), input.ttlMs, now, now + input.ttlMs,
+      );
     return this.get(id)!;
   }
 
@@ -152,16 +166,17 @@ export class ApprovalStore {
   /**
    * A person's decision on a pending request. An approval is valid for the request's TTL
    * from now, so a person deciding late does not leave the model seconds to retry.
+   * @param proof the decider's signature (guards/approver.ts); without a valid one the gateway ignores an approval.
    * @throws ApprovalError when the id is unknown, the request was already decided, or it expired.
    */
-  decide(id: string, decision: 'approved' | 'denied', by: string): Approval {
+  decide(id: string, decision: 'approved' | 'denied', by: string, proof?: string): Approval {
     const now = this.now();
     const done = this.db
       .prepare(
-        `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, expires_at = ? + ttl_ms
+        `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, proof = ?, expires_at = ? + ttl_ms
          WHERE id = ? AND status = 'pending' AND expires_at > ?`,
       )
-      .run(decision, now, by, now, id, now);
+      .run(decision, now, by, proof ?? null, now, id, now);
     const a = this.get(id);
     if (done.changes === 1) return a!;
     if (!a) throw new ApprovalError(`no approval request with id ${id}; run \`tool-curator approvals list\` to see the pending ones`);

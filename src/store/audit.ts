@@ -1,8 +1,9 @@
 /**
  * Audit log: one row per tool call that reached the gateway, whatever became of it.
- * The audit guard decides what goes in; this module redacts the arguments on the way in
- * (so no writer can forget to) and stores and reads the rows.
+ * The audit guard decides what goes in; this module redacts and bounds the arguments on the
+ * way in (so no writer can forget to), clips names and notes, and stores and reads the rows.
  */
+import { boundValue, clipName, DEFAULT_MAX_VALUE_BYTES } from '../guards/bound.js';
 import { redact } from '../guards/redact.js';
 import type { Decision } from '../guards/types.js';
 import type { Db } from './db.js';
@@ -63,10 +64,13 @@ export class AuditLog {
   /**
    * @param redactFields field names whose values never reach the log (config
    *   `audit.redact`; matching rules in guards/redact.ts). Default: none.
+   * @param maxValueBytes longest argument value stored (config `audit.max_value_bytes`);
+   *   longer ones are cut with a marker (guards/bound.ts). Default 4096.
    */
   constructor(
     db: Db,
     private readonly redactFields: string[] = [],
+    private readonly maxValueBytes: number = DEFAULT_MAX_VALUE_BYTES,
   ) {
     db.exec(`CREATE TABLE IF NOT EXISTS audit (
       id INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, session_id TEXT NOT NULL,
@@ -83,9 +87,10 @@ export class AuditLog {
   record(e: AuditEntry): number {
     return Number(
       this.insert.run(
-        e.time, e.sessionId, e.persona ?? null, e.userId ?? null, e.tool, e.requestedName,
-        JSON.stringify(redact(e.args, this.redactFields)), e.decision,
-        e.decisions.join(','), JSON.stringify(e.notes), e.upstreamMs ?? null, e.outcome, e.detail ?? null,
+        e.time, e.sessionId, e.persona ?? null, e.userId ?? null, clipName(e.tool), clipName(e.requestedName),
+        JSON.stringify(boundValue(redact(e.args, this.redactFields), this.maxValueBytes)), e.decision,
+        e.decisions.join(','), JSON.stringify(boundValue(e.notes, this.maxValueBytes)), e.upstreamMs ?? null, e.outcome,
+        e.detail === undefined ? null : e.detail.slice(0, this.maxValueBytes),
       ).lastInsertRowid,
     );
   }

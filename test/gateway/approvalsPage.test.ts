@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { approvalsPage } from '../../src/gateway/approvalsPage.js';
+import { approverCheck } from '../../src/guards/approver.js';
 import { ApprovalStore, type Approval } from '../../src/store/approvals.js';
 import { openDb } from '../../src/store/db.js';
 
@@ -49,6 +50,12 @@ beforeEach(() => {
 });
 
 describe('approvals page', () => {
+  test('a corrected call shows the name the model asked for beside the tool', async () => {
+    const corrected = store.request({ key: `kc${t}`, sessionId: 's1', tool: 'make_payment', requestedName: 'make_paymnt', args: {}, ttlMs: 600_000 });
+    const html = await (await get('/approvals', { cookie: await login() })).text();
+    expect(html).toContain(`<tr data-id="${corrected.id}"><td>${corrected.id}</td><td>make_payment<br><small class="asked">the model asked for make_paymnt</small></td>`);
+  });
+
   test('other paths are left to the caller', async () => {
     expect((await get('/mcp')).status).toBe(418);
     expect((await get('/approvalsx')).status).toBe(418);
@@ -89,6 +96,9 @@ describe('approvals page', () => {
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`/approvals?done=${pending.id}`);
     expect(store.get(pending.id)).toMatchObject({ status: 'approved', decidedBy: 'web' });
+    // Signed with the approvals token: the gateway honours it; a gateway with another token does not.
+    expect(approverCheck('/nonexistent/approver.key', () => TOKEN).verifies(store.get(pending.id)!)).toBe(true);
+    expect(approverCheck('/nonexistent/approver.key', () => 'another-token-0123456789').verifies(store.get(pending.id)!)).toBe(false);
     const after = await (await get(res.headers.get('location')!, { cookie })).text();
     expect(after).toContain(`Approved ${pending.id} (make_payment).`);
   });

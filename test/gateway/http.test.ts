@@ -59,8 +59,9 @@ describe('gateway over HTTP with remote upstreams', () => {
     const client = await connect(TOKEN);
     const found = JSON.parse(text(await client.callTool({ name: 'find_tools', arguments: { query: 'add two numbers together', limit: 5 } }))) as { tools: { name: string }[] };
     const names = found.tools.map((t) => t.name);
-    // The three everything servers (stdio, Streamable HTTP, SSE) collide on every name.
-    expect(names).toEqual(expect.arrayContaining(['remote__get-sum', 'legacy__get-sum', 'everything__get-sum']));
+    // The three everything servers (stdio, Streamable HTTP, SSE) collide on every name: the
+    // first in config order (everything) keeps it, the later ones are qualified.
+    expect(names).toEqual(expect.arrayContaining(['get-sum', 'remote__get-sum', 'legacy__get-sum']));
     for (const name of ['remote__get-sum', 'legacy__get-sum']) {
       const r = await client.callTool({ name, arguments: { a: 20, b: 22 } });
       expect(r.isError).toBeFalsy();

@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectGateway, referenceConfig, ROOT, type ReferenceSetup } from '../helpers/reference.js';
+import { connectGateway, referenceConfig, type ReferenceSetup } from '../helpers/reference.js';
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
@@ -204,10 +204,12 @@ describe('bad config and failing upstreams', () => {
   });
 
   it('refuses HTTP tokens mapped to a persona that does not exist', () => {
-    const { configPath } = referenceConfig({
-      policy: { personas: join(ROOT, 'personas.yaml') },
+    const { configPath, dir } = referenceConfig({
+      policy: { personas: 'personas.yaml' },
       http: { tokens: [{ token: 'a-long-enough-token-123', persona: 'wizard' }] },
     });
+    // The repository's personas name the university upstreams, which this config lacks (an error of its own).
+    writeFileSync(join(dir, 'personas.yaml'), ['student', 'faculty', 'executive', 'admin'].map((p) => `${p}: { allow: ['*'] }`).join('\n'));
     const r = spawnSync(process.execPath, ['dist/src/cli.js', 'serve', '--http', '0', '--config', configPath], { encoding: 'utf8', timeout: 20_000 });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/http\.tokens\.0: unknown persona "wizard"; personas\.yaml defines: student, faculty, executive, admin/);

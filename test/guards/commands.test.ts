@@ -1,4 +1,8 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, test } from 'vitest';
+import { approverCheck } from '../../src/guards/approver.js';
 import { approvalsCommand, auditCommand, type CommandIO } from '../../src/guards/commands.js';
 import { ApprovalStore } from '../../src/store/approvals.js';
 import { AuditLog } from '../../src/store/audit.js';
@@ -12,9 +16,12 @@ function capture(): CommandIO & { stdout: string; stderr: string } {
 describe('approvals command', () => {
   let db: Db;
   let store: ApprovalStore;
+  let keyPath: string;
   beforeEach(() => {
     db = openDb(':memory:');
     store = new ApprovalStore(db);
+    keyPath = join(mkdtempSync(join(tmpdir(), 'tc-cmd-')), 'approver.key');
+    expect(approvalsCommand(['init-key'], db, keyPath, capture())).toBe(0);
   });
   const request = (amount: number) =>
     store.request({ key: `k${amount}`, sessionId: 's', persona: 'student', userId: 'S0001', tool: 'make_payment', args: { amount }, ttlMs: 600_000 });
@@ -22,7 +29,7 @@ describe('approvals command', () => {
   test('list shows pending requests as a table', () => {
     const a = request(100);
     const io = capture();
-    expect(approvalsCommand(['list'], db, io)).toBe(0);
+    expect(approvalsCommand(['list'], db, keyPath, io)).toBe(0);
     const [header, row, ...rest] = io.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID\s+STATUS\s+TOOL\s+PERSONA\s+USER\s+AGE\s+EXPIRES IN\s+ARGUMENTS$/);
     expect(row!.split(/\s{2,}/)).toEqual([a.id, 'pending', 'make_payment', 'student', 'S0001', '0m', '10m', '{"amount":100}']);
@@ -31,11 +38,11 @@ describe('approvals command', () => {
 
   test('list with nothing pending says so; --json gives the records', () => {
     const io = capture();
-    approvalsCommand(['list'], db, io);
+    approvalsCommand(['list'], db, keyPath, io);
     expect(io.stdout).toBe('no pending approvals\n');
     const a = request(1);
     const json = capture();
-    approvalsCommand(['list', '--json'], db, json);
+    approvalsCommand(['list', '--json'], db, keyPath, json);
     expect(JSON.parse(json.stdout)).toMatchObject([{ id: a.id, status: 'pending', args: { amount: 1 } }]);
   });
 
@@ -43,31 +50,76 @@ describe('approvals command', () => {
     const a = request(1);
     const b = request(2);
     const io = capture();
-    expect(approvalsCommand(['approve', a.id], db, io)).toBe(0);
-    expect(approvalsCommand(['deny', b.id], db, io)).toBe(0);
+    expect(approvalsCommand(['approve', a.id], db, keyPath, io)).toBe(0);
+    expect(approvalsCommand(['deny', b.id], db, keyPath, io)).toBe(0);
     expect(io.stdout).toBe(
       `approved ${a.id}: make_payment for student S0001; the next identical call runs once (within 10m)\n` +
         `denied ${b.id}: make_payment for student S0001; it will not run\n`,
     );
     expect(store.get(a.id)).toMatchObject({ status: 'approved', decidedBy: 'cli' });
     const all = capture();
-    approvalsCommand(['list', '--all'], db, all);
+    approvalsCommand(['list', '--all'], db, keyPath, all);
     expect(all.stdout).toContain(`${b.id}  denied`);
     expect(all.stdout).toContain(`${a.id}  approved`);
   });
 
   test('a second decision fails with exit 1 and the reason on stderr', () => {
     const a = request(1);
-    approvalsCommand(['deny', a.id], db, capture());
+    approvalsCommand(['deny', a.id], db, keyPath, capture());
     const io = capture();
-    expect(approvalsCommand(['approve', a.id], db, io)).toBe(1);
+    expect(approvalsCommand(['approve', a.id], db, keyPath, io)).toBe(1);
     expect(io.stderr).toBe(`approval request ${a.id} is already denied\n`);
     expect(io.stdout).toBe('');
   });
 
+  test('init-key makes a 0600 private key and its public half, and never overwrites them', () => {
+    expect(statSync(keyPath).mode & 0o777).toBe(0o600);
+    expect(readFileSync(`${keyPath}.pub`, 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    const io = capture();
+    expect(approvalsCommand(['init-key'], db, keyPath, io)).toBe(1);
+    expect(io.stderr).toBe(`an approver key already exists at ${keyPath}; it is never overwritten (delete it and its .pub first to make a new one)\n`);
+  });
+
+  test('approve without the approver key fails with the reason, and decides nothing', () => {
+    const a = request(1);
+    const missing = join(mkdtempSync(join(tmpdir(), 'tc-cmd-')), 'approver.key');
+    const io = capture();
+    expect(approvalsCommand(['approve', a.id], db, missing, io)).toBe(1);
+    expect(io.stderr).toMatch(new RegExp(`^approving needs the approver key, and there is none at ${missing}\\. The person who approves creates it once`));
+    expect(store.get(a.id)?.status).toBe('pending');
+  });
+
+  test('a key others may read is refused; --key-file picks another key, which must match the .pub the gateway checks', () => {
+    const a = request(1);
+    chmodSync(keyPath, 0o644);
+    const io = capture();
+    expect(approvalsCommand(['approve', a.id], db, keyPath, io)).toBe(1);
+    expect(io.stderr).toBe(`the approver key ${keyPath} is readable by other users; run \`chmod 600 ${keyPath}\` (only the approving person may hold it)\n`);
+    chmodSync(keyPath, 0o600);
+    const other = join(mkdtempSync(join(tmpdir(), 'tc-cmd-')), 'approver.key');
+    approvalsCommand(['init-key'], db, other, capture());
+    const wrong = capture();
+    expect(approvalsCommand(['approve', a.id, '--key-file', other], db, keyPath, wrong)).toBe(1);
+    expect(wrong.stderr).toBe(`the approver key ${other} does not match ${keyPath}.pub, which the gateway checks approvals against\n`);
+    expect(store.get(a.id)?.status).toBe('pending');
+    // The approver may keep the key elsewhere (their own home) and leave only the .pub beside the store.
+    const moved = join(mkdtempSync(join(tmpdir(), 'tc-cmd-')), 'my.key');
+    writeFileSync(moved, readFileSync(keyPath), { mode: 0o600 });
+    rmSync(keyPath);
+    expect(approvalsCommand(['approve', a.id, '--key-file', moved], db, keyPath, capture())).toBe(0);
+    expect(approverCheck(keyPath, () => undefined).verifies(store.get(a.id)!)).toBe(true);
+  });
+
+  test('an approval by the CLI carries a signature the gateway verifies', () => {
+    const a = request(1);
+    approvalsCommand(['approve', a.id], db, keyPath, capture());
+    expect(store.get(a.id)!.proof).toMatch(/^ed25519:/);
+    expect(approverCheck(keyPath, () => undefined).verifies(store.get(a.id)!)).toBe(true);
+  });
+
   test('bad usage exits 2 with the usage line', () => {
     const io = capture();
-    expect(approvalsCommand(['approve'], db, io)).toBe(2);
+    expect(approvalsCommand(['approve'], db, keyPath, io)).toBe(2);
     expect(io.stderr).toMatch(/^usage: tool-curator approvals list/);
   });
 });

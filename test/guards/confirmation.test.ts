@@ -3,7 +3,8 @@ import { approvalKey, canonicalJson, confirmationGuard, needsConfirmation } from
 import { compose, type CallContext, type CallHandler } from '../../src/guards/types.js';
 import { ApprovalStore } from '../../src/store/approvals.js';
 import { openDb } from '../../src/store/db.js';
-import { byName, config, policy } from './fixtures.js';
+import { approverFixture, byName, config, policy, personas } from './fixtures.js';
+import { Policy } from '../../src/policy/policy.js';
 import { context, recordingUpstream, text } from './helpers.js';
 
 const MIN = 60_000;
@@ -29,6 +30,9 @@ describe('confirmationGuard', () => {
   let approvals: ApprovalStore;
   let upstream: ReturnType<typeof recordingUpstream>;
   let call: CallHandler;
+  const person = approverFixture();
+  const approver = person.approver;
+  const decide = (id: string, d: 'approved' | 'denied') => person.decide(approvals, id, d);
 
   const ctxFor = (tool: string, args: Record<string, unknown>, session = {}): CallContext => {
     const ctx = context(tool, args, session);
@@ -42,7 +46,7 @@ describe('confirmationGuard', () => {
     t = 5_000_000;
     approvals = new ApprovalStore(openDb(':memory:'), { now: () => t });
     upstream = recordingUpstream();
-    call = compose([confirmationGuard({ policy, approvals, config })], upstream.forward);
+    call = compose([confirmationGuard({ policy, approvals, config, approver })], upstream.forward);
   });
 
   test('a read-only tool of an actions persona runs without asking', async () => {
@@ -103,16 +107,17 @@ describe('confirmationGuard', () => {
       const id = idIn(text(first));
       expect(text(first)).toBe(
         `make_payment awaits a person's approval (approval id ${id}); it has not run. ` +
-          `Ask the user to approve it with \`tool-curator approvals approve ${id}\`, ` +
-          'then call make_payment again with exactly the same arguments. The request expires in 10 minutes.',
+          'Ask the user to review and approve this call in their approvals list; only they can. ' +
+          'Once they have, call make_payment again with exactly the same arguments. The request expires in 10 minutes.',
       );
+      expect(text(first)).not.toMatch(/tool-curator|approvals approve/);
       expect(approvals.get(id)?.args).toEqual({ student_id: 'S0001', amount: 100 });
 
       const again = await pay();
       expect(idIn(text(again))).toBe(id); // same pending request, not a new one
       expect(approvals.list()).toHaveLength(1);
 
-      approvals.decide(id, 'approved', 'cli');
+      decide(id, 'approved');
       const ctx = ctxFor('make_payment', { amount: 100, student_id: 'S0001' }); // key order does not matter
       expect(text(await call(ctx))).toBe('ran make_payment');
       expect(ctx.decisions).toEqual(['approved']);
@@ -125,15 +130,15 @@ describe('confirmationGuard', () => {
 
     test('names the approvals page only when the gateway serves one', async () => {
       let page: string | undefined;
-      call = compose([confirmationGuard({ policy, approvals, config, approvalsPage: () => page })], upstream.forward);
+      call = compose([confirmationGuard({ policy, approvals, config, approver, approvalsPage: () => page })], upstream.forward);
       expect(text(await pay())).not.toMatch(/approvals page/);
       page = 'http://127.0.0.1:8080/approvals';
-      expect(text(await pay())).toMatch(/approvals approve [a-z0-9]+` or on the approvals page \(http:\/\/127\.0\.0\.1:8080\/approvals\), then call make_payment/);
+      expect(text(await pay())).toMatch(/Ask the user to review and approve this call on the approvals page \(http:\/\/127\.0\.0\.1:8080\/approvals\); only they can\. Once they have, call make_payment/);
     });
 
     test('the approval covers only the identical call', async () => {
       const id = idIn(text(await pay()));
-      approvals.decide(id, 'approved', 'cli');
+      decide(id, 'approved');
       const other = await pay({ student_id: 'S0001', amount: 1000 });
       expect(text(other)).toContain('awaits');
       const smuggled = await pay({ student_id: 'S0001', amount: 100, approved: true, approval_id: id });
@@ -143,7 +148,7 @@ describe('confirmationGuard', () => {
 
     test('the approval belongs to the user, not to another user with the same call', async () => {
       const id = idIn(text(await pay()));
-      approvals.decide(id, 'approved', 'cli');
+      decide(id, 'approved');
       const bob = await pay({ student_id: 'S0001', amount: 100 }, { userId: 'S0002', sessionId: 'sess-2' });
       expect(text(bob)).toContain('awaits');
       expect(upstream.calls).toEqual([]);
@@ -151,7 +156,7 @@ describe('confirmationGuard', () => {
 
     test('a denied call never runs and says so on retry', async () => {
       const id = idIn(text(await pay()));
-      approvals.decide(id, 'denied', 'cli');
+      decide(id, 'denied');
       const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
       const result = await call(ctx);
       expect(text(result)).toBe(`a person denied make_payment with these arguments (approval id ${id}); it has not run. Do not retry it.`);
@@ -162,7 +167,7 @@ describe('confirmationGuard', () => {
     test('an expired request never runs; the retry makes a new request', async () => {
       const id = idIn(text(await pay()));
       t += 10 * MIN;
-      expect(() => approvals.decide(id, 'approved', 'cli')).toThrow(/expired/);
+      expect(() => decide(id, 'approved')).toThrow(/expired/);
       const retry = await pay();
       expect(idIn(text(retry))).not.toBe(id);
       expect(upstream.calls).toEqual([]);
@@ -170,7 +175,7 @@ describe('confirmationGuard', () => {
 
     test('an approval not used within the TTL expires unused', async () => {
       const id = idIn(text(await pay()));
-      approvals.decide(id, 'approved', 'cli');
+      decide(id, 'approved');
       t += 10 * MIN;
       expect(text(await pay())).toContain('awaits');
       expect(upstream.calls).toEqual([]);
@@ -189,6 +194,74 @@ describe('confirmationGuard', () => {
       expect(k({ sessionId: 'a' })).toBe(k({ sessionId: 'b' }));
       expect(k({ userId: undefined, sessionId: 'a' })).not.toBe(k({ userId: undefined, sessionId: 'b' }));
       expect(k({ persona: 'auditor' })).not.toBe(k({}));
+    });
+    test('an approval without a valid signature (a direct store write, a forged proof) never runs', async () => {
+      const id = idIn(text(await pay()));
+      approvals.decide(id, 'approved', 'cli'); // what writing the store without the key amounts to
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
+      const result = await call(ctx);
+      expect(upstream.calls).toEqual([]);
+      expect(ctx.notes[0]).toBe(`approval ${id} ignored: no valid approver signature`);
+      const fresh = idIn(text(result));
+      expect(fresh).not.toBe(id);
+      approvals.decide(fresh, 'approved', 'cli', 'ed25519:AAAA');
+      expect(text(await pay())).toContain('awaits');
+      expect(upstream.calls).toEqual([]);
+    });
+
+    test('a signature for another call does not carry over', async () => {
+      const a = idIn(text(await pay()));
+      const b = idIn(text(await pay({ student_id: 'S0001', amount: 999 })));
+      decide(a, 'approved');
+      const proofOfA = approvals.get(a)!.proof!;
+      approvals.decide(b, 'approved', 'cli', proofOfA);
+      expect(text(await pay({ student_id: 'S0001', amount: 999 }))).toContain('awaits');
+      expect(upstream.calls).toEqual([]);
+    });
+  });
+
+  describe('confirmation channels (confirm_via)', () => {
+    const accepting: NonNullable<CallContext['elicit']> = async () => 'accept';
+    const payWith = (session: object, elicit?: CallContext['elicit']) => {
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 }, session);
+      if (elicit) ctx.elicit = elicit;
+      return call(ctx).then((result) => ({ result, ctx }));
+    };
+
+    test('HTTP sessions default to approvals: an auto-accepting host does not run the call', async () => {
+      const { result, ctx } = await payWith({ transport: 'http' }, accepting);
+      expect(upstream.calls).toEqual([]);
+      expect(ctx.decisions).toEqual(['awaiting_approval']);
+      expect(text(result)).toContain('awaits a person');
+    });
+
+    test('stdio sessions default to elicitation', async () => {
+      const { result } = await payWith({ transport: 'stdio' }, accepting);
+      expect(text(result)).toBe('ran make_payment');
+    });
+
+    test('a token may choose elicitation; a persona may choose approvals, and the token wins over it', async () => {
+      expect(text((await payWith({ transport: 'http', confirmVia: 'elicitation' }, accepting)).result)).toBe('ran make_payment');
+      const strict = new Policy({ ...personas, student: { ...personas.student!, confirm_via: 'approvals' } });
+      call = compose([confirmationGuard({ policy: strict, approvals, config, approver })], upstream.forward);
+      expect(text((await payWith({ transport: 'stdio' }, accepting)).result)).toContain('awaits');
+      expect(text((await payWith({ transport: 'stdio', confirmVia: 'elicitation' }, accepting)).result)).toBe('ran make_payment');
+    });
+
+    test("both: the host's user accepts and a person approves; either alone is not enough", async () => {
+      const both = { confirmVia: 'both' as const };
+      const noHost = await payWith(both);
+      expect(text(noHost.result)).toMatch(/cannot ask for confirmation \(no MCP elicitation\); it has not run/);
+      const parked = await payWith(both, accepting);
+      const id = idIn(text(parked.result));
+      expect(parked.ctx.notes).toEqual(['accepted through elicitation', `approval ${id}`]);
+      decide(id, 'approved');
+      const declined = await payWith(both, async () => 'decline');
+      expect(text(declined.result)).toMatch(/did not approve/);
+      expect(upstream.calls).toEqual([]);
+      const ran = await payWith(both, accepting);
+      expect(text(ran.result)).toBe('ran make_payment');
+      expect(ran.ctx.decisions).toEqual(['approved']);
     });
   });
 });

@@ -1,7 +1,12 @@
 /** A small university catalog and personas for the guard, policy and store unit tests. */
 import type { ToolRecord } from '../../src/catalog/types.js';
 import { personasSchema, type GatewayConfig } from '../../src/config/schema.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { approverCheck, cliProof, createApproverKey, readApproverKey } from '../../src/guards/approver.js';
 import { Policy } from '../../src/policy/policy.js';
+import type { ApprovalStore } from '../../src/store/approvals.js';
 
 function tool(server: string, name: string, properties: Record<string, object>, opts: Partial<ToolRecord> = {}): ToolRecord {
   return {
@@ -50,5 +55,23 @@ export const policy = new Policy(personas);
 
 export const config: Pick<GatewayConfig, 'confirmation' | 'audit'> = {
   confirmation: { actions: ['get_fee_dues_legacy'], approval_ttl_minutes: 10 },
-  audit: { redact: ['password', 'token', 'secret', 'api_key'] },
+  audit: { redact: ['password', 'token', 'secret', 'api_key'], max_value_bytes: 4096 },
 };
+
+/**
+ * A real approver key in a fresh temp dir, the gateway's check of it, and a person's
+ * decision signed with it (what `tool-curator approvals approve|deny` does).
+ */
+export function approverFixture(approvalsToken?: string) {
+  const keyPath = join(mkdtempSync(join(tmpdir(), 'tc-approver-')), 'approver.key');
+  createApproverKey(keyPath);
+  const key = readApproverKey(keyPath);
+  return {
+    keyPath,
+    approver: approverCheck(keyPath, () => approvalsToken),
+    decide(store: ApprovalStore, id: string, decision: 'approved' | 'denied') {
+      const request = store.get(id);
+      return store.decide(id, decision, 'cli', request && cliProof(key, request, decision));
+    },
+  };
+}

@@ -8,6 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnUntil } from '../helpers/process.js';
@@ -44,9 +45,9 @@ describe('a student over Streamable HTTP; the approvals page in Chromium', () =>
     gateway?.kill();
   });
 
-  async function connect(token: string): Promise<Client> {
+  async function connect(token: string, capabilities: Record<string, unknown> = {}): Promise<Client> {
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-    const client = new Client({ name: 'http-host', version: '1.0.0' });
+    const client = new Client({ name: 'http-host', version: '1.0.0' }, { capabilities });
     await client.connect(transport);
     clients.push(client);
     return client;
@@ -74,6 +75,22 @@ describe('a student over Streamable HTTP; the approvals page in Chromium', () =>
     expect((await fetch(`${base}/approvals`)).status).toBe(401);
     expect((await fetch(`${base}/approvals?token=wrong-token-0123456789abcdef`, { redirect: 'manual' })).status).toBe(401);
     expect((await fetch(`${base}/approvals`, { headers: { authorization: `Bearer ${STUDENT_TOKEN}` } })).status).toBe(401);
+  });
+
+  it('a host token whose client auto-accepts elicitation cannot self-approve: HTTP confirms through approvals by default', async () => {
+    const client = await connect(STUDENT_TOKEN, { elicitation: {} });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: 'accept', content: { confirm: true } };
+    });
+    const call = { name: 'raise_maintenance_request', arguments: { category: 'electrical', description: 'self-accepted socket' } };
+    const r = await client.callTool(call);
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(new RegExp(`awaits a person's approval \\(approval id [a-z0-9]+\\); it has not run\\. Ask the user to review and approve this call on the approvals page \\(${base}/approvals\\)`));
+    expect(asked).toBe(0);
+    const status = await client.callTool({ name: 'call_tool', arguments: { name: 'get_maintenance_request_status', arguments: {} } });
+    expect(text(status)).not.toContain('self-accepted socket');
   });
 
   it('lists a pending call; a person approves it in the browser; the retry runs once', async () => {

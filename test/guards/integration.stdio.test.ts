@@ -5,7 +5,9 @@
  * injection, confirmation through elicitation and through the approvals CLI, expiry, and
  * the audit log read back with `tool-curator audit --json`.
  */
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Database from 'better-sqlite3';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameRatio } from '../../src/guards/nameGuard.js';
@@ -111,7 +113,10 @@ describe('a student over stdio, host with elicitation', () => {
   it('get_attendence_summary is corrected to get_attendance_summary, and audited as corrected', async () => {
     const r = await client.callTool({ name: 'get_attendence_summary', arguments: {} });
     expect(r.isError).toBeFalsy();
-    expect(JSON.parse(text(r))).toMatchObject({ student_id: 'S0001', minimum_percentage: 75 });
+    // The model is told which tool ran, first in the result and in _meta.
+    expect(text(r)).toBe('[tool-curator] called get_attendance_summary (you asked for get_attendence_summary, which does not exist)');
+    expect(r._meta?.['tool-curator/corrected']).toEqual({ requested: 'get_attendence_summary', called: 'get_attendance_summary' });
+    expect(JSON.parse((r.content as { text: string }[])[1]!.text)).toMatchObject({ student_id: 'S0001', minimum_percentage: 75 });
     expect(audit(u).at(-1)).toMatchObject({
       tool: 'get_attendance_summary',
       requestedName: 'get_attendence_summary',
@@ -122,13 +127,36 @@ describe('a student over stdio, host with elicitation', () => {
     expect(audit(u).at(-1)!.upstreamMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('a reversing affix (unenroll_in_course, 0.941 to enroll_in_course) gets "did you mean" and nothing runs, even with a host that accepts everything', async () => {
+    answer = 'accept';
+    const enrolled = async () => text(await client.callTool({ name: 'get_enrolled_courses', arguments: { term: '2026-EVEN' } }));
+    const before = await enrolled();
+    const askedBefore = asked.length;
+    expect(nameRatio('enroll_in_course', 'unenroll_in_course')).toBeGreaterThan(0.94);
+    const r = await client.callTool({ name: 'unenroll_in_course', arguments: { course_id: 'CS751' } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/^unknown tool unenroll_in_course; did you mean enroll_in_course\b.*Nothing was run/);
+    expect(asked.length).toBe(askedBefore); // no one was even asked to confirm it
+    expect(await enrolled()).toBe(before);
+    expect(audit(u).filter((row) => row.requestedName === 'unenroll_in_course')).toMatchObject([{ decision: 'refused', outcome: 'not_run', tool: 'unenroll_in_course' }]);
+    answer = 'decline';
+  });
+
+  it('a corrected action shows the person confirming both names', async () => {
+    answer = 'decline';
+    const r = await client.callTool({ name: 'raise_maintenance_reqest', arguments: { category: 'plumbing', description: 'typo leak' } });
+    expect(r.isError).toBe(true);
+    expect(asked.at(-1)!.message).toMatch(/^Allow raise_maintenance_request \(the model asked for raise_maintenance_reqest\) \(upstream hostel\)/);
+    expect(text(r)).toBe('[tool-curator] called raise_maintenance_request (you asked for raise_maintenance_reqest, which does not exist)');
+  });
+
   it('a name about 0.7 from the nearest allowed tool gets "did you mean"', async () => {
     const ratios = [...catalog.allowed].map((a) => [a, nameRatio(a, 'get_fee')] as const).sort((x, y) => y[1] - x[1]);
     expect(ratios[0]![0]).toBe('get_fee_dues');
     expect(ratios[0]![1]).toBeCloseTo(14 / 19, 12); // 0.737
     const r = await client.callTool({ name: 'get_fee', arguments: {} });
     expect(r.isError).toBe(true);
-    expect(text(r)).toBe('unknown tool get_fee; did you mean get_fee_dues?');
+    expect(text(r)).toMatch(/^unknown tool get_fee; did you mean get_fee_dues\b/);
     expect(audit(u).at(-1)).toMatchObject({ tool: 'get_fee', decision: 'refused', outcome: 'not_run' });
   });
 
@@ -193,6 +221,25 @@ describe('a student over stdio, host without elicitation: approvals through the 
   beforeAll(async () => {
     u = universityConfig();
     ({ client } = await connectGateway(u.configPath, STUDENT));
+    expect(cli(u.configPath, ['approvals', 'init-key']).code).toBe(0);
+  });
+
+  it('approving without the approver key fails and the call stays parked; the message never quotes a command', async () => {
+    const parked = await client.callTool(maintenance('keyless leak'));
+    const id = approvalId(parked);
+    expect(text(parked)).toContain('Ask the user to review and approve this call');
+    expect(text(parked)).not.toMatch(/tool-curator|approvals approve/);
+    const elsewhere = join(u.dir, 'nobody', 'approver.key');
+    const r = cli(u.configPath, ['approvals', 'approve', id, '--key-file', elsewhere]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`approving needs the approver key, and there is none at ${elsewhere}`);
+    // Writing the store directly, as an agent with a shell could, approves nothing either.
+    const db = new Database(join(u.dir, 'store.db'));
+    db.prepare(`UPDATE approvals SET status = 'approved', decided_by = 'cli', decided_at = 0 WHERE id = ?`).run(id);
+    db.close();
+    const retry = await client.callTool(maintenance('keyless leak'));
+    expect(text(retry)).toContain('awaits a person');
+    expect(await maintenanceRequests(client, 'keyless leak')).toBe(0);
   });
   afterAll(async () => {
     await client?.close();
@@ -205,7 +252,7 @@ describe('a student over stdio, host without elicitation: approvals through the 
     expect(await maintenanceRequests(client, 'cli-approved leak')).toBe(0);
 
     const listed = JSON.parse(cli(u.configPath, ['approvals', 'list', '--json']).stdout) as Approval[];
-    expect(listed).toMatchObject([{ id, status: 'pending', tool: 'raise_maintenance_request', persona: 'student', userId: 'S0001', args: { category: 'plumbing', description: 'cli-approved leak', student_id: 'S0001' } }]);
+    expect(listed.filter((a) => a.id === id)).toMatchObject([{ id, status: 'pending', tool: 'raise_maintenance_request', persona: 'student', userId: 'S0001', args: { category: 'plumbing', description: 'cli-approved leak', student_id: 'S0001' } }]);
     const table = cli(u.configPath, ['approvals', 'list']).stdout;
     expect(table).toMatch(new RegExp(`^${id}\\s+pending\\s+raise_maintenance_request\\s+student\\s+S0001`, 'm'));
 
@@ -220,7 +267,7 @@ describe('a student over stdio, host without elicitation: approvals through the 
     const again = await client.callTool(maintenance('cli-approved leak'));
     expect(approvalId(again)).not.toBe(id);
     expect(await maintenanceRequests(client, 'cli-approved leak')).toBe(1);
-    expect(audit(u).filter((r) => r.tool === 'raise_maintenance_request').map((r) => [r.decision, r.outcome])).toEqual([
+    expect(audit(u).filter((r) => r.tool === 'raise_maintenance_request' && r.args.description === 'cli-approved leak').map((r) => [r.decision, r.outcome])).toEqual([
       ['awaiting_approval', 'not_run'],
       ['approved', 'ok'],
       ['awaiting_approval', 'not_run'],
@@ -251,13 +298,14 @@ describe('a student over stdio, host without elicitation: approvals through the 
   });
 });
 
-describe('approvals expire (approval_ttl_minutes 0.1 = 6 s)', () => {
+describe('approvals expire (approval_ttl_minutes 0.25 = 15 s; long enough for a CLI spawn on a loaded machine)', () => {
   let u: University;
   let client: Client;
 
   beforeAll(async () => {
-    u = universityConfig({ confirmation: { approval_ttl_minutes: 0.1 } });
+    u = universityConfig({ confirmation: { approval_ttl_minutes: 0.25 } });
     ({ client } = await connectGateway(u.configPath, STUDENT));
+    expect(cli(u.configPath, ['approvals', 'init-key']).code).toBe(0);
   });
   afterAll(async () => {
     await client?.close();
@@ -269,8 +317,9 @@ describe('approvals expire (approval_ttl_minutes 0.1 = 6 s)', () => {
       client.callTool(maintenance('expired-approval leak')),
     ]);
     const approval = approvalId(approvedLate);
-    expect(cli(u.configPath, ['approvals', 'approve', approval]).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 6_500));
+    const approved = cli(u.configPath, ['approvals', 'approve', approval]);
+    expect([approved.code, approved.stderr]).toEqual([0, '']);
+    await new Promise((r) => setTimeout(r, 15_500));
 
     const late = cli(u.configPath, ['approvals', 'approve', approvalId(unapproved)]);
     expect(late.code).toBe(1);

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { CORRECT_AT, SUGGEST_AT, closestTool, nameGuard, nameRatio } from '../../src/guards/nameGuard.js';
+import { CORRECTED_META, CORRECT_AT, MAX_NAME_LENGTH, SUGGEST_AT, closestTool, nameGuard, nameRatio } from '../../src/guards/nameGuard.js';
+import type { ToolRecord } from '../../src/catalog/types.js';
+import { Policy } from '../../src/policy/policy.js';
 import { compose } from '../../src/guards/types.js';
 import { catalog, policy } from './fixtures.js';
 import { context, recordingUpstream, text } from './helpers.js';
@@ -29,10 +31,10 @@ describe('nameRatio (difflib SequenceMatcher)', () => {
 });
 
 describe('nameGuard', () => {
-  const run = async (name: string, persona = 'student') => {
+  const run = async (name: string, persona = 'student', tools: ToolRecord[] = catalog, p = policy) => {
     const upstream = recordingUpstream();
     const ctx = context(name, {}, { persona });
-    const result = await compose([nameGuard(() => catalog, policy)], upstream.forward)(ctx);
+    const result = await compose([nameGuard(() => tools, p)], upstream.forward)(ctx);
     return { ctx, result, calls: upstream.calls };
   };
 
@@ -47,24 +49,66 @@ describe('nameGuard', () => {
     expect(ctx.tool?.name).toBe('admin_delete_student');
   });
 
-  test('get_attendence_summary is corrected to get_attendance_summary and noted', async () => {
-    const { ctx, calls } = await run('get_attendence_summary');
+  test('get_attendence_summary is corrected to get_attendance_summary, noted, and the result says so', async () => {
+    const { ctx, calls, result } = await run('get_attendence_summary');
     expect(calls.map((c) => c.tool)).toEqual(['get_attendance_summary']);
     expect(ctx.decisions).toEqual(['corrected']);
     expect(ctx.notes).toEqual(['corrected from get_attendence_summary (ratio 0.955)']);
+    expect(result.content).toEqual([
+      { type: 'text', text: '[tool-curator] called get_attendance_summary (you asked for get_attendence_summary, which does not exist)' },
+      { type: 'text', text: 'ran get_attendance_summary' },
+    ]);
+    expect(result._meta?.[CORRECTED_META]).toEqual({ requested: 'get_attendence_summary', called: 'get_attendance_summary' });
+  });
+
+  test('a name equal but for case resolves without being a correction', async () => {
+    const { ctx, calls, result } = await run('Get_Fee_Dues');
+    expect(calls.map((c) => c.tool)).toEqual(['get_fee_dues']);
+    expect(ctx.decisions).toEqual([]);
+    expect(ctx.notes).toEqual(['resolved Get_Fee_Dues to get_fee_dues (case differs)']);
+    expect(text(result)).toBe('ran get_fee_dues');
+  });
+
+  test('reversing affixes, extra tokens and verb swaps over 0.82 get "did you mean" and nothing runs', async () => {
+    const names = ['enroll_in_course', 'register_visitor', 'get_announcements', 'register_for_supplementary_exam', 'get_placement_registrations'];
+    const tools = names.map((name): ToolRecord => ({ server: 'x', name, upstreamName: name, description: '', inputSchema: { type: 'object' }, isAction: true }));
+    const open = new Policy({});
+    for (const [asked, near] of [
+      ['unenroll_in_course', 'enroll_in_course'],
+      ['unregister_visitor', 'register_visitor'],
+      ['post_announcements', 'get_announcements'],
+      ['deregister_for_supplementary_exam', 'register_for_supplementary_exam'],
+      ['get_event_registration', 'get_placement_registrations'],
+    ] as const) {
+      expect(nameRatio(near, asked), asked).toBeGreaterThanOrEqual(asked === 'get_event_registration' ? 0.8 : CORRECT_AT);
+      const { ctx, result, calls } = await run(asked, undefined, tools, open);
+      expect(calls, asked).toEqual([]);
+      expect(ctx.decisions).toEqual(['refused']);
+      expect(text(result)).toMatch(new RegExp(`^unknown tool ${asked}; did you mean ${near}(,| or |\\?)`));
+      expect(text(result)).toContain('Nothing was run');
+    }
+  });
+
+  test('a name over 128 characters is refused before any matching, echoed clipped', async () => {
+    const long = `get_fee_dues${'x'.repeat(3_000_000)}`;
+    const { ctx, result, calls } = await run(long);
+    expect(calls).toEqual([]);
+    expect(ctx.notes).toEqual([`name of ${long.length} characters refused`]);
+    expect(text(result)).toBe(`unknown tool ${long.slice(0, 64)}…[${long.length} chars]: tool names are at most ${MAX_NAME_LENGTH} characters; call find_tools to get the right tool's name`);
+    expect(text(result).length).toBeLessThan(250);
   });
 
   test('a 0.78 name gets "did you mean" and does not run', async () => {
     const { ctx, result, calls } = await run('get_attendance');
     expect(result.isError).toBe(true);
-    expect(text(result)).toBe('unknown tool get_attendance; did you mean get_attendance_summary?');
+    expect(text(result)).toBe('unknown tool get_attendance; did you mean get_attendance_summary? Nothing was run: call the tool you mean by its exact name.');
     expect(ctx.decisions).toEqual(['refused']);
     expect(calls).toEqual([]);
   });
 
   test('a 0.80 name (just under 0.82) is suggested, not corrected', async () => {
     const { result, calls } = await run('get_fees');
-    expect(text(result)).toBe('unknown tool get_fees; did you mean get_fee_dues?');
+    expect(text(result)).toMatch(/^unknown tool get_fees; did you mean get_fee_dues[?,]/);
     expect(calls).toEqual([]);
   });
 
@@ -72,7 +116,7 @@ describe('nameGuard', () => {
     const { result, ctx } = await run('xqzv_blorp');
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/^unknown tool xqzv_blorp; call find_tools with/);
-    expect(ctx.notes).toEqual(['unknown tool (best ratio 0.214)']);
+    expect(ctx.notes).toEqual(['unknown tool (no name near it)']);
   });
 
   test('a near miss of a forbidden tool (0.96 to admin_override_attendance) is never corrected to it', async () => {

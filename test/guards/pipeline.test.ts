@@ -4,7 +4,7 @@ import { errorResult, type CallHandler } from '../../src/guards/types.js';
 import { ApprovalStore } from '../../src/store/approvals.js';
 import { AuditLog } from '../../src/store/audit.js';
 import { openDb } from '../../src/store/db.js';
-import { catalog, config, policy } from './fixtures.js';
+import { approverFixture, catalog, config, policy } from './fixtures.js';
 import { context, recordingUpstream, text } from './helpers.js';
 
 describe('createCallPath: audit → name → policy → identity → validate → confirmation → forward', () => {
@@ -12,20 +12,21 @@ describe('createCallPath: audit → name → policy → identity → validate �
   let approvals: ApprovalStore;
   let upstream: ReturnType<typeof recordingUpstream>;
   let call: CallHandler;
+  const person = approverFixture();
 
   beforeEach(() => {
     const db = openDb(':memory:');
     audit = new AuditLog(db, config.audit.redact);
     approvals = new ApprovalStore(db);
     upstream = recordingUpstream();
-    call = createCallPath({ tools: () => catalog, policy, config, audit, approvals, forward: upstream.forward, now: () => 1_800_000_000_000 });
+    call = createCallPath({ tools: () => catalog, policy, config, audit, approvals, approver: person.approver, forward: upstream.forward, now: () => 1_800_000_000_000 });
   });
 
   const last = () => audit.tail(1)[0]!;
 
   test('a corrected read call with a forged id runs with the session id, audited with both', async () => {
     const result = await call(context('get_attendence_summary', { student_id: 'S0002' }));
-    expect(text(result)).toBe('ran get_attendance_summary');
+    expect(text(result)).toBe('[tool-curator] called get_attendance_summary (you asked for get_attendence_summary, which does not exist)ran get_attendance_summary');
     expect(upstream.calls).toEqual([{ tool: 'get_attendance_summary', args: { student_id: 'S0001' } }]);
     expect(last()).toMatchObject({
       time: 1_800_000_000_000,
@@ -84,15 +85,33 @@ describe('createCallPath: audit → name → policy → identity → validate �
 
   test('an approved, corrected action is audited with both decisions', async () => {
     await call(context('make_payment', { amount: 5 }));
-    approvals.decide(approvals.list()[0]!.id, 'approved', 'cli');
+    person.decide(approvals, approvals.list()[0]!.id, 'approved');
     await call(context('make_paymnt', { amount: 5 }));
     expect(upstream.calls).toHaveLength(1);
     expect(last()).toMatchObject({ tool: 'make_payment', decision: 'approved', decisions: ['corrected', 'approved'], outcome: 'ok' });
   });
 
+  test('a corrected action parks with the requested name beside the corrected one', async () => {
+    const result = await call(context('make_paymnt', { amount: 7 }));
+    expect(text(result)).toMatch(/^\[tool-curator\] called make_payment \(you asked for make_paymnt, which does not exist\)make_payment awaits/);
+    expect(approvals.list()[0]).toMatchObject({ tool: 'make_payment', requestedName: 'make_paymnt' });
+  });
+
+  test('argument values over audit.max_value_bytes are stored cut, with a marker', async () => {
+    const bounded = { ...config, audit: { ...config.audit, max_value_bytes: 100 } };
+    const db = openDb(':memory:');
+    const small = new AuditLog(db, bounded.audit.redact, 100);
+    const store = new ApprovalStore(db);
+    const path = createCallPath({ tools: () => catalog, policy, config: bounded, audit: small, approvals: store, approver: person.approver, forward: upstream.forward });
+    await path(context('make_payment', { amount: 5, note: 'n'.repeat(5_000) }));
+    const stored = store.list()[0]!.args as { note: string };
+    expect(stored.note).toBe(`${'n'.repeat(100)}…[truncated 4900 bytes]`);
+    expect((small.tail(1)[0]!.args as { note: string }).note).toBe(stored.note);
+  });
+
   test('an upstream error result is audited as error with its text', async () => {
     const failing = createCallPath({
-      tools: () => catalog, policy, config, audit, approvals,
+      tools: () => catalog, policy, config, audit, approvals, approver: person.approver,
       forward: async (ctx) => {
         ctx.upstreamMs = 3;
         return errorResult('database is locked');
@@ -104,7 +123,7 @@ describe('createCallPath: audit → name → policy → identity → validate �
 
   test('a throwing upstream is audited and the error rethrown', async () => {
     const throwing = createCallPath({
-      tools: () => catalog, policy, config, audit, approvals,
+      tools: () => catalog, policy, config, audit, approvals, approver: person.approver,
       forward: async () => {
         throw new Error('upstream finance is not connected');
       },

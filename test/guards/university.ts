@@ -39,6 +39,8 @@ export function universityConfig(extra: Record<string, unknown> = {}): Universit
     store: join(dir, 'store.db'),
     policy: { personas: join(ROOT, 'personas.yaml') },
     session: { persona: 'student', user_id: 'S0001' },
+    // Eight servers on a loaded 2-core machine can take far longer than the 20 s default to start.
+    timeouts: { startup_ms: 120_000, call_ms: 60_000 },
     ...extra,
   };
   const configPath = join(dir, 'gateway.config.yaml');
@@ -85,7 +87,7 @@ export const text = (r: unknown): string => ((r as CallToolResult).content[0] as
 
 /** The approval id in an "awaits a person's approval" result. */
 export function approvalId(r: unknown): string {
-  const m = /awaits a person's approval \(approval id ([a-z0-9]+)\)/.exec(text(r));
+  const m = /awaits a person's approval \(approval id ([a-z0-9]+)\)/.exec((r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join(''));
   if (!m) throw new Error(`not an awaiting-approval result: ${text(r)}`);
   return m[1]!;
 }

@@ -44,4 +44,20 @@ describe('AuditLog', () => {
     expect(log.tail(2).map((r) => r.tool)).toEqual(['c', 'd']);
     expect(log.tail(10).map((r) => r.tool)).toEqual(['a', 'b', 'c', 'd']);
   });
+
+  test('names, argument values, notes and details are stored bounded, with markers', () => {
+    const db = openDb(':memory:');
+    const log = new AuditLog(db, [], 256);
+    const huge = 'n'.repeat(3_000_000);
+    log.record(entry({ tool: huge, requestedName: huge, args: { blob: 'x'.repeat(1_000_000), list: Array.from({ length: 10_000 }, (_, i) => i) }, notes: [huge], detail: huge }));
+    const [r] = log.tail(1);
+    expect(r!.tool).toBe(`${'n'.repeat(128)}…[3000000 chars]`);
+    expect(r!.requestedName).toBe(r!.tool);
+    expect(r!.args.blob).toBe(`${'x'.repeat(256)}…[truncated 999744 bytes]`);
+    expect((r!.args.list as unknown[]).at(-1)).toBe('…[9984 more items]');
+    expect(r!.notes[0]).toBe(`${'n'.repeat(256)}…[truncated 2999744 bytes]`);
+    expect(r!.detail).toHaveLength(256);
+    const row = db.prepare<[], { n: number }>('SELECT SUM(LENGTH(args_json) + LENGTH(notes_json) + LENGTH(tool) + LENGTH(requested_name) + LENGTH(detail)) AS n FROM audit').get()!;
+    expect(row.n).toBeLessThan(2_000);
+  });
 });

@@ -47,7 +47,7 @@ describe('listAllTools', () => {
 });
 
 describe('buildCatalog', () => {
-  it('exposes names held by several upstreams as <server>__<tool>, keeps the rest, sorts by server then name', () => {
+  it('the first holder of a shared name keeps it, a later one is exposed as <server>__<tool>; sorts by server then name', () => {
     const catalog = buildCatalog(
       new Map([
         ['files', [tool('search'), tool('read_file')]],
@@ -56,8 +56,8 @@ describe('buildCatalog', () => {
       ['read_file'],
     );
     expect(catalog.map((t) => [t.server, t.name, t.upstreamName, t.isAction])).toEqual([
-      ['files', 'files__search', 'search', false],
       ['files', 'read_file', 'read_file', true],
+      ['files', 'search', 'search', false],
       ['web', 'delete_page', 'delete_page', true],
       ['web', 'web__search', 'search', false],
     ]);

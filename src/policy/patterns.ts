@@ -1,0 +1,82 @@
+/**
+ * Checks of persona patterns against the configuration, so that a typo cannot silently
+ * change who may do what:
+ *
+ * - a pattern naming an upstream that gateway.config.yaml does not define
+ *   (`finanse.get_fee_dues`) is an error, always: it can never match anything;
+ * - a pattern naming a tool that no connected upstream lists (`attendance.get_attendence_*`)
+ *   is a warning at start, and an error under `--strict`.
+ *
+ * Patterns are parsed exactly as policy.ts parses them.
+ */
+import type { ToolRecord } from '../catalog/types.js';
+import type { Personas } from '../config/schema.js';
+import { editDistance } from '../guards/nameMatch.js';
+import { matchesPattern, parsePattern } from './policy.js';
+
+export interface PatternIssue {
+  persona: string;
+  /** Key path in personas.yaml: `student.allow.3`. */
+  key: string;
+  pattern: string;
+  message: string;
+}
+
+function closest(name: string, options: string[]): string | undefined {
+  let best: { o: string; d: number } | undefined;
+  for (const o of options) {
+    const d = editDistance(name.toLowerCase(), o.toLowerCase());
+    if (!best || d < best.d) best = { o, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(name.length / 3)) ? best.o : undefined;
+}
+
+function* patternsOf(personas: Personas): Generator<{ persona: string; key: string; pattern: string }> {
+  for (const [persona, p] of Object.entries(personas)) {
+    for (const list of ['allow', 'deny'] as const) {
+      for (const [i, pattern] of p[list].entries()) yield { persona, key: `${persona}.${list}.${i}`, pattern };
+    }
+  }
+}
+
+/** Patterns whose `<server>.` part is not a configured upstream (nor `*`). */
+export function unknownServerPatterns(personas: Personas, upstreams: string[]): PatternIssue[] {
+  const issues: PatternIssue[] = [];
+  for (const { persona, key, pattern } of patternsOf(personas)) {
+    const { server } = parsePattern(pattern);
+    if (server === undefined || server === '*' || upstreams.includes(server)) continue;
+    const near = closest(server, upstreams);
+    issues.push({
+      persona,
+      key,
+      pattern,
+      message:
+        `pattern "${pattern}" names upstream "${server}", which is not in the config's upstreams` +
+        `${near ? `; did you mean "${near}"?` : ''} (upstreams: ${upstreams.join(', ') || 'none'})`,
+    });
+  }
+  return issues;
+}
+
+/**
+ * Patterns that match no tool of the catalog. Patterns naming an upstream that is not
+ * connected (`connected` lacks it) are skipped: their tools are unknown, not absent.
+ */
+export function unmatchedPatterns(personas: Personas, catalog: readonly ToolRecord[], connected: ReadonlySet<string>): PatternIssue[] {
+  const issues: PatternIssue[] = [];
+  for (const { persona, key, pattern } of patternsOf(personas)) {
+    const p = parsePattern(pattern);
+    if (p.server !== undefined && p.server !== '*' && !connected.has(p.server)) continue;
+    if (catalog.some((t) => matchesPattern(p, t))) continue;
+    const pool = catalog.filter((t) => p.server === undefined || p.server === '*' || t.server === p.server).map((t) => t.upstreamName);
+    const glob = p.server === undefined ? pattern : pattern.slice(pattern.indexOf('.') + 1);
+    const near = glob.includes('*') ? undefined : closest(glob, pool);
+    issues.push({
+      persona,
+      key,
+      pattern,
+      message: `pattern "${pattern}" matches no tool${p.server && p.server !== '*' ? ` of upstream ${p.server}` : ''}${near ? `; did you mean "${near}"?` : ''}`,
+    });
+  }
+  return issues;
+}

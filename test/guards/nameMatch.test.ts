@@ -1,0 +1,103 @@
+import { describe, expect, test } from 'vitest';
+import type { ToolRecord } from '../../src/catalog/types.js';
+import { MAX_COMPARISONS, NameIndex } from '../../src/guards/nameIndex.js';
+import { classifyPair, editDistance, nameTokens, tokenTypo } from '../../src/guards/nameMatch.js';
+
+const rec = (name: string): ToolRecord => ({ server: 's', upstreamName: name, name, description: '', inputSchema: { type: 'object' }, isAction: false });
+
+describe('nameTokens and editDistance', () => {
+  test('names split on separators and camelCase, lower-cased', () => {
+    expect(nameTokens('get_fee-dues.v2')).toEqual(['get', 'fee', 'dues', 'v2']);
+    expect(nameTokens('getHTTPResponseCode')).toEqual(['get', 'http', 'response', 'code']);
+    expect(nameTokens('github__search')).toEqual(['github', 'search']);
+  });
+
+  test('optimal string alignment distance counts a transposition as one edit', () => {
+    expect(editDistance('recieve', 'receive')).toBe(1);
+    expect(editDistance('attendence', 'attendance')).toBe(1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('kitten', 'sitting', 1)).toBe(2);
+  });
+});
+
+describe('classifyPair', () => {
+  test.each([
+    // The issue's pairs: each adds/removes a token or a reversing affix, or swaps the verb or the noun.
+    ['unenroll_in_course', 'enroll_in_course'],
+    ['deregister_for_supplementary_exam', 'register_for_supplementary_exam'],
+    ['unregister_visitor', 'register_visitor'],
+    ['post_announcements', 'get_announcements'],
+    ['get_event_registration', 'get_placement_registrations'],
+    // More of the same kinds.
+    ['enroll_in_course', 'unenroll_in_course'],
+    ['unenrol_in_course', 'enroll_in_course'],
+    ['disable_user_account', 'enable_user_account'],
+    ['delete_booking', 'create_booking'],
+    ['set_status', 'get_status'],
+    ['cancel_room_booking', 'room_booking'],
+    ['get_attendance', 'get_attendance_summary'],
+    ['invalidate_session', 'validate_session'],
+    ['turn_on_alarm', 'turn_off_alarm'],
+    ['api_v1_search', 'api_v2_search'],
+    ['decrypt_file', 'encrypt_file'],
+  ])('%s → %s is different (never silently corrected)', (requested, candidate) => {
+    expect(classifyPair(requested, candidate)).toBe('different');
+  });
+
+  test.each([
+    ['get_attendence_summary', 'get_attendance_summary'], // a letter changed
+    ['get_atendance_summary', 'get_attendance_summary'], // dropped
+    ['get_atttendance_summary', 'get_attendance_summary'], // doubled
+    ['get_attednance_summary', 'get_attendance_summary'], // swapped
+    ['recieve_payment', 'receive_payment'],
+    ['rgister_visitor', 'register_visitor'], // a dropped letter that is not an affix
+    ['getAttendanceSummary', 'get_attendance_summary'], // camelCase of the same words
+    ['getattendance_summary', 'get_attendance_summary'], // a separator dropped
+    ['enroll_on_course', 'enroll_in_course'],
+  ])('%s → %s is a typo', (requested, candidate) => {
+    expect(classifyPair(requested, candidate)).toBe('typo');
+  });
+
+  test('equal but for case is the same name', () => {
+    expect(classifyPair('Get_Fee_Dues', 'get_fee_dues')).toBe('same');
+  });
+
+  test('two different verbs are never a typo of each other, however close', () => {
+    expect(tokenTypo('get', 'set')).toBe(false);
+    expect(tokenTypo('post', 'put')).toBe(false);
+    expect(tokenTypo('gte', 'get')).toBe(true);
+  });
+});
+
+describe('NameIndex at 100,000 tools', () => {
+  const words = ['course', 'student', 'exam', 'fee', 'room', 'book', 'grade', 'visitor', 'event', 'payment', 'ticket', 'report'];
+  const verbs = ['get', 'list', 'create', 'update', 'delete', 'cancel'];
+  const names: string[] = [];
+  for (let i = 0; names.length < 100_000; i++) {
+    names.push(`${verbs[i % verbs.length]}_${words[(i >> 3) % words.length]}_${words[(i >> 7) % words.length]}_item${i}`);
+  }
+  const index = new NameIndex(names.map(rec));
+
+  test('exact and case-insensitive lookups are Map hits', () => {
+    expect(index.get('get_course_course_item0')?.name).toBe('get_course_course_item0');
+    expect(index.caseInsensitive('GET_COURSE_COURSE_ITEM0').map((t) => t.name)).toEqual(['get_course_course_item0']);
+  });
+
+  test('a misspelled name runs a bounded number of SequenceMatcher comparisons and still finds its tool', () => {
+    const target = names[54_321]!;
+    const typo = target.replace('_', '__').replace(/e/, 'ee');
+    const { candidates, comparisons } = index.fuzzy(typo, () => true, 0.6);
+    expect(comparisons).toBeLessThanOrEqual(MAX_COMPARISONS);
+    expect(comparisons).toBeGreaterThan(0);
+    expect(candidates[0]!.tool.name).toBe(target);
+  });
+
+  test('a name sharing nothing with the catalog costs no comparison; a common one at most MAX_COMPARISONS', () => {
+    expect(index.fuzzy('zzqqxxjj', () => true, 0.6).comparisons).toBe(0);
+    expect(index.fuzzy('get_course_course_item', () => true, 0.6).comparisons).toBe(MAX_COMPARISONS);
+  });
+
+  test('a persona that allows nothing costs no comparison', () => {
+    expect(index.fuzzy('get_course_course_item7', () => false, 0.6)).toEqual({ candidates: [], comparisons: 0 });
+  });
+});
