@@ -64,8 +64,9 @@ describe('examples', () => {
     expect(r.selected[0]!.some((n) => n === 'add_observations' || n === 'create_entities')).toBe(true);
     expect(r.selected[1]).toContain('list_directory');
     expect(r.selected[2]).toContain('write_file');
-    // A misspelled name reaches list_directory through the name guard.
+    // A misspelled name reaches list_directory through the name guard, which says so.
     expect(r.corrected).toContain('todo.txt');
+    expect(r.corrected).toContain('called list_directory (you asked for list_directroy');
     // write_file is an action: the confirm callback's "decline" stops it, "accept" runs it.
     expect(r.refusedText).toMatch(/did not approve write_file.*has not run/);
     expect(r.approvedText).toMatch(/Successfully wrote/);
