@@ -18,6 +18,7 @@ import { createCallPath } from '../guards/pipeline.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { Policy } from '../policy/policy.js';
+import { Relay } from '../relay/relay.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
 import { UpstreamPool } from '../upstream/pool.js';
@@ -44,6 +45,8 @@ export class Gateway extends EventEmitter {
   readonly callPath: CallHandler;
   readonly audit: AuditLog;
   readonly approvals: ApprovalStore;
+  /** Resources, templates, prompts and completion of the upstreams (src/relay/). */
+  readonly relay: Relay;
   /** Set once the embedder has loaded (or failed): read it only after `ready`. */
   curator!: ToolCurator;
   /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
@@ -68,6 +71,8 @@ export class Gateway extends EventEmitter {
     this.policy = new Policy(loaded.personas);
     this.audit = new AuditLog(db, loaded.config.audit.redact);
     this.approvals = new ApprovalStore(db);
+    const { relay, timeouts } = loaded.config;
+    this.relay = new Relay(pool, this.policy, { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms }, Object.keys(loaded.config.upstreams));
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
@@ -98,7 +103,7 @@ export class Gateway extends EventEmitter {
   static create(loaded: LoadedConfig, opts: GatewayOptions = {}): Gateway {
     const { config, baseDir } = loaded;
     const db = openDb(resolveFrom(baseDir, config.store));
-    const pool = new UpstreamPool(config.upstreams, { baseDir, startupMs: config.timeouts.startup_ms, callMs: config.timeouts.call_ms });
+    const pool = new UpstreamPool(config.upstreams, { baseDir, startupMs: config.timeouts.startup_ms, callMs: config.timeouts.call_ms, maxItems: config.relay.max_items });
     return new Gateway(loaded, db, pool, opts);
   }
 

@@ -124,6 +124,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (sid !== undefined || !isInitializeRequest(body)) {
       return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; send initialize first' }, id: null });
     }
+    await gateway.catalogReady; // the session advertises what the upstreams offer
     const session = new Session(gateway, { persona: who.persona, userId: who.user_id });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
