@@ -18,6 +18,9 @@ interface Subscription {
   sessions: Map<string, { exposed: string; notify: Notify }>;
 }
 
+/** Subscriptions one session may hold at once; a host asking for more gets an error, not unbounded state. */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
+
 const keyOf = (server: string, uri: string) => `${server}\u0000${uri}`;
 
 export class Subscriptions {
@@ -39,6 +42,10 @@ export class Subscriptions {
    */
   async subscribe(sessionId: string, target: { server: string; uri: string; exposed: string }, notify: Notify): Promise<void> {
     const key = keyOf(target.server, target.uri);
+    if (this.subs.get(key)?.sessions.has(sessionId)) return;
+    if (this.held(sessionId).length >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+      throw new Error(`this session already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions; unsubscribe from some first`);
+    }
     let sub = this.subs.get(key);
     if (!sub) {
       sub = { server: target.server, uri: target.uri, sessions: new Map() };
@@ -73,8 +80,11 @@ export class Subscriptions {
 
   /** A session ended: drop all its subscriptions. */
   async dropSession(sessionId: string): Promise<void> {
-    const held = [...this.subs.values()].filter((s) => s.sessions.has(sessionId));
-    await Promise.all(held.map((s) => this.unsubscribe(sessionId, s.server, s.uri)));
+    await Promise.all(this.held(sessionId).map((s) => this.unsubscribe(sessionId, s.server, s.uri)));
+  }
+
+  private held(sessionId: string): Subscription[] {
+    return [...this.subs.values()].filter((s) => s.sessions.has(sessionId));
   }
 
   private updated(server: string, uri: string): void {
