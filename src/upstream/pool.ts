@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
-import { EMPTY_LISTS, fetchLists, type ListKind, type RelayLists } from '../relay/lists.js';
+import { EMPTY_LISTS, fetchLists, listPaged, type ListKind, type RelayLists } from '../relay/lists.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 
 export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'closed';
@@ -64,20 +64,8 @@ export interface RelayedUpstream {
 }
 
 /** Lists every tool of a connected client, following `nextCursor` pages. */
-export async function listAllTools(conn: Connection, timeoutMs: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  const seen = new Set<string>();
-  do {
-    const page = await conn.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-    if (cursor !== undefined) {
-      if (seen.has(cursor)) throw new Error(`tools/list pagination loops on cursor ${cursor}`);
-      seen.add(cursor);
-    }
-  } while (cursor);
-  return tools;
+export function listAllTools(conn: Connection, timeoutMs: number): Promise<Tool[]> {
+  return listPaged<Tool>((cursor) => conn.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs }), 'tools', Infinity, 'tools/list');
 }
 
 /**
