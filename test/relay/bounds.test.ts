@@ -1,0 +1,52 @@
+/**
+ * The relay's bounds, in process (the gateway's own objects, a real Client over an
+ * in-memory pair) over the alpha fixture spawned over stdio: relay.max_items caps what
+ * is kept per upstream, relay.max_read_bytes what a read may return.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { dump } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { Session } from '../../src/gateway/session.js';
+import { FIXTURES } from './setup.js';
+
+describe('relay bounds', () => {
+  let gateway: Gateway;
+  let client: Client;
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-relay-bounds-'));
+    const config = {
+      upstreams: { alpha: { command: process.execPath, args: [join(FIXTURES, 'alpha.mjs')] } },
+      curator: { mode: 'bm25', embedder: 'none' },
+      store: join(dir, 'store.db'),
+      relay: { max_items: 3, max_read_bytes: 300 },
+    };
+    writeFileSync(join(dir, 'gateway.config.yaml'), dump(config));
+    gateway = await Gateway.start(loadConfig(join(dir, 'gateway.config.yaml')), { noEmbedder: true });
+    const session = new Session(gateway, {});
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await session.server.connect(a);
+    client = new Client({ name: 'host', version: '1' });
+    await client.connect(b);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await gateway?.close();
+  });
+
+  it('keeps the first max_items of each list of an upstream', async () => {
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['docs://readme', 'shared://config', 'img://pixel']);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet', 'show_logo', 'summarize']);
+  });
+
+  it('refuses a read larger than max_read_bytes, naming the limit; a smaller one passes', async () => {
+    expect((await client.readResource({ uri: 'docs://readme' })).contents[0]).toMatchObject({ text: 'Alpha readme\n' });
+    await expect(client.readResource({ uri: 'img://pixel' })).rejects.toThrow(/resource img:\/\/pixel is \d+ bytes, over the gateway's limit of 300 \(relay.max_read_bytes\)/);
+  });
+});
