@@ -1,0 +1,75 @@
+/**
+ * A third-party upstream: the MCP reference server `everything` (npm
+ * @modelcontextprotocol/server-everything, stdio) behind the gateway, in process, with a
+ * real Client on an in-memory pair. Its resources, templates, prompts and completions
+ * reach the host as the server itself answers them.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { dump } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { Session } from '../../src/gateway/session.js';
+import { ROOT } from '../helpers/reference.js';
+
+const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+describe('server-everything through the gateway', () => {
+  let gateway: Gateway;
+  let host: Client;
+  let direct: Client;
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-relay-everything-'));
+    const config = {
+      upstreams: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+      curator: { mode: 'bm25', embedder: 'none' },
+      store: join(dir, 'store.db'),
+    };
+    writeFileSync(join(dir, 'gateway.config.yaml'), dump(config));
+    gateway = await Gateway.start(loadConfig(join(dir, 'gateway.config.yaml')), { noEmbedder: true });
+    const session = new Session(gateway, {});
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await session.server.connect(a);
+    host = new Client({ name: 'host', version: '1' });
+    await host.connect(b);
+    direct = new Client({ name: 'direct', version: '1' });
+    await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+  });
+  afterAll(async () => {
+    await host?.close();
+    await direct?.close();
+    await gateway?.close();
+  });
+
+  it('lists resources, templates and prompts exactly as the server does', async () => {
+    expect(await host.listResources()).toEqual(await direct.listResources());
+    expect(await host.listResourceTemplates()).toEqual(await direct.listResourceTemplates());
+    expect(await host.listPrompts()).toEqual(await direct.listPrompts());
+  });
+
+  it('reads a static document, and text and blob resources of its templates', async () => {
+    const first = (await direct.listResources()).resources[0]!.uri;
+    for (const uri of [first, 'demo://resource/dynamic/text/7', 'demo://resource/dynamic/blob/7']) {
+      expect(await host.readResource({ uri }), uri).toEqual(await direct.readResource({ uri }));
+    }
+  });
+
+  it('gets prompts with arguments and an embedded resource, and completes a prompt argument', async () => {
+    const args = { city: 'Lisbon', state: 'Lisboa' };
+    expect(await host.getPrompt({ name: 'args-prompt', arguments: args })).toEqual(await direct.getPrompt({ name: 'args-prompt', arguments: args }));
+    const res = { resourceType: 'Text', resourceId: '3' };
+    const viaGateway = await host.getPrompt({ name: 'resource-prompt', arguments: res });
+    expect(viaGateway).toEqual(await direct.getPrompt({ name: 'resource-prompt', arguments: res }));
+    expect(viaGateway.messages.some((m) => m.content.type === 'resource')).toBe(true);
+    const params = { ref: { type: 'ref/prompt' as const, name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } };
+    const completion = await host.complete(params);
+    expect(completion).toEqual(await direct.complete(params));
+    expect(completion.completion.values.length).toBeGreaterThan(0);
+  });
+});
