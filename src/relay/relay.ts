@@ -138,7 +138,8 @@ export class Relay extends EventEmitter {
   /**
    * The upstream and upstream URI behind `uri`, if the persona may read it: a prefixed
    * URI names its server; otherwise a listed resource, then an unprefixed template that
-   * matches (config order). A concrete URI is allowed by a resource pattern over itself,
+   * matches (config order), then the only upstream that offers resources, if only one
+   * does (servers may serve and accept subscriptions for URIs they do not list). A concrete URI is allowed by a resource pattern over itself,
    * or by one over an allowed template it expands; a deny pattern over it always refuses.
    * @returns undefined when unknown or not allowed: the two look the same to the host.
    */
@@ -152,7 +153,9 @@ export class Relay extends EventEmitter {
       if (listed) target = { server: listed.server, uri: listed.upstream, exposed: uri };
       else {
         const t = v.catalog.templates.find((e) => e.exposed === e.upstream && e.matcher?.match(uri));
+        const owners = this.pool.relayed().filter((u) => u.caps.resources);
         if (t) target = { server: t.server, uri, exposed: uri };
+        else if (owners.length === 1) target = { server: owners[0]!.name, uri, exposed: uri };
       }
     }
     if (!target) return undefined;

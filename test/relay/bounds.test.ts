@@ -1,7 +1,8 @@
 /**
  * The relay's bounds, in process (the gateway's own objects, a real Client over an
  * in-memory pair) over the alpha fixture spawned over stdio: relay.max_items caps what
- * is kept per upstream, relay.max_read_bytes what a read may return.
+ * is kept per upstream, relay.max_read_bytes what a read may return; and the routing of
+ * URIs nobody lists when a single upstream offers resources.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,13 @@ describe('relay bounds', () => {
   it('keeps the first max_items of each list of an upstream', async () => {
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['docs://readme', 'shared://config', 'img://pixel']);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet', 'show_logo', 'summarize']);
+  });
+
+  it('with one upstream offering resources, an unlisted URI goes to it: its own answer, its own subscription', async () => {
+    await expect(client.readResource({ uri: 'docs://unlisted' })).rejects.toThrow(/Resource docs:\/\/unlisted not found/);
+    await client.subscribeResource({ uri: 'watch://unlisted' });
+    const log = await client.callTool({ name: 'call_tool', arguments: { name: 'subscription_log', arguments: {} } });
+    expect(JSON.parse((log.content as { text: string }[])[0]!.text)).toEqual(['subscribe watch://unlisted']);
   });
 
   it('refuses a read larger than max_read_bytes, naming the limit; a smaller one passes', async () => {
