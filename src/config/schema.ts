@@ -85,7 +85,7 @@ export const relaySchema = z
     page_size: z.number().int().positive().max(1000).default(100),
     /** Items kept per upstream and kind (resources, templates, prompts); the rest is dropped and logged. Default 5,000. */
     max_items: z.number().int().positive().default(5000),
-    /** Largest resources/read result passed to the host, in bytes of text and base64 blob. Default 16 MiB. */
+    /** Largest resources/read or prompts/get result passed to the host, in bytes of its JSON. Default 16 MiB. */
     max_read_bytes: z.number().int().positive().default(16 * 1024 * 1024),
   })
   .strict()
