@@ -5,7 +5,7 @@
  * fails the upstream.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Prompt, Resource, ResourceTemplate, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type Prompt, type Resource, type ResourceTemplate, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
 
 export interface RelayLists {
@@ -47,12 +47,19 @@ export async function listPaged<T>(fetchPage: (cursor?: string) => Promise<Page 
   return items;
 }
 
-async function orEmpty<T>(p: Promise<T[]>, what: string): Promise<T[]> {
-  try {
-    return await p;
-  } catch (err) {
-    log.warn({ what, err: (err as Error).message }, `${what} failed; left out of the aggregate`);
-    return [];
+/**
+ * The list, or [] when it fails. A transport failure (not an MCP error answer) is tried
+ * once more: a keep-alive socket the server has just closed fails one request, not two.
+ */
+async function orEmpty<T>(list: () => Promise<T[]>, what: string): Promise<T[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await list();
+    } catch (err) {
+      if (attempt === 1 && !(err instanceof McpError)) continue;
+      log.warn({ what, err: (err as Error).message }, `${what} failed; left out of the aggregate`);
+      return [];
+    }
   }
 }
 
@@ -70,19 +77,16 @@ export async function fetchLists(
 ): Promise<RelayLists> {
   const req = { timeout: opts.timeoutMs };
   const out = { ...previous };
-  const jobs: Promise<void>[] = [];
+  // One list after the other: an upstream answers the gateway's start-up lists without a burst.
   if (caps?.resources && kinds.includes('resources')) {
     const r = `resources/list of upstream "${server}"`;
     const t = `resources/templates/list of upstream "${server}"`;
-    jobs.push(
-      orEmpty(listPaged<Resource>((cursor) => client.listResources(cursor ? { cursor } : undefined, req), 'resources', opts.maxItems, r), r).then((v) => void (out.resources = v)),
-      orEmpty(listPaged<ResourceTemplate>((cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined, req), 'resourceTemplates', opts.maxItems, t), t).then((v) => void (out.templates = v)),
-    );
+    out.resources = await orEmpty(() => listPaged<Resource>((cursor) => client.listResources(cursor ? { cursor } : undefined, req), 'resources', opts.maxItems, r), r);
+    out.templates = await orEmpty(() => listPaged<ResourceTemplate>((cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined, req), 'resourceTemplates', opts.maxItems, t), t);
   }
   if (caps?.prompts && kinds.includes('prompts')) {
     const p = `prompts/list of upstream "${server}"`;
-    jobs.push(orEmpty(listPaged<Prompt>((cursor) => client.listPrompts(cursor ? { cursor } : undefined, req), 'prompts', opts.maxItems, p), p).then((v) => void (out.prompts = v)));
+    out.prompts = await orEmpty(() => listPaged<Prompt>((cursor) => client.listPrompts(cursor ? { cursor } : undefined, req), 'prompts', opts.maxItems, p), p);
   }
-  await Promise.all(jobs);
   return out;
 }
