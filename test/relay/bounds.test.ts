@@ -4,37 +4,19 @@
  * is kept per upstream, relay.max_read_bytes what a read may return; and the routing of
  * URIs nobody lists when a single upstream offers resources.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { dump } from 'js-yaml';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { Session } from '../../src/gateway/session.js';
-import { FIXTURES } from './setup.js';
+import type { Gateway } from '../../src/gateway/gateway.js';
+import { FIXTURES, inProcessGateway } from './setup.js';
 
 describe('relay bounds', () => {
   let gateway: Gateway;
   let client: Client;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tc-relay-bounds-'));
-    const config = {
-      upstreams: { alpha: { command: process.execPath, args: [join(FIXTURES, 'alpha.mjs')] } },
-      curator: { mode: 'bm25', embedder: 'none' },
-      store: join(dir, 'store.db'),
-      relay: { max_items: 3, max_read_bytes: 300 },
-    };
-    writeFileSync(join(dir, 'gateway.config.yaml'), dump(config));
-    gateway = await Gateway.start(loadConfig(join(dir, 'gateway.config.yaml')), { noEmbedder: true });
-    const session = new Session(gateway, {});
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await session.server.connect(a);
-    client = new Client({ name: 'host', version: '1' });
-    await client.connect(b);
+    const alpha = { command: process.execPath, args: [join(FIXTURES, 'alpha.mjs')] };
+    ({ gateway, host: client } = await inProcessGateway({ alpha }, { relay: { max_items: 3, max_read_bytes: 300 } }));
   });
   afterAll(async () => {
     await client?.close();

@@ -4,19 +4,14 @@
  * real Client on an in-memory pair. Its resources, templates, prompts and completions
  * reach the host as the server itself answers them.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { Session } from '../../src/gateway/session.js';
+import type { Gateway } from '../../src/gateway/gateway.js';
 import { ROOT } from '../helpers/reference.js';
+import { inProcessGateway } from './setup.js';
 
 /** A read with the server's "created at <local time>" stamp taken out (blobs decoded), so two reads compare. */
 function unstamped(r: ReadResourceResult) {
@@ -32,19 +27,7 @@ describe('server-everything through the gateway', () => {
   let direct: Client;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tc-relay-everything-'));
-    const config = {
-      upstreams: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
-      curator: { mode: 'bm25', embedder: 'none' },
-      store: join(dir, 'store.db'),
-    };
-    writeFileSync(join(dir, 'gateway.config.yaml'), dump(config));
-    gateway = await Gateway.start(loadConfig(join(dir, 'gateway.config.yaml')), { noEmbedder: true });
-    const session = new Session(gateway, {});
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await session.server.connect(a);
-    host = new Client({ name: 'host', version: '1' });
-    await host.connect(b);
+    ({ gateway, host } = await inProcessGateway({ everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }));
     direct = new Client({ name: 'direct', version: '1' });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
   });

@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { dump } from 'js-yaml';
+import { loadConfig } from '../../src/config/load.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { Session } from '../../src/gateway/session.js';
 import { freePort, spawnUntil } from '../helpers/process.js';
 import { CLI } from '../helpers/reference.js';
 
@@ -86,6 +90,23 @@ export async function httpGateway(configPath: string): Promise<{ child: ChildPro
     return client;
   };
   return { child, host };
+}
+
+/**
+ * The gateway in process (its own objects within reach) over `upstreams`, open policy,
+ * BM25 only; the host is the SDK's Client on an in-memory pair. `extra` is merged at top level.
+ */
+export async function inProcessGateway(upstreams: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<{ gateway: Gateway; host: Client }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tc-relay-inproc-'));
+  const config = { upstreams, curator: { mode: 'bm25', embedder: 'none' }, store: join(dir, 'store.db'), ...extra };
+  writeFileSync(join(dir, 'gateway.config.yaml'), dump(config));
+  const gateway = await Gateway.start(loadConfig(join(dir, 'gateway.config.yaml')), { noEmbedder: true });
+  const session = new Session(gateway, {});
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await session.server.connect(a);
+  const host = new Client({ name: 'host', version: '1' });
+  await host.connect(b);
+  return { gateway, host };
 }
 
 /** Direct clients of the two upstreams, without the gateway: what the host must receive unchanged. */
