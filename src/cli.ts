@@ -91,7 +91,7 @@ async function serve(flags: Flags): Promise<void> {
   const { persona, userId, borrowed } = identity(flags, loaded);
   if (port === undefined) checkSession(loaded, persona, userId, borrowed);
   else checkTokens(loaded);
-  // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
+  // The host's initialize waits for the upstreams to connect (never for embeddings); find_tools waits for the index.
   const gateway = Gateway.create(loaded);
   if (flags.strict) await strictPatterns(gateway);
   const shutdown = async () => {
@@ -103,6 +103,8 @@ async function serve(flags: Flags): Promise<void> {
     await serveHttp(gateway, port);
     return;
   }
+  // The session advertises what the upstreams offer (resources, prompts): it waits for them to connect.
+  await gateway.catalogReady;
   const session = new Session(gateway, { persona, userId, transport: 'stdio' });
   const transport = new StdioServerTransport();
   transport.onclose = shutdown;

@@ -137,6 +137,19 @@ export const curatorSchema = z
   })
   .strict();
 
+/** Bounds of the relayed lists and reads; every size that comes from an upstream is capped. */
+export const relaySchema = z
+  .object({
+    /** Items per page of the gateway's own resources/list, resources/templates/list and prompts/list. Default 100. */
+    page_size: z.number().int().positive().max(1000).default(100),
+    /** Items kept per upstream and kind (resources, templates, prompts); the rest is dropped and logged. Default 5,000. */
+    max_items: z.number().int().positive().default(5000),
+    /** Largest resources/read or prompts/get result passed to the host, in bytes of its JSON. Default 16 MiB. */
+    max_read_bytes: z.number().int().positive().default(16 * 1024 * 1024),
+  })
+  .strict()
+  .prefault({});
+
 export const gatewayConfigSchema = z
   .object({
     upstreams: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'upstream names use letters, digits, _ and -'), upstreamSchema),
@@ -242,6 +255,8 @@ export const gatewayConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** Bounds on what passes through from the upstreams: resources, templates, prompts (src/relay/). */
+    relay: relaySchema,
     timeouts: z
       .object({
         /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */
@@ -259,6 +274,12 @@ export type UpstreamConfig = z.infer<typeof upstreamSchema>;
 export type StdioUpstreamConfig = z.infer<typeof stdioUpstreamSchema>;
 export type RemoteUpstreamConfig = z.infer<typeof remoteUpstreamSchema>;
 
+/** allow/deny patterns for resources or prompts; allowed iff an allow pattern matches and no deny pattern does. */
+export const relayPatternsSchema = z
+  .object({ allow: z.array(z.string()).default([]), deny: z.array(z.string()).default([]) })
+  .strict()
+  .default({ allow: [], deny: [] });
+
 /**
  * One persona. Patterns: `<server>.<glob>` (glob over the upstream tool name) or a bare
  * `<glob>` matching the tool name on any upstream; `*` matches any run of characters.
@@ -275,6 +296,14 @@ export const personaSchema = z
     withhold: z.array(z.string()).default([]),
     allow: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
+    /**
+     * Resources and resource templates this persona may list and read: `<server>.<glob>`
+     * over the resource URI or template URI (or a bare `<glob>` on any server). Absent:
+     * none (deny by default; see docs/PROTOCOL-LISTS.md).
+     */
+    resources: relayPatternsSchema,
+    /** Prompts this persona may list, get and complete: `<server>.<glob>` over the prompt name. Absent: none. */
+    prompts: relayPatternsSchema,
     /** Which calls need a person's approval: action tools (default), all, or none. */
     confirm: z.enum(['actions', 'all', 'none']).default('actions'),
     /** How a person confirms them (confirmViaSchema); default per transport: `approvals` over HTTP, `elicitation` over stdio. */

@@ -21,6 +21,7 @@ import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { Policy } from '../policy/policy.js';
+import { Relay } from '../relay/relay.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
 import { OAuthStore } from '../store/oauth.js';
@@ -50,6 +51,8 @@ export class Gateway extends EventEmitter {
   readonly callPath: CallHandler;
   readonly audit: AuditLog;
   readonly approvals: ApprovalStore;
+  /** Resources, templates, prompts and completion of the upstreams (src/relay/). */
+  readonly relay: Relay;
   /** Set once the embedder has loaded (or failed): read it only after `ready`. */
   curator!: ToolCurator;
   /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
@@ -80,6 +83,8 @@ export class Gateway extends EventEmitter {
     this.audit = new AuditLog(db, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = new ApprovalStore(db);
     this.names = new NameStore(db);
+    const { relay, timeouts } = loaded.config;
+    this.relay = new Relay(pool, this.policy, { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms }, Object.keys(loaded.config.upstreams));
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
@@ -115,6 +120,7 @@ export class Gateway extends EventEmitter {
       baseDir,
       startupMs: config.timeouts.startup_ms,
       callMs: config.timeouts.call_ms,
+      maxItems: config.relay.max_items,
       auth: upstreamAuth(new OAuthStore(db)),
     });
     return new Gateway(loaded, db, pool, opts);

@@ -161,6 +161,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (!isInitializeRequest(body)) {
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     }
+    await gateway.catalogReady; // the session advertises what the upstreams offer
     const session = new Session(gateway, { persona: who.persona, userId: who.user_id, transport: 'http', ...(who.confirm_via && { confirmVia: who.confirm_via }) });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,

@@ -19,6 +19,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
+import { attachRelay } from '../relay/handlers.js';
 import type { Gateway } from './gateway.js';
 import {
   CALL_TOOL,
@@ -41,13 +42,17 @@ export class Session {
   /** Discovered tool names, least recently used first (Map keeps insertion order). */
   private readonly visible = new Map<string, true>();
   private readonly onCatalog = () => void this.notifyListChanged();
+  private readonly detachRelay: () => Promise<void>;
 
   constructor(
     private readonly gateway: Gateway,
     identity: Omit<SessionIdentity, 'sessionId'> & { sessionId?: string },
   ) {
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS[this.mode] });
+    // Resources, prompts and completions as the upstreams offer them: create sessions after gateway.catalogReady.
+    const relayed = gateway.relay.capabilities();
+    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true }, ...relayed }, instructions: INSTRUCTIONS[this.mode] });
+    this.detachRelay = attachRelay(this.server, gateway.relay, this.identity, relayed);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     // The SDK's Server validates tools/call params itself and answers -32602 (invalid
     // params), but only after the Protocol layer has parsed the request with the schema
@@ -58,7 +63,10 @@ export class Session {
       return this.callTool(name, args ?? {});
     });
     gateway.on('catalog', this.onCatalog);
-    this.server.onclose = () => gateway.off('catalog', this.onCatalog);
+    this.server.onclose = () => {
+      gateway.off('catalog', this.onCatalog);
+      void this.detachRelay();
+    };
     // What the SDK drops without an answer (a line that is not JSON, a message that is not
     // JSON-RPC, such as params: null) is at least logged, so a host author can see why.
     this.server.onerror = (err) => log.warn({ session: this.identity.sessionId, err: err.message }, 'MCP message from the host rejected');
@@ -179,6 +187,7 @@ export class Session {
 
   async close(): Promise<void> {
     this.gateway.off('catalog', this.onCatalog);
+    await this.detachRelay();
     await this.server.close();
   }
 }

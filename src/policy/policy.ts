@@ -4,6 +4,10 @@
  * of characters. Allowed iff some allow pattern matches and no deny pattern does.
  * Without a persona file every tool is allowed, nothing is injected and action tools
  * are confirmed. The policy answers questions; the guards act on the answers.
+ *
+ * Resources and prompts (`resources:` / `prompts:` beside allow/deny) use the same
+ * pattern syntax over resource URIs, template URIs and prompt names; a persona without
+ * those keys is allowed none (see docs/PROTOCOL-LISTS.md for why).
  */
 import type { ToolRecord } from '../catalog/types.js';
 import type { Persona, Personas } from '../config/schema.js';
@@ -26,6 +30,25 @@ export function parsePattern(pattern: string): CompiledPattern {
 }
 
 const compile = parsePattern;
+
+/**
+ * A resource or prompt pattern. URIs hold dots of their own (`file:///a.txt`), so the part
+ * before the first dot is a server only when it reads as an upstream name (or `*`).
+ */
+function compileRelay(pattern: string): CompiledPattern {
+  const dot = pattern.indexOf('.');
+  const server = dot > 0 ? pattern.slice(0, dot) : '';
+  if (/^(\*|[A-Za-z0-9_-]+)$/.test(server)) return { server, name: globToRegExp(pattern.slice(dot + 1)) };
+  return { name: globToRegExp(pattern) };
+}
+
+function matchesAny(p: CompiledPattern, server: string, names: string[]): boolean {
+  if (p.server !== undefined && p.server !== '*' && p.server !== server) return false;
+  return names.some((n) => p.name.test(n));
+}
+
+/** What relayed patterns cover: resources (URIs and template URIs) or prompts (names). */
+export type RelayKind = 'resources' | 'prompts';
 
 /** Whether a parsed pattern matches a tool (by upstream or exposed name). */
 export function matchesPattern(p: CompiledPattern, tool: ToolRecord): boolean {
@@ -53,10 +76,13 @@ export type ConfirmPolicy = Persona['confirm'];
 
 export class Policy {
   private readonly compiled = new Map<string, { allow: CompiledPattern[]; deny: CompiledPattern[] }>();
+  private readonly relayCompiled = new Map<string, Record<RelayKind, { allow: CompiledPattern[]; deny: CompiledPattern[] }>>();
 
   constructor(readonly personas: Personas) {
     for (const [name, p] of Object.entries(personas)) {
       this.compiled.set(name, { allow: p.allow.map(compile), deny: p.deny.map(compile) });
+      const relay = (k: RelayKind) => ({ allow: (p[k]?.allow ?? []).map(compileRelay), deny: (p[k]?.deny ?? []).map(compileRelay) });
+      this.relayCompiled.set(name, { resources: relay('resources'), prompts: relay('prompts') });
     }
   }
 
@@ -78,6 +104,27 @@ export class Policy {
     const c = persona === undefined ? undefined : this.compiled.get(persona);
     if (!c) return false;
     return c.allow.some((p) => matchesPattern(p, tool)) && !c.deny.some((p) => matchesPattern(p, tool));
+  }
+
+  /**
+   * May the persona use this resource or prompt of `server`?
+   *
+   * ### Usage
+   * ```ts
+   * // persona: { resources: { allow: ['docs.file:///*'], deny: ['docs.file:///secret/*'] } }
+   * policy.isRelayAllowed('student', 'resources', 'docs', ['file:///a.txt']); // true
+   * policy.isRelayAllowed('student', 'resources', 'docs', ['file:///x'], ['file:///{path}']); // true if the template is allowed
+   * ```
+   * @param names the item's names: upstream name/URI and the exposed one; a deny pattern on any of them refuses.
+   * @param via names that may grant without being refused by them: the template a concrete URI expands.
+   * @returns true for an open policy; false for an unknown persona.
+   */
+  isRelayAllowed(persona: string | undefined, kind: RelayKind, server: string, names: string[], via: string[] = []): boolean {
+    if (this.open) return true;
+    const c = persona === undefined ? undefined : this.relayCompiled.get(persona)?.[kind];
+    if (!c) return false;
+    const granted = c.allow.some((p) => matchesAny(p, server, names) || matchesAny(p, server, via));
+    return granted && !c.deny.some((p) => matchesAny(p, server, names));
   }
 
   /** The persona's allowed tools, in catalog order. */

@@ -5,10 +5,17 @@
  * A failing upstream is reported on stderr and skipped; it never takes the pool down.
  */
 import { EventEmitter } from 'node:events';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
+import { EMPTY_LISTS, fetchLists, listPaged, type ListKind, type RelayLists } from '../relay/lists.js';
 import { authMethod, NeedsAuthorizationError, UpstreamAuthError, type AuthMethod, type UpstreamAuth } from './auth/index.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 
@@ -42,6 +49,10 @@ interface Upstream {
   state: UpstreamState;
   conn?: Connection;
   tools: Tool[];
+  /** What the upstream declared at initialize; kept for the host-facing capabilities. */
+  caps?: ServerCapabilities;
+  /** Its resources, templates and prompts (src/relay/lists.ts). */
+  lists: RelayLists;
   error?: string;
   retries: number;
   retryTimer?: NodeJS.Timeout;
@@ -63,23 +74,20 @@ export interface PoolOptions {
   auth?: UpstreamAuth;
   /** How often an upstream waiting for consent checks the store for new tokens. Default 2000 ms. */
   authPollMs?: number;
+  /** Cap per upstream on each relayed list (config `relay.max_items`). Default 5000. */
+  maxItems?: number;
+}
+
+/** One upstream's relayed state, as src/relay/ reads it. */
+export interface RelayedUpstream {
+  name: string;
+  caps: ServerCapabilities;
+  lists: RelayLists;
 }
 
 /** Lists every tool of a connected client, following `nextCursor` pages. */
-export async function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  const seen = new Set<string>();
-  do {
-    const page = await conn.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-    if (cursor !== undefined) {
-      if (seen.has(cursor)) throw new Error(`tools/list pagination loops on cursor ${cursor}`);
-      seen.add(cursor);
-    }
-  } while (cursor);
-  return tools;
+export function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number): Promise<Tool[]> {
+  return listPaged<Tool>((cursor) => conn.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs }), 'tools', Infinity, 'tools/list');
 }
 
 /**
@@ -96,7 +104,7 @@ export class UpstreamPool extends EventEmitter {
   ) {
     super();
     for (const [name, cfg] of Object.entries(configs)) {
-      this.upstreams.set(name, { name, cfg, state: 'connecting', tools: [], retries: 0 });
+      this.upstreams.set(name, { name, cfg, state: 'connecting', tools: [], lists: EMPTY_LISTS, retries: 0 });
     }
   }
 
@@ -115,15 +123,23 @@ export class UpstreamPool extends EventEmitter {
     const provider = 'url' in u.cfg ? this.opts.auth?.provider(u.name, u.cfg) : undefined;
     try {
       conn = await connectUpstream(u.name, u.cfg, this.opts.baseDir, ms, provider);
-      const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${u.name}"`).catch((err) => {
-        throw conn?.explain?.(err) ?? err;
-      });
+      const caps = conn.client.getServerCapabilities();
+      // A server of resources or prompts only has no tools/list to call.
+      const tools = caps?.tools
+        ? await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${u.name}"`).catch((err) => {
+            throw conn?.explain?.(err) ?? err;
+          })
+        : [];
+      const lists = await fetchLists(u.name, conn.client, caps, { timeoutMs: ms, maxItems: this.opts.maxItems ?? 5000 });
       if (this.closing) {
         await conn.client.close();
         return false;
       }
-      Object.assign(u, { conn, tools, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
+      Object.assign(u, { conn, tools, caps, lists, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
       conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh(u));
+      conn.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.refreshLists(u, 'resources'));
+      conn.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.refreshLists(u, 'prompts'));
+      conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void this.emit('resource-updated', u.name, n.params.uri));
       conn.client.onclose = () => this.lost(u, conn!);
       return true;
     } catch (err) {
@@ -179,6 +195,14 @@ export class UpstreamPool extends EventEmitter {
     }
   }
 
+  /** An upstream's resources or prompts changed: re-list that kind, then emit `relay-change` (server, kind). */
+  private async refreshLists(u: Upstream, kind: ListKind): Promise<void> {
+    if (!u.conn || u.state !== 'ready') return;
+    u.lists = await fetchLists(u.name, u.conn.client, u.caps, { timeoutMs: this.opts.startupMs, maxItems: this.opts.maxItems ?? 5000 }, [kind], u.lists);
+    log.info({ upstream: u.name, kind }, `upstream ${kind} list changed`);
+    this.emit('relay-change', u.name, kind);
+  }
+
   /**
    * The upstream went away. Its tools stay in the catalog while it reconnects: a call
    * meanwhile gets "unavailable, try again" instead of being corrected onto some other
@@ -200,9 +224,12 @@ export class UpstreamPool extends EventEmitter {
     u.retryTimer = setTimeout(async () => {
       u.retryTimer = undefined;
       const before = JSON.stringify(u.tools);
+      const beforeLists = JSON.stringify(u.lists);
       if (await this.connect(u)) {
         log.info({ upstream: u.name, tools: u.tools.length }, `upstream "${u.name}" reconnected`);
         if (JSON.stringify(u.tools) !== before) this.emit('change');
+        if (JSON.stringify(u.lists) !== beforeLists) for (const kind of ['resources', 'prompts']) this.emit('relay-change', u.name, kind);
+        this.emit('reconnected', u.name);
       }
     }, delay);
     u.retryTimer.unref();
@@ -213,6 +240,17 @@ export class UpstreamPool extends EventEmitter {
     const out = new Map<string, Tool[]>();
     for (const u of this.upstreams.values()) if (u.tools.length > 0 && u.state !== 'closed') out.set(u.name, u.tools);
     return out;
+  }
+
+  /** Capabilities and relayed lists of the connected upstreams, in config order. */
+  relayed(): RelayedUpstream[] {
+    return [...this.upstreams.values()].filter((u) => u.state === 'ready' && u.caps).map((u) => ({ name: u.name, caps: u.caps!, lists: u.lists }));
+  }
+
+  /** The client of a ready upstream, for relayed requests; undefined while it is unavailable. */
+  client(server: string): Client | undefined {
+    const u = this.upstreams.get(server);
+    return u?.state === 'ready' ? u.conn?.client : undefined;
   }
 
   status(): UpstreamStatus[] {

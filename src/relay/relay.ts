@@ -1,0 +1,221 @@
+/**
+ * Resources, resource templates, prompts and completion through the gateway: one
+ * aggregate over the connected upstreams (names from names.ts), filtered by the
+ * persona, paginated by the gateway (cursor.ts), and every request routed back to the
+ * upstream that owns the item under the upstream's own name or URI. Content passes
+ * through unchanged; only the sizes are bounded. Emits `list-changed` (kind) when an
+ * upstream's resources or prompts change.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  ErrorCode,
+  McpError,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Policy } from '../policy/policy.js';
+import { RelayError } from './errors.js';
+import type { UpstreamPool } from '../upstream/pool.js';
+import { paginate } from './cursor.js';
+import type { ListKind } from './lists.js';
+import { buildRelayCatalog, prefixUri, unprefixUri, type RelayCatalog, type RelayEntry } from './names.js';
+import { Subscriptions } from './subscriptions.js';
+
+/** JSON-RPC error code for an unknown resource (MCP spec, resources). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+export interface RelayBounds {
+  /** Items per page of the gateway's own lists. */
+  pageSize: number;
+  /** Largest read or prompt result passed on, in bytes of JSON. */
+  maxReadBytes: number;
+  /** Time an upstream gets to answer a read, get or complete. */
+  callMs: number;
+}
+
+/** Where a host's request goes: the owning upstream and its own URI. */
+export interface UriTarget {
+  server: string;
+  uri: string;
+  /** The URI the host used (prefixed when it collides). */
+  exposed: string;
+}
+
+/**
+ * Passes an upstream's own MCP error on with its code and message (without the SDK's
+ * "MCP error N:" prefix, which the host's SDK adds again); anything else (a lost
+ * connection) becomes an internal error naming what failed.
+ */
+async function fromUpstream<T>(what: string, p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof McpError) throw RelayError.from(err);
+    throw new RelayError(ErrorCode.InternalError, `${what} failed: ${(err as Error).message}`);
+  }
+}
+
+export class Relay extends EventEmitter {
+  readonly subscriptions: Subscriptions;
+  private changes = 0;
+  private cached?: { key: string; catalog: RelayCatalog; resources: Map<string, RelayEntry<Resource>>; templates: Map<string, RelayCatalog['templates'][number]>; prompts: Map<string, RelayEntry<Prompt>> };
+  private readonly servers: ReadonlySet<string>;
+
+  constructor(
+    private readonly pool: UpstreamPool,
+    private readonly policy: Policy,
+    private readonly bounds: RelayBounds,
+    servers: Iterable<string>,
+  ) {
+    super();
+    this.setMaxListeners(0);
+    this.servers = new Set(servers);
+    this.subscriptions = new Subscriptions(pool);
+    pool.on('relay-change', (_server: string, kind: ListKind) => {
+      this.changes++;
+      this.emit('list-changed', kind);
+    });
+  }
+
+  /**
+   * What the host-facing server advertises besides tools: the union of what the
+   * connected upstreams offer. list_changed is always on: the gateway's own lists change
+   * whenever an upstream's do.
+   */
+  capabilities(): ServerCapabilities {
+    const caps = this.pool.relayed().map((u) => u.caps);
+    const out: ServerCapabilities = {};
+    if (caps.some((c) => c.resources)) out.resources = { listChanged: true, ...(caps.some((c) => c.resources?.subscribe) && { subscribe: true }) };
+    if (caps.some((c) => c.prompts)) out.prompts = { listChanged: true };
+    if (caps.some((c) => c.completions)) out.completions = {};
+    return out;
+  }
+
+  /** The aggregate, rebuilt when an upstream's lists change or an upstream comes or goes. */
+  private view() {
+    const upstreams = this.pool.relayed();
+    const key = `${this.changes}:${upstreams.map((u) => u.name).join(',')}`;
+    if (this.cached?.key !== key) {
+      const catalog = buildRelayCatalog(upstreams);
+      const byExposed = <T extends { exposed: string }>(xs: T[]) => new Map(xs.map((e) => [e.exposed, e]));
+      this.cached = { key, catalog, resources: byExposed(catalog.resources), templates: byExposed(catalog.templates), prompts: byExposed(catalog.prompts) };
+    }
+    return this.cached;
+  }
+
+  private allows(persona: string | undefined, kind: 'resources' | 'prompts', e: { server: string; upstream: string; exposed: string }): boolean {
+    return this.policy.isRelayAllowed(persona, kind, e.server, [e.upstream, e.exposed]);
+  }
+
+  /** One page of the persona's resources (`cursor` from the previous page). */
+  listResources(persona: string | undefined, cursor?: string): { resources: Resource[]; nextCursor?: string } {
+    const v = this.view();
+    const all = v.catalog.resources.filter((e) => this.allows(persona, 'resources', e)).map((e) => e.item);
+    const { items, nextCursor } = paginate(all, this.bounds.pageSize, 'resources', v.key, cursor);
+    return { resources: items, ...(nextCursor && { nextCursor }) };
+  }
+
+  listTemplates(persona: string | undefined, cursor?: string): { resourceTemplates: ResourceTemplate[]; nextCursor?: string } {
+    const v = this.view();
+    const all = v.catalog.templates.filter((e) => this.allows(persona, 'resources', e)).map((e) => e.item);
+    const { items, nextCursor } = paginate(all, this.bounds.pageSize, 'templates', v.key, cursor);
+    return { resourceTemplates: items, ...(nextCursor && { nextCursor }) };
+  }
+
+  listPrompts(persona: string | undefined, cursor?: string): { prompts: Prompt[]; nextCursor?: string } {
+    const v = this.view();
+    const all = v.catalog.prompts.filter((e) => this.allows(persona, 'prompts', e)).map((e) => e.item);
+    const { items, nextCursor } = paginate(all, this.bounds.pageSize, 'prompts', v.key, cursor);
+    return { prompts: items, ...(nextCursor && { nextCursor }) };
+  }
+
+  /**
+   * The upstream and upstream URI behind `uri`, if the persona may read it: a prefixed
+   * URI names its server; otherwise a listed resource, then an unprefixed template that
+   * matches (config order), then the only upstream that offers resources, if only one
+   * does (servers may serve and accept subscriptions for URIs they do not list). A concrete URI is allowed by a resource pattern over itself,
+   * or by one over an allowed template it expands; a deny pattern over it always refuses.
+   * @returns undefined when unknown or not allowed: the two look the same to the host.
+   */
+  resolveUri(persona: string | undefined, uri: string): UriTarget | undefined {
+    const v = this.view();
+    let target: UriTarget | undefined;
+    const prefixed = unprefixUri(uri, this.servers);
+    if (prefixed) target = { ...prefixed, exposed: uri };
+    else {
+      const listed = v.resources.get(uri);
+      if (listed) target = { server: listed.server, uri: listed.upstream, exposed: uri };
+      else {
+        const t = v.catalog.templates.find((e) => e.exposed === e.upstream && e.matcher?.match(uri));
+        const owners = this.pool.relayed().filter((u) => u.caps.resources);
+        if (t) target = { server: t.server, uri, exposed: uri };
+        else if (owners.length === 1) target = { server: owners[0]!.name, uri, exposed: uri };
+      }
+    }
+    if (!target) return undefined;
+    const { server, uri: up } = target;
+    const via = v.catalog.templates.filter((e) => e.server === server && e.matcher?.match(up) && this.allows(persona, 'resources', e)).map((e) => e.upstream);
+    return this.policy.isRelayAllowed(persona, 'resources', server, [up, uri], via) ? target : undefined;
+  }
+
+  private client(server: string) {
+    const client = this.pool.client(server);
+    if (!client) throw new RelayError(ErrorCode.InternalError, `upstream "${server}" is unavailable; try again later`);
+    return client;
+  }
+
+  private bounded<T>(result: T, what: string): T {
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    if (bytes > this.bounds.maxReadBytes) {
+      throw new RelayError(ErrorCode.InternalError, `${what} is ${bytes} bytes, over the gateway's limit of ${this.bounds.maxReadBytes} (relay.max_read_bytes)`);
+    }
+    return result;
+  }
+
+  /** resources/read through the owning upstream; contents as sent, URIs re-prefixed when the host used a prefixed one. */
+  async read(persona: string | undefined, uri: string): Promise<ReadResourceResult> {
+    const target = this.resolveUri(persona, uri);
+    if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    const result = await fromUpstream(`reading ${uri}`, this.client(target.server).readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
+    this.bounded(result, `resource ${uri}`);
+    if (target.exposed === target.uri) return result;
+    return { ...result, contents: result.contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
+  }
+
+  /** prompts/get with the host's arguments, under the upstream's own prompt name. */
+  async getPrompt(persona: string | undefined, name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
+    const e = this.view().prompts.get(name);
+    if (!e || !this.allows(persona, 'prompts', e)) throw new RelayError(ErrorCode.InvalidParams, `unknown prompt ${name}; prompts/list shows the prompts you may use`);
+    const result = await fromUpstream(`prompt ${name}`, this.client(e.server).getPrompt({ name: e.upstream, ...(args && { arguments: args }) }, { timeout: this.bounds.callMs }));
+    return this.bounded(result, `prompt ${name}`);
+  }
+
+  /** completion/complete, routed by its ref: a prompt name, or a resource template (or resource) URI. */
+  async complete(persona: string | undefined, params: CompleteRequest['params']): Promise<CompleteResult> {
+    const v = this.view();
+    const { ref } = params;
+    let server: string | undefined;
+    let upstreamRef: CompleteRequest['params']['ref'] | undefined;
+    if (ref.type === 'ref/prompt') {
+      const e = v.prompts.get(ref.name);
+      if (e && this.allows(persona, 'prompts', e)) [server, upstreamRef] = [e.server, { ...ref, name: e.upstream }];
+    } else {
+      const e = v.templates.get(ref.uri) ?? v.resources.get(ref.uri);
+      if (e && this.allows(persona, 'resources', e)) [server, upstreamRef] = [e.server, { ...ref, uri: e.upstream }];
+    }
+    if (!server || !upstreamRef) {
+      const what = ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource template ${ref.uri}`;
+      throw new RelayError(ErrorCode.InvalidParams, `unknown ${what}; nothing to complete`);
+    }
+    const caps = this.pool.relayed().find((u) => u.name === server)?.caps;
+    // The owner offers no completions: no suggestions, which is what the spec lets a server answer.
+    if (!caps?.completions) return { completion: { values: [], hasMore: false } };
+    return fromUpstream('completion', this.client(server).complete({ ...params, ref: upstreamRef }, { timeout: this.bounds.callMs }));
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * resources/subscribe across sessions: one upstream subscription per (upstream, URI),
+ * counted over the sessions that hold it. The first session's subscribe goes upstream,
+ * the last one's unsubscribe (or its session's end) too. An upstream's
+ * `notifications/resources/updated` goes to exactly the sessions subscribed to that URI,
+ * under the URI each of them used; after a reconnect the upstream is subscribed again.
+ */
+import type { UpstreamPool } from '../upstream/pool.js';
+import { log } from '../log.js';
+
+/** Sends `notifications/resources/updated` for `uri` to one session. */
+export type Notify = (uri: string) => void;
+
+interface Subscription {
+  server: string;
+  uri: string;
+  /** session id → the URI that session subscribed with, and how to reach it. */
+  sessions: Map<string, { exposed: string; notify: Notify }>;
+}
+
+/** Subscriptions one session may hold at once; a host asking for more gets an error, not unbounded state. */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
+
+const keyOf = (server: string, uri: string) => `${server}\u0000${uri}`;
+
+export class Subscriptions {
+  private readonly subs = new Map<string, Subscription>();
+
+  constructor(private readonly pool: UpstreamPool) {
+    pool.on('resource-updated', (server: string, uri: string) => this.updated(server, uri));
+    pool.on('reconnected', (server: string) => void this.resubscribe(server));
+  }
+
+  /** Number of sessions holding (server, uri); 0 when nobody does. */
+  holders(server: string, uri: string): number {
+    return this.subs.get(keyOf(server, uri))?.sessions.size ?? 0;
+  }
+
+  /**
+   * Adds the session; subscribes upstream when it is the first.
+   * @throws the upstream's error when its subscribe fails (the session is not added).
+   */
+  async subscribe(sessionId: string, target: { server: string; uri: string; exposed: string }, notify: Notify): Promise<void> {
+    const key = keyOf(target.server, target.uri);
+    if (this.subs.get(key)?.sessions.has(sessionId)) return;
+    if (this.held(sessionId).length >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+      throw new Error(`this session already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions; unsubscribe from some first`);
+    }
+    let sub = this.subs.get(key);
+    if (!sub) {
+      sub = { server: target.server, uri: target.uri, sessions: new Map() };
+      this.subs.set(key, sub);
+    }
+    const first = sub.sessions.size === 0;
+    sub.sessions.set(sessionId, { exposed: target.exposed, notify });
+    if (!first) return;
+    try {
+      const client = this.pool.client(target.server);
+      if (!client) throw new Error(`upstream "${target.server}" is unavailable; try again later`);
+      await client.subscribeResource({ uri: target.uri });
+    } catch (err) {
+      sub.sessions.delete(sessionId);
+      if (sub.sessions.size === 0) this.subs.delete(key);
+      throw err;
+    }
+  }
+
+  /** Removes the session; unsubscribes upstream when no session holds the URI any more. */
+  async unsubscribe(sessionId: string, server: string, uri: string): Promise<void> {
+    const key = keyOf(server, uri);
+    const sub = this.subs.get(key);
+    if (!sub?.sessions.delete(sessionId) || sub.sessions.size > 0) return;
+    this.subs.delete(key);
+    try {
+      await this.pool.client(server)?.unsubscribeResource({ uri });
+    } catch (err) {
+      log.warn({ upstream: server, uri, err: (err as Error).message }, 'upstream unsubscribe failed');
+    }
+  }
+
+  /** A session ended: drop all its subscriptions. */
+  async dropSession(sessionId: string): Promise<void> {
+    await Promise.all(this.held(sessionId).map((s) => this.unsubscribe(sessionId, s.server, s.uri)));
+  }
+
+  private held(sessionId: string): Subscription[] {
+    return [...this.subs.values()].filter((s) => s.sessions.has(sessionId));
+  }
+
+  private updated(server: string, uri: string): void {
+    const sub = this.subs.get(keyOf(server, uri));
+    for (const { exposed, notify } of sub?.sessions.values() ?? []) notify(exposed);
+  }
+
+  private async resubscribe(server: string): Promise<void> {
+    const client = this.pool.client(server);
+    for (const sub of this.subs.values()) {
+      if (sub.server !== server) continue;
+      await client?.subscribeResource({ uri: sub.uri }).catch((err: Error) => log.warn({ upstream: server, uri: sub.uri, err: err.message }, 'could not subscribe again after reconnect'));
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Subscriptions counted across sessions, against a real SDK server over an in-process
+ * transport pair (the pool is reduced to what Subscriptions reads: client() and events).
+ */
+import { EventEmitter } from 'node:events';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { Subscriptions } from '../../src/relay/subscriptions.js';
+import type { UpstreamPool } from '../../src/upstream/pool.js';
+
+async function upstream() {
+  const calls: string[] = [];
+  const server = new Server({ name: 'up', version: '1' }, { capabilities: { resources: { subscribe: true } } });
+  server.setRequestHandler(SubscribeRequestSchema, (req) => (calls.push(`subscribe ${req.params.uri}`), {}));
+  server.setRequestHandler(UnsubscribeRequestSchema, (req) => (calls.push(`unsubscribe ${req.params.uri}`), {}));
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 'gateway', version: '1' });
+  await client.connect(b);
+  const pool = Object.assign(new EventEmitter(), { client: (s: string) => (s === 'up' ? client : undefined) });
+  return { calls, pool, subs: new Subscriptions(pool as unknown as UpstreamPool) };
+}
+
+const target = { server: 'up', uri: 'db://rows', exposed: 'db://rows' };
+
+describe('Subscriptions', () => {
+  it('subscribes upstream once for many sessions and unsubscribes when the last session ends', async () => {
+    const { calls, subs } = await upstream();
+    const got: Record<string, string[]> = { s1: [], s2: [] };
+    await subs.subscribe('s1', target, (u) => got.s1!.push(u));
+    await subs.subscribe('s2', { ...target, exposed: 'tool-curator://up/db://rows' }, (u) => got.s2!.push(u));
+    await subs.subscribe('s1', target, (u) => got.s1!.push(u));
+    expect(calls).toEqual(['subscribe db://rows']);
+    expect(subs.holders('up', 'db://rows')).toBe(2);
+    await subs.dropSession('s1');
+    expect(calls).toEqual(['subscribe db://rows']);
+    await subs.dropSession('s2');
+    expect(calls).toEqual(['subscribe db://rows', 'unsubscribe db://rows']);
+    expect(subs.holders('up', 'db://rows')).toBe(0);
+  });
+
+  it('an update goes to each subscribed session under the URI it used, and to no other', async () => {
+    const { pool, subs } = await upstream();
+    const got: Record<string, string[]> = { s1: [], s2: [], s3: [] };
+    await subs.subscribe('s1', target, (u) => got.s1!.push(u));
+    await subs.subscribe('s2', { ...target, exposed: 'tool-curator://up/db://rows' }, (u) => got.s2!.push(u));
+    await subs.subscribe('s3', { ...target, uri: 'db://other', exposed: 'db://other' }, (u) => got.s3!.push(u));
+    pool.emit('resource-updated', 'up', 'db://rows');
+    expect(got).toEqual({ s1: ['db://rows'], s2: ['tool-curator://up/db://rows'], s3: [] });
+  });
+
+  it('a reconnected upstream is subscribed again to what sessions still hold', async () => {
+    const { calls, pool, subs } = await upstream();
+    await subs.subscribe('s1', target, () => undefined);
+    pool.emit('reconnected', 'up');
+    await expect.poll(() => calls).toEqual(['subscribe db://rows', 'subscribe db://rows']);
+  });
+
+  it('an unavailable upstream fails the subscribe and leaves nothing held', async () => {
+    const { subs } = await upstream();
+    await expect(subs.subscribe('s1', { ...target, server: 'gone' }, () => undefined)).rejects.toThrow('upstream "gone" is unavailable; try again later');
+    expect(subs.holders('gone', 'db://rows')).toBe(0);
+  });
+});
