@@ -5,6 +5,7 @@
  * list changes.
  */
 import { EventEmitter } from 'node:events';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildCatalog } from '../catalog/catalog.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
@@ -18,6 +19,7 @@ import { createCallPath } from '../guards/pipeline.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { Policy } from '../policy/policy.js';
+import { Relay } from '../relay/relay.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
 import { UpstreamPool } from '../upstream/pool.js';
@@ -44,6 +46,8 @@ export class Gateway extends EventEmitter {
   readonly callPath: CallHandler;
   readonly audit: AuditLog;
   readonly approvals: ApprovalStore;
+  /** Progress, log messages, questions and cancellation between hosts and upstreams (relay/). */
+  readonly relay: Relay;
   /** Set once the embedder has loaded (or failed): read it only after `ready`. */
   curator!: ToolCurator;
   /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
@@ -68,13 +72,18 @@ export class Gateway extends EventEmitter {
     this.policy = new Policy(loaded.personas);
     this.audit = new AuditLog(db, loaded.config.audit.redact);
     this.approvals = new ApprovalStore(db);
+    this.relay = new Relay({
+      mayUse: (persona, upstream) => this.allowedFor(persona).some((t) => t.server === upstream),
+      requestMs: loaded.config.timeouts.call_max_ms,
+    });
+    pool.on('connected', (name: string, client: Client) => this.relay.attach(name, client));
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
       config: loaded.config,
       audit: this.audit,
       approvals: this.approvals,
-      forward: forwardTo(pool),
+      forward: forwardTo(pool, this.relay),
       approvalsPage: () => this.approvalsPage,
     });
     let catalogBuilt!: () => void;
@@ -98,7 +107,12 @@ export class Gateway extends EventEmitter {
   static create(loaded: LoadedConfig, opts: GatewayOptions = {}): Gateway {
     const { config, baseDir } = loaded;
     const db = openDb(resolveFrom(baseDir, config.store));
-    const pool = new UpstreamPool(config.upstreams, { baseDir, startupMs: config.timeouts.startup_ms, callMs: config.timeouts.call_ms });
+    const pool = new UpstreamPool(config.upstreams, {
+      baseDir,
+      startupMs: config.timeouts.startup_ms,
+      callMs: config.timeouts.call_ms,
+      callMaxMs: config.timeouts.call_max_ms,
+    });
     return new Gateway(loaded, db, pool, opts);
   }
 

@@ -6,10 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ListToolsRequestSchema,
   type CallToolRequest,
   type CallToolResult,
+  type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -17,6 +21,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
+import type { HostRequest, HostSession } from '../relay/relay.js';
 import type { Gateway } from './gateway.js';
 import {
   CALL_TOOL,
@@ -36,30 +41,41 @@ const INSTRUCTIONS =
   'This server is a gateway to many tools. Only a few are listed at first: call find_tools with what ' +
   'you want to do to discover the right ones, then call them directly or through call_tool.';
 
+/** What the gateway offers a host: its own tools (with list_changed) and the upstreams' log messages (relay/logging.ts). */
+function hostCapabilities(): ServerCapabilities {
+  return { tools: { listChanged: true }, logging: {} };
+}
+
 export class Session {
   readonly server: Server;
   readonly identity: SessionIdentity;
   /** Discovered tool names, least recently used first (Map keeps insertion order). */
   private readonly visible = new Map<string, true>();
   private readonly onCatalog = () => void this.notifyListChanged();
+  /** This session as the relay knows it (progress, logs, questions from upstreams). */
+  private readonly relayed: HostSession;
 
   constructor(
     private readonly gateway: Gateway,
     identity: Omit<SessionIdentity, 'sessionId'> & { sessionId?: string },
   ) {
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    this.server = new Server(SERVER_INFO, { capabilities: hostCapabilities(), instructions: INSTRUCTIONS });
+    this.relayed = gateway.relay.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     // The SDK's Server validates tools/call params itself and answers -32602 (invalid
     // params), but only after the Protocol layer has parsed the request with the schema
     // given here, which throws a ZodError that goes out as -32603 (internal error). A
     // schema that accepts any params leaves the validation to the Server's wrapper.
-    this.server.setRequestHandler(ANY_TOOLS_CALL, (req) => {
+    this.server.setRequestHandler(ANY_TOOLS_CALL, (req, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
       const { name, arguments: args } = (req as unknown as CallToolRequest).params;
-      return this.callTool(name, args ?? {});
+      return this.callTool(name, args ?? {}, gateway.relay.hostRequest(this.relayed, extra));
     });
     gateway.on('catalog', this.onCatalog);
-    this.server.onclose = () => gateway.off('catalog', this.onCatalog);
+    this.server.onclose = () => {
+      gateway.off('catalog', this.onCatalog);
+      gateway.relay.leave(this.relayed);
+    };
     // What the SDK drops without an answer (a line that is not JSON, a message that is not
     // JSON-RPC, such as params: null) is at least logged, so a host author can see why.
     this.server.onerror = (err) => log.warn({ session: this.identity.sessionId, err: err.message }, 'MCP message from the host rejected');
@@ -68,8 +84,11 @@ export class Session {
   private definition(t: ToolRecord): Tool {
     const def: Tool = { name: t.name, description: t.description, inputSchema: visibleSchema(t, this.gateway.policy.persona(this.identity.persona)) };
     if (t.title) def.title = t.title;
+    if (t.icons) def.icons = t.icons;
     if (t.annotations) def.annotations = t.annotations;
     if (t.outputSchema) def.outputSchema = t.outputSchema;
+    if (t.execution) def.execution = t.execution;
+    if (t._meta) def._meta = t._meta;
     return def;
   }
 
@@ -138,8 +157,11 @@ export class Session {
     }
   }
 
-  /** Every tools/call lands here: meta tools are answered, everything else takes the call path. */
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  /**
+   * Every tools/call lands here: meta tools are answered, everything else takes the call path.
+   * @param host the host's request, for the relay (progress, cancellation, questions); absent for calls made outside MCP.
+   */
+  async callTool(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
     try {
       if (name === FIND_TOOLS) return await this.findTools(args);
       if (name === CALL_TOOL) {
@@ -148,24 +170,28 @@ export class Session {
         // The meta tools are the gateway's own: answered here, never looked up upstream.
         if (parsed.name === FIND_TOOLS) return await this.findTools(parsed.arguments);
         if (parsed.name === CALL_TOOL) return errorResult(`${CALL_TOOL} takes the name of the tool to run, not its own name`);
-        return await this.forward(parsed.name, parsed.arguments);
+        return await this.forward(parsed.name, parsed.arguments, host);
       }
-      return await this.forward(name, args);
+      return await this.forward(name, args, host);
     } catch (err) {
       log.error({ tool: name, err: (err as Error).stack }, 'tools/call failed inside the gateway');
       return errorResult(`the gateway could not complete ${name}: ${(err as Error).message}`);
     }
   }
 
-  private async forward(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  private async forward(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
     await this.gateway.catalogReady;
-    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: [] };
+    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: [], ...(host && { host }) };
     if (this.server.getClientCapabilities()?.elicitation) {
       ctx.elicit = async (message) => {
-        const answer = await this.server.elicitInput({
-          message,
-          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Run this tool call?' } }, required: ['confirm'] },
-        });
+        const answer = await this.server.elicitInput(
+          {
+            message,
+            requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Run this tool call?' } }, required: ['confirm'] },
+          },
+          // Asked as part of the host's call (over HTTP, on its stream), and withdrawn if the host cancels it.
+          host && { relatedRequestId: host.requestId, signal: host.signal },
+        );
         if (answer.action === 'accept' && answer.content?.confirm !== true) return 'decline';
         return answer.action;
       };
@@ -175,6 +201,7 @@ export class Session {
 
   async close(): Promise<void> {
     this.gateway.off('catalog', this.onCatalog);
+    this.gateway.relay.leave(this.relayed);
     await this.server.close();
   }
 }

@@ -15,6 +15,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { Policy } from '../policy/policy.js';
+import { cancelled, cancelledResult } from '../relay/cancel.js';
 import type { Approval, ApprovalStore } from '../store/approvals.js';
 import { redact } from './redact.js';
 import { errorResult, type CallContext, type Guard } from './types.js';
@@ -95,6 +96,9 @@ export function confirmationGuard({ policy, approvals, config, approvalsPage }: 
       } catch (err) {
         log.warn({ err, tool: tool.name }, 'elicitation failed; falling back to a pending approval');
       }
+      // The host cancelled the call while its user was being asked: whatever the answer,
+      // it neither runs nor leaves an approval behind that a later identical call would use.
+      if (cancelled(ctx)) return cancelledResult(ctx);
       if (answer === 'accept') {
         ctx.decisions.push('approved');
         ctx.notes.push('approved through elicitation');

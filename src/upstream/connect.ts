@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { resolveFrom } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
+import { UPSTREAM_CAPABILITIES } from '../relay/relay.js';
 
 export const CLIENT_INFO = { name: 'tool-curator', version: '0.1.0' };
 
@@ -20,8 +21,9 @@ export interface Connection {
   pid?: number;
 }
 
+/** Declares what the relay can pass on to a host (relay/relay.ts). */
 function newClient(): Client {
-  return new Client(CLIENT_INFO, { capabilities: {} });
+  return new Client(CLIENT_INFO, { capabilities: UPSTREAM_CAPABILITIES });
 }
 
 /** Rejects after `ms` unless `p` settles first. */

@@ -9,6 +9,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
+import type { RelayedCallOptions } from '../relay/relay.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 
 export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'closed';
@@ -37,8 +38,10 @@ export interface PoolOptions {
   baseDir: string;
   /** Time to connect and list tools, per upstream. */
   startupMs: number;
-  /** Time a forwarded tools/call gets. */
+  /** Time a forwarded tools/call gets; each progress notification from the upstream starts it again. */
   callMs: number;
+  /** Longest total time of a forwarded tools/call, however much progress it reports. Default: `callMs`. */
+  callMaxMs?: number;
   /** First reconnect delay; doubles per failure up to 30 s. Default 1000 ms. */
   reconnectBaseMs?: number;
 }
@@ -62,7 +65,8 @@ export async function listAllTools(conn: Connection, timeoutMs: number): Promise
 
 /**
  * Emits `change` after the first start when an upstream's tool list changes (its
- * list_changed, or a reconnect that brings a different list).
+ * list_changed, or a reconnect that brings a different list), and `connected`
+ * (name, client) for every new connection, before its first tools/call, for the relay.
  */
 export class UpstreamPool extends EventEmitter {
   private readonly upstreams = new Map<string, Upstream>();
@@ -100,6 +104,7 @@ export class UpstreamPool extends EventEmitter {
       Object.assign(u, { conn, tools, state: 'ready', error: undefined, retries: 0 });
       conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh(u));
       conn.client.onclose = () => this.lost(u, conn!);
+      this.emit('connected', u.name, conn.client);
       return true;
     } catch (err) {
       await conn?.client.close().catch(() => undefined);
@@ -171,14 +176,18 @@ export class UpstreamPool extends EventEmitter {
   /**
    * Forwards a tools/call. Upstream errors (thrown, timed out, unavailable) come back as
    * MCP error results, never as exceptions.
+   * @param relayed the host's cancellation signal, progress relay and `_meta` (relay/relay.ts).
    */
-  async call(server: string, tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed: RelayedCallOptions = {}): Promise<CallToolResult> {
     const u = this.upstreams.get(server);
     if (!u?.conn || u.state !== 'ready') {
       return { isError: true, content: [{ type: 'text', text: `upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later` }] };
     }
     try {
-      return (await u.conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.opts.callMs })) as CallToolResult;
+      const { signal, onprogress, meta } = relayed;
+      const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
+      const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
+      return (await u.conn.client.callTool(params, undefined, options)) as CallToolResult;
     } catch (err) {
       return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${(err as Error).message}` }] };
     }
