@@ -29,6 +29,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { relayElicitation, UrlElicitations } from './elicitation.js';
 import { deliverLog, mostVerbose, relayLogging, setUpstreamLevel, type LogTargets } from './logging.js';
+import { keepArrivalOrder } from './order.js';
 import { relayProgress } from './progress.js';
 import { InFlight } from './registry.js';
 import { relayRoots, rootsChanged } from './roots.js';
@@ -81,6 +82,7 @@ export class Relay {
   /** Installs the relay's handlers on a newly connected upstream client (also after a reconnect). */
   attach(upstream: string, client: Client): void {
     this.upstreams.set(upstream, client);
+    keepArrivalOrder(client);
     relaySampling(upstream, client, this.inFlight, this.opts.requestMs);
     relayElicitation(upstream, client, this.inFlight, this.urls, this.opts.requestMs);
     relayRoots(upstream, client, this.inFlight, this.opts.requestMs);

@@ -75,6 +75,13 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
     expect(json(await host().client.callTool({ name: 'roots', arguments: {} }))).toEqual({ roots: ROOTS });
   });
 
+  it("passes the host's roots/list_changed on to the upstream", async () => {
+    const count = async () => (await observations(host())).filter((o) => o === 'roots list changed').length;
+    const before = await count();
+    await host().client.sendRootsListChanged();
+    await expect.poll(count, { timeout: 5000 }).toBe(before + 1);
+  });
+
   it("relays log messages at or above the host's level, and passes the level upstream", async () => {
     await host().client.setLoggingLevel('warning');
     expect(await observations(host())).toContain('setLevel warning');
