@@ -97,7 +97,7 @@ export function confirmationGuard({ policy, approvals, config, approvalsPage }: 
         log.warn({ err, tool: tool.name }, 'elicitation failed; falling back to a pending approval');
       }
       // The host cancelled the call while its user was being asked: whatever the answer,
-      // it neither runs nor leaves an approval behind that a later identical call would use.
+      // it does not run.
       if (cancelled(ctx)) return cancelledResult(ctx);
       if (answer === 'accept') {
         ctx.decisions.push('approved');
@@ -111,6 +111,8 @@ export function confirmationGuard({ policy, approvals, config, approvalsPage }: 
       }
     }
 
+    // A cancelled call neither consumes an approval nor leaves a pending one behind.
+    if (cancelled(ctx)) return cancelledResult(ctx);
     const key = approvalKey(ctx, tool);
     const live = approvals.live(key);
     if (live?.status === 'approved' && approvals.consume(live.id)) {

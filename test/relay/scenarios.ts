@@ -5,7 +5,7 @@
  */
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { expect, it } from 'vitest';
-import { RICH_RESULT, RICH_TOOL } from './fixtures/rich.js';
+import { FORM_SCHEMA, RICH_RESULT, RICH_TOOL } from './fixtures/shapes.js';
 import { CALL_MS, json, observations, ROOTS, text, type Host } from './harness.js';
 
 export function relayScenarios(host: () => Host, bare: () => Host): void {
@@ -53,11 +53,7 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
       {
         mode: 'form',
         message: 'What is your name?',
-        requestedSchema: {
-          type: 'object',
-          properties: { name: { type: 'string', title: 'Name' }, color: { type: 'string', enum: ['red', 'green'], default: 'green' } },
-          required: ['name'],
-        },
+        requestedSchema: FORM_SCHEMA,
       },
     ]);
     expect(r).toEqual({ action: 'accept', content: { name: 'Ada', color: 'green' } });
