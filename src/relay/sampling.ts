@@ -11,7 +11,8 @@ import type { InFlight } from './registry.js';
 export function relaySampling(upstream: string, client: Client, inFlight: InFlight, timeoutMs: number): void {
   client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
     const withTools = req.params.tools !== undefined || req.params.toolChoice !== undefined;
-    const host = inFlight.askee(upstream, 'sampling/createMessage', (caps) => caps.sampling !== undefined && (!withTools || caps.sampling.tools !== undefined));
+    const what = withTools ? 'sampling/createMessage with tools' : 'sampling/createMessage';
+    const host = inFlight.askee(upstream, what, (caps) => caps.sampling !== undefined && (!withTools || caps.sampling.tools !== undefined));
     return host.session.server.createMessage(req.params as CreateMessageRequestParamsWithTools, askOptions(host, extra.signal, timeoutMs));
   });
 }

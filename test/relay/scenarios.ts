@@ -88,6 +88,13 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
     expect(host().received.logs.slice(before)).toEqual([{ level: 'error', logger: 'fixture', data: 'loud' }]);
   });
 
+  it('answers the upstream at once with an MCP error when the host lacks sampling with tools', async () => {
+    const before = host().received.sampling.length;
+    const r = await host().client.callTool({ name: 'sample', arguments: { prompt: 'Look it up', with_tools: true } });
+    expect(json(r)).toEqual({ code: -32601, message: 'MCP error -32601: sampling/createMessage with tools is not supported by the host connected to the gateway' });
+    expect(host().received.sampling.length).toBe(before);
+  });
+
   it('answers the upstream at once with an MCP error when the host lacks sampling, elicitation or roots', async () => {
     for (const [tool, what, args] of [
       ['sample', 'sampling/createMessage', { prompt: 'Say hi' }],
