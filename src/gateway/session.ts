@@ -6,14 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ListToolsRequestSchema,
   type CallToolRequest,
   type CallToolResult,
   type ServerCapabilities,
-  type ServerNotification,
-  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -67,7 +64,7 @@ export class Session {
     // params), but only after the Protocol layer has parsed the request with the schema
     // given here, which throws a ZodError that goes out as -32603 (internal error). A
     // schema that accepts any params leaves the validation to the Server's wrapper.
-    this.server.setRequestHandler(ANY_TOOLS_CALL, (req, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+    this.server.setRequestHandler(ANY_TOOLS_CALL, (req, extra) => {
       const { name, arguments: args } = (req as unknown as CallToolRequest).params;
       return this.callTool(name, args ?? {}, gateway.relay.hostRequest(this.relayed, extra));
     });

@@ -23,6 +23,7 @@ import {
   SetLevelRequestSchema,
   type ClientCapabilities,
   type LoggingLevel,
+  type LoggingMessageNotification,
   type Progress,
   type ServerNotification,
   type ServerRequest,
@@ -149,7 +150,7 @@ export class Relay {
   }
 
   /** Sends an upstream's log message to its targets (logging.ts); exposed for tests of the routing. */
-  log(upstream: string, params: Parameters<typeof deliverLog>[1]): Promise<void> {
+  log(upstream: string, params: LoggingMessageNotification['params']): Promise<void> {
     return deliverLog(upstream, params, this.logTargets(upstream));
   }
 
