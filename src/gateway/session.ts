@@ -18,7 +18,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
-import type { HostRequest, HostSession } from '../relay/relay.js';
+import { RelayError, type HostRequest, type HostSession } from '../relay/relay.js';
 import type { Gateway } from './gateway.js';
 import {
   CALL_TOOL,
@@ -171,6 +171,8 @@ export class Session {
       }
       return await this.forward(name, args, host);
     } catch (err) {
+      // An upstream's protocol error meant for the host (URL elicitation required) goes out as that error.
+      if (err instanceof RelayError) throw err;
       log.error({ tool: name, err: (err as Error).stack }, 'tools/call failed inside the gateway');
       return errorResult(`the gateway could not complete ${name}: ${(err as Error).message}`);
     }

@@ -6,22 +6,7 @@
  * when there is none or there are several (a question must never reach the wrong person).
  */
 import { ErrorCode, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import type { HostRequest } from './types.js';
-
-/**
- * The gateway's refusal of an upstream's request, sent back as a JSON-RPC error with this
- * code and message. Not an McpError: that would put "MCP error -32601:" into the message
- * on the wire, and the upstream's SDK adds its own prefix again.
- */
-export class RelayRefusal extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RelayRefusal';
-  }
-}
+import { RelayError, type HostRequest } from './types.js';
 
 interface InFlightCall {
   upstream: string;
@@ -57,24 +42,24 @@ export class InFlight {
    * one session waiting on `upstream`.
    * @param what the request, for messages ("sampling/createMessage").
    * @param supports whether the host's declared capabilities cover this request.
-   * @throws RelayRefusal, at once: InvalidRequest when no session or several sessions are
+   * @throws RelayError, at once: InvalidRequest when no session or several sessions are
    *   waiting on `upstream`; MethodNotFound when the host did not declare the capability.
    */
   askee(upstream: string, what: string, supports: (caps: ClientCapabilities) => boolean): HostRequest {
     const waiting = this.to(upstream);
     if (waiting.length === 0) {
-      throw new RelayRefusal(ErrorCode.InvalidRequest, `${what} refused by the gateway: no host session has a tools/call in flight to upstream "${upstream}"`);
+      throw new RelayError(ErrorCode.InvalidRequest, `${what} refused by the gateway: no host session has a tools/call in flight to upstream "${upstream}"`);
     }
     const sessions = new Set(waiting.map((r) => r.session.id));
     if (sessions.size > 1) {
-      throw new RelayRefusal(
+      throw new RelayError(
         ErrorCode.InvalidRequest,
         `${what} refused by the gateway: ${sessions.size} host sessions have tools/calls in flight to upstream "${upstream}", so it cannot tell whom to ask`,
       );
     }
     const request = waiting[0]!;
     if (!supports(request.session.server.getClientCapabilities() ?? {})) {
-      throw new RelayRefusal(ErrorCode.MethodNotFound, `${what} is not supported by the host connected to the gateway`);
+      throw new RelayError(ErrorCode.MethodNotFound, `${what} is not supported by the host connected to the gateway`);
     }
     return request;
   }

@@ -28,7 +28,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { relayElicitation, UrlElicitations } from './elicitation.js';
+import { relayElicitation, urlElicitationRequired, UrlElicitations } from './elicitation.js';
 import { deliverLog, mostVerbose, relayLogging, setUpstreamLevel, type LogTargets } from './logging.js';
 import { keepArrivalOrder } from './order.js';
 import { relayProgress } from './progress.js';
@@ -37,7 +37,7 @@ import { relayRoots, rootsChanged } from './roots.js';
 import { relaySampling } from './sampling.js';
 import type { HostRequest, HostSession } from './types.js';
 
-export type { HostRequest, HostSession } from './types.js';
+export { RelayError, type HostRequest, type HostSession } from './types.js';
 
 /**
  * What the gateway's client declares to every upstream: what it can relay to a host.
@@ -131,12 +131,15 @@ export class Relay {
    * Runs `call` (the upstream tools/call) as in flight for `host` to `upstream`, so that
    * what the upstream sends meanwhile reaches `host`. Without a host request (a call not
    * made by a host session) it runs with no relay.
+   * @throws RelayError for an upstream's -32042 (URL elicitation required), to be passed to the host as is.
    */
   async during<T>(host: HostRequest | undefined, upstream: string, call: (opts: RelayedCallOptions) => Promise<T>): Promise<T> {
     if (!host) return call({});
     const end = this.inFlight.begin(upstream, host);
     try {
       return await call({ signal: host.signal, onprogress: relayProgress(host), meta: host.meta });
+    } catch (err) {
+      throw urlElicitationRequired(err, upstream, host.session, this.urls) ?? err;
     } finally {
       end();
     }

@@ -30,3 +30,19 @@ export interface HostRequest {
   /** Sends a notification related to the call (progress, log messages). */
   sendNotification(notification: ServerNotification): Promise<void>;
 }
+
+/**
+ * A JSON-RPC error the relay sends as is: the gateway's refusal of an upstream's request,
+ * or an upstream's error passed to the host. Not an McpError: that would put "MCP error
+ * N:" into the message on the wire, and the receiving SDK adds its own prefix again.
+ */
+export class RelayError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'RelayError';
+  }
+}

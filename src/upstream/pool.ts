@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { RelayedCallOptions } from '../relay/relay.js';
@@ -175,7 +175,8 @@ export class UpstreamPool extends EventEmitter {
 
   /**
    * Forwards a tools/call. Upstream errors (thrown, timed out, unavailable) come back as
-   * MCP error results, never as exceptions.
+   * MCP error results, never as exceptions, except -32042 (URL elicitation required),
+   * which asks the host to act and is thrown for the relay to pass on.
    * @param relayed the host's cancellation signal, progress relay and `_meta` (relay/relay.ts).
    */
   async call(server: string, tool: string, args: Record<string, unknown>, relayed: RelayedCallOptions = {}): Promise<CallToolResult> {
@@ -189,6 +190,7 @@ export class UpstreamPool extends EventEmitter {
       const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
       return (await u.conn.client.callTool(params, undefined, options)) as CallToolResult;
     } catch (err) {
+      if (err instanceof UrlElicitationRequiredError) throw err;
       return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${(err as Error).message}` }] };
     }
   }

@@ -11,9 +11,9 @@ import { cancellationGuard } from '../../src/relay/cancel.js';
 import { MAX_OPEN_URL_ELICITATIONS, UrlElicitations } from '../../src/relay/elicitation.js';
 import { deliverLog, mostVerbose, passes } from '../../src/relay/logging.js';
 import { relayProgress } from '../../src/relay/progress.js';
-import { InFlight, RelayRefusal } from '../../src/relay/registry.js';
+import { InFlight } from '../../src/relay/registry.js';
 import { Relay } from '../../src/relay/relay.js';
-import type { HostRequest, HostSession } from '../../src/relay/types.js';
+import type { HostRequest, HostSession, RelayError } from '../../src/relay/types.js';
 
 /** A session whose server records the notifications sent outside calls. */
 function session(id: string, caps: ClientCapabilities = {}, persona?: string): HostSession & { sent: ServerNotification[] } {
@@ -32,7 +32,7 @@ const refusal = (fn: () => unknown) => {
   try {
     fn();
   } catch (err) {
-    return { name: (err as Error).name, code: (err as RelayRefusal).code, message: (err as Error).message };
+    return { name: (err as Error).name, code: (err as RelayError).code, message: (err as Error).message };
   }
   throw new Error('expected a refusal');
 };
@@ -44,7 +44,7 @@ describe('InFlight.askee', () => {
     const inFlight = new InFlight();
     inFlight.begin('other', request(session('s1', { sampling: {} }), 1));
     expect(refusal(() => inFlight.askee('files', 'sampling/createMessage', sampling))).toEqual({
-      name: 'RelayRefusal',
+      name: 'RelayError',
       code: -32600,
       message: 'sampling/createMessage refused by the gateway: no host session has a tools/call in flight to upstream "files"',
     });

@@ -67,6 +67,19 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
     await expect.poll(() => host().received.completed, { timeout: 5000 }).toContain(r.elicitationId);
   });
 
+  it('passes an upstream\'s -32042 (URL elicitation required) to the host as that error, then its completion', async () => {
+    const failure = await host().client.callTool({ name: 'needs_authorization', arguments: {} }).catch((err: unknown) => err);
+    expect(failure).toMatchObject({
+      code: -32042,
+      // The upstream's SDK puts one "MCP error -32042:" into the wire message, the host's SDK
+      // another: exactly what a host connected to the upstream directly would see.
+      message: 'MCP error -32042: MCP error -32042: Authorize first',
+      data: { elicitations: [{ mode: 'url', message: 'Authorize the fixture', url: 'https://example.com/authorize', elicitationId: expect.stringMatching(/^auth-/) }] },
+    });
+    const id = (failure as { data: { elicitations: { elicitationId: string }[] } }).data.elicitations[0]!.elicitationId;
+    await expect.poll(() => host().received.completed, { timeout: 5000 }).toContain(id);
+  });
+
   it("answers the upstream's roots/list with the host's roots", async () => {
     expect(json(await host().client.callTool({ name: 'roots', arguments: {} }))).toEqual({ roots: ROOTS });
   });
