@@ -39,6 +39,9 @@ export function buildCatalog(byServer: Map<string, Tool[]>, extraActions: Iterab
         inputSchema: t.inputSchema,
         outputSchema: t.outputSchema,
         annotations: t.annotations,
+        ...(t.icons && { icons: t.icons }),
+        ...(t.execution && { execution: t.execution }),
+        ...(t._meta && { _meta: t._meta }),
         isAction: isActionTool(t, actions) || actions.has(name),
       });
     }

@@ -22,6 +22,12 @@ export interface ToolRecord {
   inputSchema: Tool['inputSchema'];
   outputSchema?: Tool['outputSchema'];
   annotations?: ToolAnnotations;
+  /** As the upstream sent them, shown to the host unchanged. */
+  icons?: Tool['icons'];
+  /** Task support (`execution.taskSupport`) as the upstream sent it, shown to the host unchanged. */
+  execution?: Tool['execution'];
+  /** The upstream's `_meta` of the tool, shown to the host unchanged. */
+  _meta?: Tool['_meta'];
   /**
    * True when the tool changes state: `readOnlyHint: false` or `destructiveHint: true`
    * in its annotations, or listed under `confirmation.actions` in the config.

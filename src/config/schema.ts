@@ -261,11 +261,16 @@ export const gatewayConfigSchema = z
       .object({
         /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */
         startup_ms: z.number().int().positive().default(20_000),
-        /** Time a forwarded tools/call gets. Default 60 s. */
+        /** Time a forwarded tools/call gets; progress from the upstream starts it again. Default 60 s. */
         call_ms: z.number().int().positive().default(60_000),
+        /**
+         * Longest total time of a forwarded tools/call that keeps reporting progress, and
+         * longest wait for a host's answer to an upstream's question. Default 10 minutes.
+         */
+        call_max_ms: z.number().int().positive().default(600_000),
       })
       .strict()
-      .default({ startup_ms: 20_000, call_ms: 60_000 }),
+      .default({ startup_ms: 20_000, call_ms: 60_000, call_max_ms: 600_000 }),
   })
   .strict();
 

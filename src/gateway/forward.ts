@@ -4,14 +4,16 @@
  * validated the arguments and obtained any approval.
  */
 import { errorResult, type CallHandler } from '../guards/types.js';
+import type { CallRelay } from '../relay/calls.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 
-export function forwardTo(pool: UpstreamPool): CallHandler {
+/** `relay` passes progress, log messages, questions and cancellation between the call's host and upstream. */
+export function forwardTo(pool: UpstreamPool, relay: CallRelay): CallHandler {
   return async (ctx) => {
     const tool = ctx.tool;
     if (!tool) return errorResult(`unknown tool ${ctx.requestedName}; use find_tools to search the catalog`);
     const started = performance.now();
-    const result = await pool.call(tool.server, tool.upstreamName, ctx.args);
+    const result = await relay.during(ctx.host, tool.server, (relayed) => pool.call(tool.server, tool.upstreamName, ctx.args, relayed));
     ctx.upstreamMs = Math.round(performance.now() - started);
     return result;
   };

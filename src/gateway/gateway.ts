@@ -5,6 +5,7 @@
  * list changes.
  */
 import { EventEmitter } from 'node:events';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildCatalog } from '../catalog/catalog.js';
 import { assignNames, type NameChange } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
@@ -21,6 +22,7 @@ import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { Policy } from '../policy/policy.js';
+import { CallRelay } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
@@ -51,8 +53,10 @@ export class Gateway extends EventEmitter {
   readonly callPath: CallHandler;
   readonly audit: AuditLog;
   readonly approvals: ApprovalStore;
-  /** Resources, templates, prompts and completion of the upstreams (src/relay/). */
+  /** Resources, templates, prompts and completion of the upstreams (src/relay/relay.ts). */
   readonly relay: Relay;
+  /** Progress, log messages, questions and cancellation between hosts and upstreams during a call (src/relay/calls.ts). */
+  readonly calls: CallRelay;
   /** Set once the embedder has loaded (or failed): read it only after `ready`. */
   curator!: ToolCurator;
   /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
@@ -85,6 +89,11 @@ export class Gateway extends EventEmitter {
     this.names = new NameStore(db);
     const { relay, timeouts } = loaded.config;
     this.relay = new Relay(pool, this.policy, { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms }, Object.keys(loaded.config.upstreams));
+    this.calls = new CallRelay({
+      mayUse: (persona, upstream) => this.allowedFor(persona).some((t) => t.server === upstream),
+      requestMs: timeouts.call_max_ms,
+    });
+    pool.on('connected', (name: string, client: Client) => this.calls.attach(name, client));
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
@@ -92,7 +101,7 @@ export class Gateway extends EventEmitter {
       audit: this.audit,
       approvals: this.approvals,
       approver: approverCheck(approverKeyPath(loaded.config, loaded.baseDir), () => loaded.config.http.approvals_token),
-      forward: forwardTo(pool),
+      forward: forwardTo(pool, this.calls),
       approvalsPage: () => this.approvalsPage,
     });
     let catalogBuilt!: () => void;
@@ -121,6 +130,7 @@ export class Gateway extends EventEmitter {
       startupMs: config.timeouts.startup_ms,
       callMs: config.timeouts.call_ms,
       maxItems: config.relay.max_items,
+      callMaxMs: config.timeouts.call_max_ms,
       auth: upstreamAuth(new OAuthStore(db)),
     });
     return new Gateway(loaded, db, pool, opts);

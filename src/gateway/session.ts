@@ -12,6 +12,7 @@ import {
   ListToolsRequestSchema,
   type CallToolRequest,
   type CallToolResult,
+  type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -19,6 +20,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
+import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
 import { attachRelay } from '../relay/handlers.js';
 import type { Gateway } from './gateway.js';
 import {
@@ -36,6 +38,11 @@ export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
 /** tools/call with params unchecked here: the SDK Server checks them (see the constructor). */
 const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
+/** What the gateway offers a host: its own tools (with list_changed), the upstreams' log messages (relay/logging.ts), and the resources, prompts and completions the upstreams offer (relay/relay.ts). */
+function hostCapabilities(relayed: ServerCapabilities): ServerCapabilities {
+  return { tools: { listChanged: true }, logging: {}, ...relayed };
+}
+
 export class Session {
   readonly server: Server;
   readonly identity: SessionIdentity;
@@ -43,6 +50,8 @@ export class Session {
   private readonly visible = new Map<string, true>();
   private readonly onCatalog = () => void this.notifyListChanged();
   private readonly detachRelay: () => Promise<void>;
+  /** This session as the call relay knows it (progress, logs, questions from upstreams). */
+  private readonly relayed: HostSession;
 
   constructor(
     private readonly gateway: Gateway,
@@ -50,21 +59,23 @@ export class Session {
   ) {
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
     // Resources, prompts and completions as the upstreams offer them: create sessions after gateway.catalogReady.
-    const relayed = gateway.relay.capabilities();
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true }, ...relayed }, instructions: INSTRUCTIONS[this.mode] });
-    this.detachRelay = attachRelay(this.server, gateway.relay, this.identity, relayed);
+    const relayedCaps = gateway.relay.capabilities();
+    this.server = new Server(SERVER_INFO, { capabilities: hostCapabilities(relayedCaps), instructions: INSTRUCTIONS[this.mode] });
+    this.detachRelay = attachRelay(this.server, gateway.relay, this.identity, relayedCaps);
+    this.relayed = gateway.calls.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     // The SDK's Server validates tools/call params itself and answers -32602 (invalid
     // params), but only after the Protocol layer has parsed the request with the schema
     // given here, which throws a ZodError that goes out as -32603 (internal error). A
     // schema that accepts any params leaves the validation to the Server's wrapper.
-    this.server.setRequestHandler(ANY_TOOLS_CALL, (req) => {
+    this.server.setRequestHandler(ANY_TOOLS_CALL, (req, extra) => {
       const { name, arguments: args } = (req as unknown as CallToolRequest).params;
-      return this.callTool(name, args ?? {});
+      return this.callTool(name, args ?? {}, gateway.calls.hostRequest(this.relayed, extra));
     });
     gateway.on('catalog', this.onCatalog);
     this.server.onclose = () => {
       gateway.off('catalog', this.onCatalog);
+      gateway.calls.leave(this.relayed);
       void this.detachRelay();
     };
     // What the SDK drops without an answer (a line that is not JSON, a message that is not
@@ -75,8 +86,11 @@ export class Session {
   private definition(t: ToolRecord): Tool {
     const def: Tool = { name: t.name, description: t.description, inputSchema: visibleSchema(t, this.gateway.policy.persona(this.identity.persona)) };
     if (t.title) def.title = t.title;
+    if (t.icons) def.icons = t.icons;
     if (t.annotations) def.annotations = t.annotations;
     if (t.outputSchema) def.outputSchema = t.outputSchema;
+    if (t.execution) def.execution = t.execution;
+    if (t._meta) def._meta = t._meta;
     return def;
   }
 
@@ -150,8 +164,11 @@ export class Session {
     }
   }
 
-  /** Every tools/call lands here: meta tools are answered, everything else takes the call path. */
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  /**
+   * Every tools/call lands here: meta tools are answered, everything else takes the call path.
+   * @param host the host's request, for the relay (progress, cancellation, questions); absent for calls made outside MCP.
+   */
+  async callTool(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
     try {
       if (name === FIND_TOOLS) return await this.findTools(args);
       if (name === CALL_TOOL) {
@@ -160,24 +177,30 @@ export class Session {
         // The meta tools are the gateway's own: answered here, never looked up upstream.
         if (parsed.name === FIND_TOOLS) return await this.findTools(parsed.arguments);
         if (parsed.name === CALL_TOOL) return errorResult(`${CALL_TOOL} takes the name of the tool to run, not its own name`);
-        return await this.forward(parsed.name, parsed.arguments);
+        return await this.forward(parsed.name, parsed.arguments, host);
       }
-      return await this.forward(name, args);
+      return await this.forward(name, args, host);
     } catch (err) {
+      // An upstream's protocol error meant for the host (URL elicitation required) goes out as that error.
+      if (err instanceof RelayError) throw err;
       log.error({ tool: name, err: (err as Error).stack }, 'tools/call failed inside the gateway');
       return errorResult(`the gateway could not complete ${name}: ${(err as Error).message}`);
     }
   }
 
-  private async forward(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  private async forward(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
     await this.gateway.catalogReady;
-    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: [] };
+    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: [], ...(host && { host }) };
     if (this.server.getClientCapabilities()?.elicitation) {
       ctx.elicit = async (message) => {
-        const answer = await this.server.elicitInput({
-          message,
-          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Run this tool call?' } }, required: ['confirm'] },
-        });
+        const answer = await this.server.elicitInput(
+          {
+            message,
+            requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Run this tool call?' } }, required: ['confirm'] },
+          },
+          // Asked as part of the host's call (over HTTP, on its stream), and withdrawn if the host cancels it.
+          host && { relatedRequestId: host.requestId, signal: host.signal },
+        );
         if (answer.action === 'accept' && answer.content?.confirm !== true) return 'decline';
         return answer.action;
       };
@@ -187,6 +210,7 @@ export class Session {
 
   async close(): Promise<void> {
     this.gateway.off('catalog', this.onCatalog);
+    this.gateway.calls.leave(this.relayed);
     await this.detachRelay();
     await this.server.close();
   }

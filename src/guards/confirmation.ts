@@ -20,6 +20,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { Policy } from '../policy/policy.js';
 import type { ConfirmVia } from '../config/schema.js';
+import { cancelled, cancelledResult } from '../relay/cancel.js';
 import type { Approval, ApprovalStore } from '../store/approvals.js';
 import type { ApproverCheck } from './approver.js';
 import { boundValue } from './bound.js';
@@ -126,6 +127,9 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
       } catch (err) {
         log.warn({ err, tool: tool.name }, 'elicitation failed; falling back to a pending approval');
       }
+      // The host cancelled the call while its user was being asked: whatever the answer,
+      // it does not run.
+      if (cancelled(ctx)) return cancelledResult(ctx);
       if (answer !== undefined && answer !== 'accept') {
         ctx.decisions.push('denied');
         ctx.notes.push(`elicitation answered ${answer}`);
@@ -144,6 +148,8 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
       if (answer === 'accept') ctx.notes.push('accepted through elicitation');
     }
 
+    // A cancelled call neither consumes an approval nor leaves a pending one behind.
+    if (cancelled(ctx)) return cancelledResult(ctx);
     const key = approvalKey(ctx, tool);
     const live = approvals.live(key);
     if (live?.status === 'approved' && !approver.verifies(live)) {

@@ -8,7 +8,8 @@
  *   identity     overwrites identity fields with the session's values
  *   validate     refuses arguments that do not fit the inputSchema (before anyone approves them)
  *   confirmation asks a person (elicitation) and/or parks the call for a signed approval
- *   forward      the gateway's upstream call
+ *   cancellation drops a call the host cancelled meanwhile (relay/cancel.ts)
+ *   forward      the gateway's upstream call, relaying progress, logs, questions, cancellation
  *
  * Identity comes before confirmation so a person approves, and the approval is keyed on,
  * the arguments that will really be sent.
@@ -16,6 +17,7 @@
 import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Policy } from '../policy/policy.js';
+import { cancellationGuard } from '../relay/cancel.js';
 import type { ApprovalStore } from '../store/approvals.js';
 import type { AuditLog } from '../store/audit.js';
 import type { ApproverCheck } from './approver.js';
@@ -68,6 +70,7 @@ export function createCallPath(deps: CallPathDeps): CallHandler {
       identityGuard(deps.policy),
       validateGuard,
       confirmationGuard(deps),
+      cancellationGuard,
     ],
     deps.forward,
   );

@@ -7,6 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { ConfirmVia } from '../config/schema.js';
+import type { HostRequest } from '../relay/types.js';
 
 /** Who is calling. One per MCP session of the host. */
 export interface SessionIdentity {
@@ -45,6 +46,8 @@ export interface CallContext {
   upstreamMs?: number;
   /** Ask the host's user through MCP elicitation; undefined when the host lacks it. */
   elicit?: (message: string, tool: ToolRecord, args: Record<string, unknown>) => Promise<'accept' | 'decline' | 'cancel'>;
+  /** The host's tools/call this call serves (its cancellation signal, progress token); undefined for calls not made by a host. */
+  host?: HostRequest;
 }
 
 export type CallHandler = (ctx: CallContext) => Promise<CallToolResult>;

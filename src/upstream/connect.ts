@@ -12,6 +12,7 @@ import { resolveFrom } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import { authFailure, watchChallenges } from './auth/challenge.js';
+import { UPSTREAM_CAPABILITIES } from '../relay/calls.js';
 
 export const CLIENT_INFO = { name: 'tool-curator', version: '0.1.0' };
 
@@ -24,8 +25,9 @@ export interface Connection {
   explain?: (err: unknown) => Error;
 }
 
+/** Declares what the relay can pass on to a host (relay/relay.ts). */
 function newClient(): Client {
-  return new Client(CLIENT_INFO, { capabilities: {} });
+  return new Client(CLIENT_INFO, { capabilities: UPSTREAM_CAPABILITIES });
 }
 
 /** Rejects after `ms` unless `p` settles first. */

@@ -12,9 +12,11 @@ import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
+  UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
+import type { RelayedCallOptions } from '../relay/calls.js';
 import { EMPTY_LISTS, fetchLists, listPaged, type ListKind, type RelayLists } from '../relay/lists.js';
 import { authMethod, NeedsAuthorizationError, UpstreamAuthError, type AuthMethod, type UpstreamAuth } from './auth/index.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
@@ -66,8 +68,10 @@ export interface PoolOptions {
   baseDir: string;
   /** Time to connect and list tools, per upstream. */
   startupMs: number;
-  /** Time a forwarded tools/call gets. */
+  /** Time a forwarded tools/call gets; each progress notification from the upstream starts it again. */
   callMs: number;
+  /** Longest total time of a forwarded tools/call, however much progress it reports. Default: `callMs`. */
+  callMaxMs?: number;
   /** First reconnect delay; doubles per failure up to 30 s. Default 1000 ms. */
   reconnectBaseMs?: number;
   /** OAuth providers for remote upstreams with `auth` (upstream/auth). */
@@ -92,7 +96,8 @@ export function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number
 
 /**
  * Emits `change` after the first start when an upstream's tool list changes (its
- * list_changed, or a reconnect that brings a different list).
+ * list_changed, or a reconnect that brings a different list), and `connected`
+ * (name, client) for every new connection, before its first tools/call, for the relay.
  */
 export class UpstreamPool extends EventEmitter {
   private readonly upstreams = new Map<string, Upstream>();
@@ -141,6 +146,7 @@ export class UpstreamPool extends EventEmitter {
       conn.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.refreshLists(u, 'prompts'));
       conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void this.emit('resource-updated', u.name, n.params.uri));
       conn.client.onclose = () => this.lost(u, conn!);
+      this.emit('connected', u.name, conn.client);
       return true;
     } catch (err) {
       await conn?.client.close().catch(() => undefined);
@@ -266,16 +272,22 @@ export class UpstreamPool extends EventEmitter {
 
   /**
    * Forwards a tools/call. Upstream errors (thrown, timed out, unavailable) come back as
-   * MCP error results, never as exceptions.
+   * MCP error results, never as exceptions, except -32042 (URL elicitation required),
+   * which asks the host to act and is thrown for the relay to pass on.
+   * @param relayed the host's cancellation signal, progress relay and `_meta` (relay/relay.ts).
    */
-  async call(server: string, tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed: RelayedCallOptions = {}): Promise<CallToolResult> {
     const u = this.upstreams.get(server);
     if (!u?.conn || u.state !== 'ready') {
       return { isError: true, content: [{ type: 'text', text: `upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later` }] };
     }
     try {
-      return (await u.conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.opts.callMs })) as CallToolResult;
+      const { signal, onprogress, meta } = relayed;
+      const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
+      const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
+      return (await u.conn.client.callTool(params, undefined, options)) as CallToolResult;
     } catch (err) {
+      if (err instanceof UrlElicitationRequiredError) throw err;
       const explained = u.conn?.explain?.(err) ?? (err as Error);
       // A withdrawn grant ends the connection's use; a step-up only concerns this call.
       if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') {

@@ -264,4 +264,34 @@ describe('confirmationGuard', () => {
       expect(ran.ctx.decisions).toEqual(['approved']);
     });
   });
+
+  describe('a call the host cancelled', () => {
+    const cancelledCtx = (elicit?: CallContext['elicit']) => {
+      const abort = new AbortController();
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
+      ctx.host = { session: { id: 's1', server: undefined as never }, requestId: 1, signal: abort.signal, sendNotification: async () => undefined };
+      if (elicit) ctx.elicit = elicit;
+      return { ctx, abort };
+    };
+
+    test('cancelled while its user is asked: not run, even when the user then accepts', async () => {
+      const { ctx, abort } = cancelledCtx(async () => {
+        abort.abort();
+        return 'accept';
+      });
+      expect(text(await call(ctx))).toBe('the host cancelled make_payment; it has not run');
+      expect([ctx.decisions, upstream.calls, approvals.list({ all: true })]).toEqual([['refused'], [], []]);
+    });
+
+    test('without elicitation: neither consumes an approval nor parks a new one', async () => {
+      const id = idIn(text(await pay()));
+      approvals.decide(id, 'approved', 'cli');
+      const { ctx, abort } = cancelledCtx();
+      abort.abort();
+      expect(text(await call(ctx))).toBe('the host cancelled make_payment; it has not run');
+      expect(upstream.calls).toEqual([]);
+      expect(approvals.list({ all: true }).map((a) => a.status)).toEqual(['approved']);
+      expect(text(await pay())).toBe('ran make_payment');
+    });
+  });
 });

@@ -47,6 +47,13 @@ describe('listAllTools', () => {
 });
 
 describe('buildCatalog', () => {
+  it("keeps a tool's icons, execution and _meta as the upstream sent them, and adds no empty keys", () => {
+    const full: Tool = { ...tool('render'), icons: [{ src: 'https://example.com/r.png', mimeType: 'image/png' }], execution: { taskSupport: 'optional' }, _meta: { 'example.com/k': 1 } };
+    const [bare, withAll] = buildCatalog(new Map([['ui', [full, tool('plain')]]]));
+    expect([withAll!.icons, withAll!.execution, withAll!._meta]).toEqual([full.icons, full.execution, full._meta]);
+    expect(Object.keys(bare!).filter((k) => ['icons', 'execution', '_meta'].includes(k))).toEqual([]);
+  });
+
   it('the first holder of a shared name keeps it, a later one is exposed as <server>__<tool>; sorts by server then name', () => {
     const catalog = buildCatalog(
       new Map([

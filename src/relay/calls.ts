@@ -1,0 +1,170 @@
+/**
+ * The relay: what passes between hosts and upstreams untouched during the gateway's work,
+ * composed from one small module per kind (progress, logging, sampling, elicitation,
+ * roots, cancellation). It knows the live host sessions, the connected upstream clients
+ * and which session has which call in flight to which upstream (registry.ts).
+ *
+ * Hooks: the pool reports each connected upstream client (`attach`); each Session
+ * `join`s and `leave`s and wraps its forwarded tools/calls in `during`.
+ *
+ * ### Usage
+ * ```ts
+ * const relay = new Relay({ mayUse: (persona, upstream) => true, requestMs: 600_000 });
+ * pool.on('connected', (name, client) => relay.attach(name, client));
+ * const session = relay.join({ id: 's1', server });
+ * const result = await relay.during(relay.hostRequest(session, extra), 'files', (opts) => pool.call('files', 'read', args, opts));
+ * ```
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  type ClientCapabilities,
+  type LoggingLevel,
+  type LoggingMessageNotification,
+  type Progress,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { relayElicitation, urlElicitationRequired, UrlElicitations } from './elicitation.js';
+import { deliverLog, mostVerbose, relayLogging, setUpstreamLevel, type LogTargets } from './logging.js';
+import { keepArrivalOrder } from './order.js';
+import { relayProgress } from './progress.js';
+import { InFlight } from './registry.js';
+import { relayRoots, rootsChanged } from './roots.js';
+import { relaySampling } from './sampling.js';
+import type { HostRequest, HostSession } from './types.js';
+
+export { RelayError, type HostRequest, type HostSession } from './types.js';
+
+/**
+ * What the gateway's client declares to every upstream: what it can relay to a host.
+ * Whether the host of a given call really supports it is checked per request; if not,
+ * the upstream gets an MCP error at once. `applyDefaults`: a form answer without a field
+ * that has a schema default gets the default filled in (SEP-1034), as a client should.
+ */
+export const UPSTREAM_CAPABILITIES: ClientCapabilities = {
+  sampling: { context: {}, tools: {} },
+  elicitation: { form: { applyDefaults: true }, url: {} },
+  roots: { listChanged: true },
+};
+
+/** Per-call options for the upstream tools/call: the host's signal, progress relay and `_meta`. */
+export interface RelayedCallOptions {
+  signal?: AbortSignal;
+  onprogress?: (progress: Progress) => void;
+  meta?: Record<string, unknown>;
+}
+
+export interface CallRelayOptions {
+  /** Whether a persona may use any tool of an upstream (who may see its log messages outside calls). */
+  mayUse: (persona: string | undefined, upstream: string) => boolean;
+  /**
+   * Longest wait for the host's answer to a relayed request (sampling, elicitation,
+   * roots), in ms: the upstream call's maximum total time, since a person may be answering.
+   */
+  requestMs: number;
+  /** Longest wait for an upstream's answer to `logging/setLevel`, in ms. Default 10 s. */
+  setLevelMs?: number;
+}
+
+export class CallRelay {
+  readonly inFlight = new InFlight();
+  private readonly sessions = new Set<HostSession>();
+  private readonly upstreams = new Map<string, Client>();
+  private readonly urls = new UrlElicitations();
+  /** Most verbose level asked for so far; applied to upstreams that connect later too. */
+  private upstreamLevel: LoggingLevel | undefined;
+
+  constructor(private readonly opts: CallRelayOptions) {}
+
+  /** Installs the relay's handlers on a newly connected upstream client (also after a reconnect). */
+  attach(upstream: string, client: Client): void {
+    this.upstreams.set(upstream, client);
+    keepArrivalOrder(client);
+    relaySampling(upstream, client, this.inFlight, this.opts.requestMs);
+    relayElicitation(upstream, client, this.inFlight, this.urls, this.opts.requestMs);
+    relayRoots(upstream, client, this.inFlight, this.opts.requestMs);
+    relayLogging(upstream, client, (u) => this.logTargets(u));
+    if (this.upstreamLevel) void setUpstreamLevel(new Map([[upstream, client]]), this.upstreamLevel, this.setLevelMs);
+  }
+
+  /**
+   * A host session joins: its `logging/setLevel` is answered here (and passed on), and
+   * its `notifications/roots/list_changed` goes to the upstreams its persona may use.
+   * Call before `server.connect`.
+   */
+  join(identity: { id: string; persona?: string }, server: Server): HostSession {
+    const session: HostSession = { ...identity, server };
+    this.sessions.add(session);
+    server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+      session.logLevel = req.params.level;
+      await this.levelChanged();
+      return {};
+    });
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      rootsChanged(new Map([...this.upstreams].filter(([u]) => this.opts.mayUse(session.persona, u))));
+    });
+    return session;
+  }
+
+  leave(session: HostSession): void {
+    this.sessions.delete(session);
+  }
+
+  /** The relay's view of a host's tools/call, from the SDK request handler's `extra`. */
+  hostRequest(session: HostSession, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): HostRequest {
+    const { progressToken, ...meta } = extra._meta ?? {};
+    return {
+      session,
+      requestId: extra.requestId,
+      signal: extra.signal,
+      ...(progressToken !== undefined && { progressToken }),
+      ...(Object.keys(meta).length > 0 && { meta }),
+      sendNotification: (n) => extra.sendNotification(n),
+    };
+  }
+
+  /**
+   * Runs `call` (the upstream tools/call) as in flight for `host` to `upstream`, so that
+   * what the upstream sends meanwhile reaches `host`. Without a host request (a call not
+   * made by a host session) it runs with no relay.
+   * @throws RelayError for an upstream's -32042 (URL elicitation required), to be passed to the host as is.
+   */
+  async during<T>(host: HostRequest | undefined, upstream: string, call: (opts: RelayedCallOptions) => Promise<T>): Promise<T> {
+    if (!host) return call({});
+    const end = this.inFlight.begin(upstream, host);
+    try {
+      return await call({ signal: host.signal, onprogress: relayProgress(host), meta: host.meta });
+    } catch (err) {
+      throw urlElicitationRequired(err, upstream, host.session, this.urls) ?? err;
+    } finally {
+      end();
+    }
+  }
+
+  private logTargets(upstream: string): LogTargets {
+    return {
+      inFlight: this.inFlight.to(upstream),
+      mayUse: [...this.sessions].filter((s) => this.opts.mayUse(s.persona, upstream)),
+    };
+  }
+
+  /** Sends an upstream's log message to its targets (logging.ts); exposed for tests of the routing. */
+  log(upstream: string, params: LoggingMessageNotification['params']): Promise<void> {
+    return deliverLog(upstream, params, this.logTargets(upstream));
+  }
+
+  private get setLevelMs(): number {
+    return this.opts.setLevelMs ?? 10_000;
+  }
+
+  private async levelChanged(): Promise<void> {
+    const level = mostVerbose([...this.sessions].map((s) => s.logLevel));
+    if (level === undefined || level === this.upstreamLevel) return;
+    this.upstreamLevel = level;
+    await setUpstreamLevel(this.upstreams, level, this.setLevelMs);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Elicitation, upstream → host. An upstream's `elicitation/create` (form or URL mode)
+ * during a tools/call goes to the host session that made the call, if that host declared
+ * the mode; the answer goes back unchanged. A URL elicitation's later
+ * `notifications/elicitation/complete` goes to the session that was asked. An upstream's
+ * tools/call that fails with -32042 (URL elicitation required) reaches the host as that
+ * same JSON-RPC error, and the completion of each URL it lists is routed the same way.
+ *
+ * This is the upstream's question. It is a separate request from the gateway's own
+ * confirmation of an action (guards/confirmation.ts), which is asked, and answered,
+ * before the call is forwarded at all: nothing answered here approves anything.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { log } from '../log.js';
+import { askOptions } from './ask.js';
+import type { InFlight } from './registry.js';
+import { RelayError, type HostSession } from './types.js';
+
+/** Open URL elicitations kept for their completion notice; the oldest is forgotten past this many. */
+export const MAX_OPEN_URL_ELICITATIONS = 256;
+
+/** Who was asked each open URL elicitation, keyed by upstream and elicitation id. */
+export class UrlElicitations {
+  private readonly open = new Map<string, HostSession>();
+
+  remember(upstream: string, id: string, session: HostSession): void {
+    const key = `${upstream}\0${id}`;
+    this.open.delete(key);
+    this.open.set(key, session);
+    for (const k of this.open.keys()) {
+      if (this.open.size <= MAX_OPEN_URL_ELICITATIONS) break;
+      this.open.delete(k);
+    }
+  }
+
+  /** The session asked `id` by `upstream`, forgotten once taken. */
+  take(upstream: string, id: string): HostSession | undefined {
+    const key = `${upstream}\0${id}`;
+    const session = this.open.get(key);
+    this.open.delete(key);
+    return session;
+  }
+}
+
+export function relayElicitation(upstream: string, client: Client, inFlight: InFlight, urls: UrlElicitations, timeoutMs: number): void {
+  client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+    const params = req.params;
+    const url = params.mode === 'url';
+    const host = inFlight.askee(upstream, `elicitation/create (${url ? 'url' : 'form'} mode)`, (caps) =>
+      url ? caps.elicitation?.url !== undefined : caps.elicitation?.form !== undefined,
+    );
+    if (params.mode === 'url') urls.remember(upstream, params.elicitationId, host.session);
+    return host.session.server.elicitInput(params, askOptions(host, extra.signal, timeoutMs));
+  });
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (notification) => {
+    const session = urls.take(upstream, notification.params.elicitationId);
+    if (!session) return log.debug({ upstream, elicitationId: notification.params.elicitationId }, 'elicitation/complete for no open URL elicitation; dropped');
+    await session.server.notification(notification).catch((err: Error) => log.debug({ upstream, err: err.message }, 'could not relay elicitation/complete'));
+  });
+}
+
+/**
+ * An upstream's -32042 (URL elicitation required) as the error to pass to the host: same
+ * code, the upstream's own message and data. Remembers who is asked each listed URL.
+ * @returns undefined for any other error.
+ */
+export function urlElicitationRequired(err: unknown, upstream: string, session: HostSession, urls: UrlElicitations): RelayError | undefined {
+  if (!(err instanceof UrlElicitationRequiredError)) return undefined;
+  for (const e of err.elicitations) urls.remember(upstream, e.elicitationId, session);
+  const prefix = `MCP error ${err.code}: `;
+  return new RelayError(err.code, err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message, err.data);
+}

@@ -1,0 +1,34 @@
+/**
+ * The relay's view of a host: a session (its MCP Server face, persona, log level) and the
+ * host's tools/call being served. Owned by relay/; the gateway's Session fills them in.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { LoggingLevel, ProgressToken, RequestId, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+
+/** One host session as the relay sees it. */
+export interface HostSession {
+  readonly id: string;
+  /** Undefined when no personas.yaml is configured. */
+  readonly persona?: string;
+  /** The session's MCP server face: requests to the host go out through it. */
+  readonly server: Server;
+  /** Set by the host's `logging/setLevel`; undefined lets every level through. */
+  logLevel?: LoggingLevel;
+}
+
+/** A host's tools/call in progress: who asked, and how to answer on its behalf. */
+export interface HostRequest {
+  readonly session: HostSession;
+  /** JSON-RPC id of the host's tools/call; requests to the host are sent as related to it (over HTTP: on its response stream). */
+  readonly requestId: RequestId;
+  /** Aborted when the host sends `notifications/cancelled` for the call (or its session closes). */
+  readonly signal: AbortSignal;
+  /** The host's `_meta.progressToken`, if it asked for progress. */
+  readonly progressToken?: ProgressToken;
+  /** The host's other `_meta` keys, passed upstream unchanged. */
+  readonly meta?: Record<string, unknown>;
+  /** Sends a notification related to the call (progress, log messages). */
+  sendNotification(notification: ServerNotification): Promise<void>;
+}
+
+export { RelayError } from './errors.js';
