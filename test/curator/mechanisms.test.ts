@@ -7,7 +7,7 @@ import { bm25Coverage, fuse } from '../../src/curator/fusion.js';
 import { expandTerms } from '../../src/curator/lexicon.js';
 import { shortlistConfidence } from '../../src/curator/retrieve.js';
 import { RRF_DEPTH, RRF_K, rrfScores } from '../../src/curator/rrf.js';
-import { bm25Share, catalogTrust, type ToolProbe } from '../../src/curator/trust.js';
+import { bm25Share, MAX_PROBES, measureTrust, type ToolProbe } from '../../src/curator/trust.js';
 import { assembleShortlist } from '../../src/curator/shortlist.js';
 import { interleave, partBudget, splitQuery } from '../../src/curator/split.js';
 
@@ -216,19 +216,35 @@ describe('catalog trust: self-retrieval of names and descriptions', () => {
   }));
   const bm25 = new Bm25Index(texts.map(([name, description]) => ({ name, description, parameters: '' })));
 
-  test('mean reciprocal rank over both probes, ties against, no BM25 match 0', () => {
+  test('mean reciprocal rank over both probes, ties against, no BM25 match 0', async () => {
     // Dense, name → descriptions: 1, 1, 1, ½, ½ (the twins tie); sentence → names: the same.
     // BM25, name → descriptions (description field only): 1; 0 ("fee dues" matches only
     // tool 0's "fees", never tool 1); 1; ½, ½. Sentence → names (name field only): 1 ("pay"
     // and "fee" beat "fee" alone); 0 (no name word); 1; ½, ½.
-    const t = catalogTrust(probes, bm25, 3)!;
+    const t = (await measureTrust(probes, bm25, 3))!;
     expect(t.probes).toBe(5);
     expect(t.dense).toBeCloseTo(0.8, 6);
     expect(t.bm25).toBeCloseTo(0.6, 12);
   });
-  test('fewer than 5 probed tools: no trust; a tool without a name or sentence is not probed', () => {
-    expect(catalogTrust(probes.slice(0, 4), bm25, 3)).toBeUndefined();
-    expect(catalogTrust([...probes.slice(0, 4), { description: [] }], bm25, 3)).toBeUndefined();
+  test('fewer than 5 probed tools: no trust; a tool without a name or sentence is not probed', async () => {
+    expect(await measureTrust(probes.slice(0, 4), bm25, 3)).toBeUndefined();
+    expect(await measureTrust([...probes.slice(0, 4), { description: [] }], bm25, 3)).toBeUndefined();
+  });
+  test('a catalog larger than MAX_PROBES is measured on an evenly spaced sample of that many tools', async () => {
+    // 600 distinct tools: one-hot vectors and a word of their own, so both retrievers find every probed tool first.
+    const n = 600;
+    const word = (k: number): string => `w${String.fromCharCode(97 + (k % 26), 97 + (Math.floor(k / 26) % 26))}x`;
+    const oneHot = (k: number): Float32Array => Float32Array.from({ length: n }, (_, j) => (j === k ? 1 : 0));
+    const many: ToolProbe[] = Array.from({ length: n }, (_, k) => ({
+      name: { text: `tool ${word(k)}`, vector: oneHot(k) },
+      sentence: { text: `Handles ${word(k)} records`, vector: oneHot(k) },
+      description: [oneHot(k)],
+    }));
+    const index = new Bm25Index(many.map((t) => ({ name: t.name!.text, description: t.sentence!.text, parameters: '' })));
+    const t = (await measureTrust(many, index, n))!;
+    expect(t.probes).toBe(MAX_PROBES);
+    expect(t.dense).toBe(1);
+    expect(t.bm25).toBe(1);
   });
   test('BM25\'s share: the odds p : (1 − p) scaled by r_bm25 : r_dense', () => {
     const trust = { dense: 0.8, bm25: 0.6, probes: 5 };
