@@ -112,6 +112,7 @@ export class Gateway extends EventEmitter {
     const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
     const t0 = performance.now();
     const since = () => Math.round(performance.now() - t0);
+    const upstreams = this.pool.start();
     const embedder = (
       wantsEmbedder
         ? createEmbedder(config.curator.embedder).catch((err: Error) => {
@@ -125,7 +126,7 @@ export class Gateway extends EventEmitter {
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
     this.curator = createCurator({ mode, fusion: config.curator.fusion, embedder, cache: new EmbeddingStore(this.db), onProgress: (p) => this.emit('progress', p) });
-    await this.pool.start();
+    await upstreams;
     this.startup.upstreamsMs = since();
     this.setCatalog(buildCatalog(this.pool.toolsByServer(), config.confirmation.actions));
     catalogBuilt();

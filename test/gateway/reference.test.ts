@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectGateway, referenceConfig, ROOT, type ReferenceSetup } from '../helpers/reference.js';
+import { connectGateway, INDEX_READY_MS, referenceConfig, ROOT, type ReferenceSetup } from '../helpers/reference.js';
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
@@ -36,7 +36,7 @@ describe('gateway over the reference servers, stdio host', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       listChanged++;
     });
-  });
+  }, INDEX_READY_MS + 30_000);
   afterAll(async () => {
     await client?.close();
   });

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectGateway, ROOT } from '../helpers/reference.js';
+import { connectGateway, INDEX_READY_MS, ROOT } from '../helpers/reference.js';
 import { cli, text, universityConfig, type University } from '../guards/university.js';
 
 const policyFiles = {
@@ -40,8 +40,9 @@ describe('university testbed through the gateway', () => {
     let client: Client;
 
     beforeAll(async () => {
+      // Waits for the cold index (191 tools, their exemplars and passages) with its own timeout.
       ({ client } = await connectGateway(uni.configPath, ['--persona', 'student', '--user-id', 'S0003']));
-    });
+    }, INDEX_READY_MS + 30_000);
     afterAll(async () => {
       await client?.close();
     });
@@ -65,6 +66,6 @@ describe('university testbed through the gateway', () => {
       expect(body).toContain('S0003');
       expect(body).toContain('CE701');
       expect(body).toMatch(/68\.3/);
-    }, 180_000); // the first find_tools waits for the cold index: 191 tools, their exemplars and passages
+    });
   });
 });
