@@ -15,7 +15,7 @@ import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
-import { splitQuery } from './split.js';
+import { MAX_PARTS, splitQuery } from './split.js';
 import type { ProgressListener } from './progress.js';
 import type { CatalogTrust } from './trust.js';
 import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator } from './types.js';
@@ -203,10 +203,12 @@ class Curator implements ToolCurator {
     const texts = parts.length > 1 ? [query, ...parts] : [query];
     const vectors = useDense ? await this.embedQueries(index, texts) : null;
     const mode = vectors ? (this.mode === 'dense' ? 'dense' : 'hybrid') : 'bm25';
-    const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion));
+    // Explanations give every tool's ranks, so they need the full rankings; a shortlist reads only their heads.
+    const depth = wantExplain ? Infinity : rankingDepth(topK);
+    const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion, depth));
     const whole = rankings[0]!;
 
-    const confidence = shortlistConfidence(whole.score, topK);
+    const confidence = shortlistConfidence(whole.best, topK);
     const { tools, addedBy } = assembleShortlist({
       whole: whole.order,
       parts: rankings.slice(1).map((r) => r.order),
@@ -234,6 +236,16 @@ class Curator implements ToolCurator {
       return null;
     }
   }
+}
+
+/**
+ * How deep a ranking the shortlist can read (shortlist.ts): the whole query's list up to
+ * top_k + the low-confidence extra, past the tools the split parts took (at most MAX_PARTS
+ * × their budget, ≤ top_k + 7 each), doubled for margin. Deeper ranks are never read, so
+ * they are not put in order.
+ */
+function rankingDepth(topK: number): number {
+  return 2 * (topK + LOW_CONFIDENCE_EXTRA + MAX_PARTS * (topK + 7));
 }
 
 /** The pool as given, unranked: no retriever ran (mode 'none'), and nothing is left out (confidence 1). */
