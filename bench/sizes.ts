@@ -57,9 +57,13 @@ interface SizeRow {
   warmBuildMs: number;
   trustColdMs: number;
   stallMs: number;
-  select: [number, number];
-  dense: [number, number];
-  bm25: [number, number];
+  /** Wall-clock p50, p99, then CPU-time p50, p99 (ms). */
+  select: [number, number, number, number];
+  dense: [number, number, number, number];
+  bm25: [number, number, number, number];
+  /** CPU time (ms) of the warm build and of the cold trust measurement. */
+  warmBuildCpuMs: number;
+  trustColdCpuMs: number;
   rssMiB: number;
   peakMiB: number;
 }
@@ -113,17 +117,27 @@ function hashingEmbedder(): Embedder {
   return { id: 'bench:hash-512', dim: DIM, embedDocuments: async (texts) => texts.map(embed), embedQuery: async (t) => embed(t), close: async () => {} };
 }
 
-/** p50 and p99 in ms of `fn` over `items`, after a warm-up. */
-async function latency<T>(items: readonly T[], fn: (item: T) => unknown): Promise<[number, number]> {
+/** CPU time of this process (all threads) in ms: unlike wall-clock time, it does not grow when other jobs load the machine. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** p50 and p99 in ms of `fn` over `items`, after a warm-up: wall-clock [p50, p99], then CPU time [p50, p99]. */
+async function latency<T>(items: readonly T[], fn: (item: T) => unknown): Promise<[number, number, number, number]> {
   for (const item of items.slice(0, WARMUP)) await fn(item);
   const times: number[] = [];
+  const cpu: number[] = [];
   for (const item of items) {
+    const c0 = cpuMs();
     const t0 = performance.now();
     await fn(item);
     times.push(performance.now() - t0);
+    cpu.push(cpuMs() - c0);
   }
   times.sort((a, b) => a - b);
-  return [percentile(times, 0.5), percentile(times, 0.99)];
+  cpu.sort((a, b) => a - b);
+  return [percentile(times, 0.5), percentile(times, 0.99), percentile(cpu, 0.5), percentile(cpu, 0.99)];
 }
 
 /** The longest gap between 10 ms timer ticks while `fn` runs: how long a request could have waited. */
@@ -161,6 +175,7 @@ async function measureSize(n: number): Promise<SizeRow> {
     // Warm: a new curator over the same store, as after a restart.
     const curator = createCurator({ mode: 'hybrid', embedder, cache });
     let bm25WarmMs = 0;
+    let c0 = cpuMs();
     t0 = performance.now();
     const stallMs = await stall(async () => {
       const build = curator.buildIndex(tools);
@@ -169,6 +184,7 @@ async function measureSize(n: number): Promise<SizeRow> {
       await build;
     });
     const warmBuildMs = performance.now() - t0;
+    const warmBuildCpuMs = cpuMs() - c0;
 
     const vectors = new Map<string, Float32Array>();
     for (const q of queries) vectors.set(q, await embedder.embedQuery(q));
@@ -184,13 +200,15 @@ async function measureSize(n: number): Promise<SizeRow> {
     // Stages alone, on retrievers built the same way (warm).
     const bm25 = await buildBm25(tools, {});
     const built = await buildDense(embedder, tools, {}, cache);
+    c0 = cpuMs();
     t0 = performance.now();
     await measureTrust(built.probes, bm25, DIM);
     const trustColdMs = performance.now() - t0;
+    const trustColdCpuMs = cpuMs() - c0;
     const all = new Uint8Array(tools.length).fill(1);
     const dense = await latency(queries, (q) => built.index.search(vectors.get(q)!, all));
     const lexical = await latency(queries, (q) => bm25.query(q, all));
-    return { tools: n, texts: new Set(built.texts).size, bm25ColdMs, bm25WarmMs, warmBuildMs, trustColdMs, stallMs, select, dense, bm25: lexical, rssMiB, peakMiB: peakMiB() };
+    return { tools: n, texts: new Set(built.texts).size, bm25ColdMs, bm25WarmMs, warmBuildMs, warmBuildCpuMs, trustColdMs, trustColdCpuMs, stallMs, select, dense, bm25: lexical, rssMiB, peakMiB: peakMiB() };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -228,6 +246,7 @@ async function child<T>(arg: string): Promise<T> {
 const f0 = (x: number): string => x.toFixed(0);
 const f1 = (x: number): string => x.toFixed(1);
 const f2 = (x: number): string => x.toFixed(2);
+const pq = (l: [number, number, number, number]): string => `${f2(l[0])} / ${f2(l[1])} [${f2(l[2])} / ${f2(l[3])}]`;
 
 /** Markdown table of every size (each in its own process) and the cold USE row. */
 export async function benchSizes(): Promise<string[]> {
@@ -236,10 +255,12 @@ export async function benchSizes(): Promise<string[]> {
   for (const n of sizes) rows.push(await child<SizeRow>(String(n)));
   const cold = await child<ColdRow>('cold');
   const lines = [
-    '| tools | distinct texts | BM25 answers after (cold / warm) s | warm build to dense-ready s | catalog trust, measured cold s | longest event-loop stall in the warm build ms | select p50 / p99 ms (after the query embedding) | dense stage p50 / p99 ms | BM25 stage p50 / p99 ms | RSS after GC MiB | peak RSS MiB | cold build with USE (ESTIMATE from the rate below) |',
+    'Wall-clock figures, then (in brackets) CPU time of the process, which other jobs on the machine do not inflate.',
+    '',
+    '| tools | distinct texts | BM25 answers after (cold / warm) s | warm build to dense-ready s [CPU s] | catalog trust, measured cold s [CPU s] | longest event-loop stall in the warm build ms | select p50 / p99 ms after the query embedding [CPU p50 / p99] | dense stage p50 / p99 ms [CPU] | BM25 stage p50 / p99 ms [CPU] | RSS after GC MiB | peak RSS MiB | cold build with USE (ESTIMATE from the rate below) |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) =>
-      `| ${r.tools.toLocaleString('en')} | ${r.texts.toLocaleString('en')} | ${f2(r.bm25ColdMs / 1000)} / ${f2(r.bm25WarmMs / 1000)} | ${f2(r.warmBuildMs / 1000)} | ${f2(r.trustColdMs / 1000)} | ${f0(r.stallMs)} | ${f2(r.select[0])} / ${f2(r.select[1])} | ${f2(r.dense[0])} / ${f2(r.dense[1])} | ${f2(r.bm25[0])} / ${f2(r.bm25[1])} | ${r.rssMiB} | ${r.peakMiB} | ~${f0(r.texts / cold.rate / 60)} min |`),
+      `| ${r.tools.toLocaleString('en')} | ${r.texts.toLocaleString('en')} | ${f2(r.bm25ColdMs / 1000)} / ${f2(r.bm25WarmMs / 1000)} | ${f2(r.warmBuildMs / 1000)} [${f2(r.warmBuildCpuMs / 1000)}] | ${f2(r.trustColdMs / 1000)} [${f2(r.trustColdCpuMs / 1000)}] | ${f0(r.stallMs)} | ${pq(r.select)} | ${pq(r.dense)} | ${pq(r.bm25)} | ${r.rssMiB} | ${r.peakMiB} | ~${f0(r.texts / cold.rate / 60)} min |`),
     '',
     'Vectors above: CHEAP (hashing bag of words, 512 dimensions): the index measured, not the embedder; no quality figure.',
     '',

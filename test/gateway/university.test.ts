@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, INDEX_READY_MS, ROOT } from '../helpers/reference.js';
-import { cli, text, universityConfig, type University } from '../guards/university.js';
+import { cli, CLI_TIMEOUT_MS, text, universityConfig, type University } from '../guards/university.js';
 
 const policyFiles = {
   personas: join(ROOT, 'personas.yaml'),
@@ -34,7 +34,7 @@ describe('university testbed through the gateway', () => {
     const parsed = JSON.parse(r.stdout) as { upstreams: { state: string }[]; tools: { name: string }[] };
     expect(parsed.upstreams.filter((u) => u.state === 'ready')).toHaveLength(8);
     expect(parsed.tools).toHaveLength(count);
-  });
+  }, CLI_TIMEOUT_MS + 30_000);
 
   describe('a student host', () => {
     let client: Client;
