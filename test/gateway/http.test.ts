@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnUntil } from '../helpers/process.js';
-import { CLI, ROOT, referenceConfig } from '../helpers/reference.js';
+import { CLI, INDEX_READY_MS, ROOT, referenceConfig } from '../helpers/reference.js';
 
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const TOKEN = 'http-test-token-0123456789';
