@@ -16,7 +16,7 @@
  * exemplar is a passage too, not a verdict. Adding a passage can only raise its tool's
  * score. A tool without passages scores its document alone.
  */
-import { exactSearch, MetricKind, type Matches } from 'usearch';
+import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
 import { topK } from './topk.js';
 
 /** Dense ranking of the allowed tools: catalog indices best first, and their scores. */
@@ -79,14 +79,16 @@ export class DenseIndex {
   search(query: Float32Array, allowed?: Uint8Array, depth = Infinity): DenseRanking {
     const rows = this.owner.length;
     if (rows === 0) return { indices: new Int32Array(0), similarities: new Float32Array(0), pool: new Int32Array(0), score: new Float32Array(this.size), min: 0, max: 0 };
-    const m = exactSearch(this.matrix, query, this.dim, rows, MetricKind.IP, 1) as Matches;
+    // Every row against the one query (k = 1): the distances come back in row order, with
+    // no sort of all rows and no key to convert, the same inner products as a search of
+    // the query over the rows.
+    const m = exactSearch(query, this.matrix, this.dim, 1, MetricKind.IP, 1) as BatchMatches;
     const document = new Float32Array(this.size);
     const best = new Float32Array(this.size).fill(-Infinity);
-    for (let r = 0; r < m.keys.length; r++) {
-      const row = Number(m.keys[r]);
+    for (let row = 0; row < rows; row++) {
       const tool = this.owner[row]!;
       // usearch's IP "distance" is 1 − dot.
-      const sim = 1 - m.distances[r]!;
+      const sim = 1 - m.distances[row]!;
       if (this.passage[row] === 1) best[tool] = Math.max(best[tool]!, sim);
       else document[tool] = sim;
     }
@@ -96,7 +98,8 @@ export class DenseIndex {
     let max = -Infinity;
     for (let i = 0; i < this.size; i++) {
       if (allowed && allowed[i] !== 1) continue;
-      const s = (score[i] = best[i] === -Infinity ? document[i]! : (document[i]! + best[i]!) / 2);
+      score[i] = best[i] === -Infinity ? document[i]! : (document[i]! + best[i]!) / 2;
+      const s = score[i]!;
       min = Math.min(min, s);
       max = Math.max(max, s);
       tools.push(i);
