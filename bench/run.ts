@@ -11,6 +11,7 @@ import { benchHttp } from './http.js';
 import { benchLibrary } from './library.js';
 import { benchScale } from './scale.js';
 import { benchSelect } from './select.js';
+import { benchSizes } from './sizes.js';
 
 const out = (title: string, lines: string[]) => process.stdout.write(`\n## ${title}\n\n${lines.join('\n')}\n`);
 
@@ -28,6 +29,7 @@ try {
 } finally {
   await embedder.close();
 }
+out('Curator at 1k / 10k tools (100k with BENCH_100K=1): index build, stages, memory; cheap vectors, plus a cold USE build', await benchSizes());
 out('USE embedder', await benchEmbed(400));
 const rss = process.memoryUsage();
 out('Memory of this process at the end', [`rss ${(rss.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(rss.heapUsed / 2 ** 20).toFixed(0)} MiB`]);

@@ -19,6 +19,8 @@ import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/poli
 import { openDb } from './store/db.js';
 import { AuthUsageError, authCommand } from './upstream/auth/command.js';
 import { formatSelection, selectionJson } from './gateway/selectView.js';
+import { progressBar } from './gateway/progressView.js';
+import type { BuildProgress } from './curator/progress.js';
 
 const USAGE = `tool-curator — an MCP gateway that curates many upstream tools into a short, query-specific list
 
@@ -194,7 +196,12 @@ async function tools(flags: Flags): Promise<void> {
 }
 
 async function index(flags: Flags): Promise<void> {
-  const gateway = await Gateway.start(config(flags));
+  const gateway = Gateway.create(config(flags));
+  // On a terminal, a bar that redraws in place; elsewhere the curator's progress log lines suffice.
+  const bar = process.stderr.isTTY ? (p: BuildProgress) => process.stderr.write(`\r${progressBar(p)}`) : undefined;
+  if (bar) gateway.on('progress', bar);
+  await gateway.ready;
+  if (bar) process.stderr.write('\n');
   if (flags.strict) await strictPatterns(gateway);
   process.stdout.write(`indexed ${gateway.catalog.length} tools (${gateway.curator.mode})\n`);
   await gateway.close();

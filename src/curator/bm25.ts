@@ -45,21 +45,35 @@ const AS_IS = { tokenize: (t: string): string[] => [t], processTerm: (t: string)
 export class Bm25Index {
   private readonly search: MiniSearch<Doc>;
   private readonly df = new Map<string, number>();
-  readonly size: number;
+  private count = 0;
 
   /** Indexes `docs` (retrievalFields of each tool); a hit's `index` is the position in this array. */
-  constructor(docs: readonly RetrievalFields[]) {
-    this.size = docs.length;
+  constructor(docs: readonly RetrievalFields[] = []) {
     this.search = new MiniSearch<Doc>({
       fields: [...FIELDS],
       tokenize,
       processTerm: (term) => term,
       searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false, boost: { ...FIELD_BOOST } },
     });
-    this.search.addAll(docs.map((d, id) => ({ id, ...d })));
+    this.add(docs, 0);
+  }
+
+  /** Tools indexed. */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * Adds `docs` as catalog indices `first`, `first + 1`, …: the next positions, so a
+   * large catalog can be indexed chunk by chunk (build.ts) with the event loop served between.
+   */
+  add(docs: readonly RetrievalFields[], first: number): void {
+    if (first !== this.count) throw new Error(`Bm25Index.add: documents must follow on; expected first index ${this.count}, got ${first}.`);
+    this.search.addAll(docs.map((d, k) => ({ id: first + k, ...d })));
     for (const d of docs) {
       for (const term of new Set(FIELDS.flatMap((f) => tokenize(d[f])))) this.df.set(term, (this.df.get(term) ?? 0) + 1);
     }
+    this.count += docs.length;
   }
 
   /**

@@ -4,26 +4,21 @@
  * docs/CURATOR.md. Fail-open throughout: a failing embedder degrades to BM25, a failing
  * index to the whole allowed pool; a user is never left with no tools.
  */
-import { passageParts, retrievalFields, retrievalText } from '../catalog/retrievalText.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
 import { NameAnchor } from './anchor.js';
-import { Bm25Index } from './bm25.js';
-import { DenseIndex } from './dense.js';
-import { embedDocuments } from './embedCache.js';
+import { buildBm25, buildDense, cachedTrust } from './build.js';
 import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, withDependencies } from './expand.js';
 import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
-import { splitQuery } from './split.js';
-import { catalogTrust, type CatalogTrust, type ToolProbe } from './trust.js';
+import { MAX_PARTS, splitQuery } from './split.js';
+import type { ProgressListener } from './progress.js';
+import type { CatalogTrust } from './trust.js';
 import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator } from './types.js';
-
-/** Version of the cached catalog trust's key; 2: camelCase splitting and invariant words in tokenize(). */
-const TRUST_KEY_VERSION = 2;
 
 /** Default shortlist size: the reference system's top_k. */
 export const DEFAULT_TOP_K = 12;
@@ -38,8 +33,11 @@ export interface CuratorOptions {
    * on the university suite (docs/CURATOR.md). Explanations carry both scores either way.
    */
   fusion?: Fusion;
-  /** Needed by 'dense' and 'hybrid'; with null they run as 'bm25' (logged at buildIndex). */
-  embedder: Embedder | null;
+  /**
+   * Needed by 'dense' and 'hybrid'; with null they run as 'bm25' (logged at buildIndex).
+   * May be a promise (an embedder still loading): BM25 answers meanwhile.
+   */
+  embedder: Embedder | null | Promise<Embedder | null>;
   /** Document-embedding cache; without it every buildIndex embeds the whole catalog. */
   cache?: EmbeddingStore;
   /**
@@ -47,13 +45,8 @@ export interface CuratorOptions {
    * Default LOW_CONFIDENCE (expand.ts, 0.3, measured on the university suite).
    */
   lowConfidenceThreshold?: number;
-}
-
-/** What buildDense makes: the dense index, the catalog-trust probes and every text embedded (document, passages per tool). */
-interface DenseBuild {
-  index: DenseIndex;
-  probes: ToolProbe[];
-  texts: string[];
+  /** Called as document embeddings are computed during buildIndex (count, rate, ETA); a log line goes to stderr anyway. */
+  onProgress?: ProgressListener;
 }
 
 interface Index extends Retrievers {
@@ -69,10 +62,24 @@ class Curator implements ToolCurator {
   private index: Index | undefined;
   private readonly threshold: number;
   private readonly fusion: Fusion;
+  /** The embedder once loaded (null: none, or it failed to load). */
+  private embedder: Embedder | null = null;
+  private readonly embedderLoaded: Promise<Embedder | null>;
+  /** Bumped by every buildIndex; a build that is no longer the latest publishes nothing. */
+  private generation = 0;
+  private searchableGeneration = 0;
+  private searchableWaiters: (() => void)[] = [];
 
   constructor(private readonly options: CuratorOptions) {
     this.threshold = options.lowConfidenceThreshold ?? LOW_CONFIDENCE;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.embedderLoaded = Promise.resolve(options.embedder).then(
+      (e) => (this.embedder = e),
+      (err: unknown) => {
+        log.warn({ err }, 'curator: the embedder failed to load, running BM25 only');
+        return null;
+      },
+    );
   }
 
   get mode(): CuratorMode {
@@ -83,86 +90,76 @@ class Curator implements ToolCurator {
     return this.index?.trust;
   }
 
+  whenSearchable(): Promise<void> {
+    if (this.searchableGeneration === this.generation) return Promise.resolve();
+    return new Promise((resolve) => this.searchableWaiters.push(resolve));
+  }
+
+  /**
+   * Builds in three steps, each published as soon as it is ready so select() never waits
+   * for the slower ones: BM25 (select() answers in mode 'bm25' from here on), then the dense
+   * index (mode 'hybrid' / 'dense'), then the catalog trust. A later buildIndex supersedes
+   * this one: nothing more of this one is published.
+   */
   async buildIndex(tools: ToolRecord[], extra: ExtraContext = {}): Promise<void> {
     const started = performance.now();
-    const names = tools.map((t) => t.name);
-    const byName = new Map(names.map((n, i) => [n, i] as const));
-    const deps = new Map<number, number[]>();
-    for (const [name, needs] of Object.entries(extra.dependencies ?? {})) {
-      const i = byName.get(name);
-      const found = needs.map((n) => byName.get(n)).filter((j): j is number => j !== undefined);
-      if (i !== undefined && found.length > 0) deps.set(i, found);
-    }
-    const bm25 = new Bm25Index(tools.map((t) => retrievalFields(t, extra.synonyms?.[t.name])));
-    const built = await this.buildDense(tools, extra);
-    const dense = built?.index ?? null;
-    // The catalog trust scales the fusion vote; only hybrid fuses.
-    const trust = built && this.mode === 'hybrid' ? this.trustOf(built, bm25) : undefined;
-    this.index = { tools, names, byName, deps, dense, bm25, trust, anchor: new NameAnchor(names), pinned: new Set(extra.pinned ?? []) };
-    log.info({ tools: tools.length, mode: this.mode, fusion: this.fusion, dense: dense !== null, trust, ms: Math.round(performance.now() - started) }, 'curator index built');
-  }
-
-  /**
-   * Embeds each tool's document and passages (passageParts(): name phrase, description
-   * sentences, synonyms; then its exemplars) through the cache, one embedder call for
-   * everything missing. Returns the dense index and the catalog-trust probes built from
-   * the same vectors.
-   */
-  private async buildDense(tools: ToolRecord[], extra: ExtraContext): Promise<DenseBuild | null> {
-    const embedder = this.options.embedder;
-    if (this.mode === 'none' || this.mode === 'bm25') return null;
-    if (!embedder) {
-      log.warn({ mode: this.mode }, 'curator: no embedder configured, running BM25 only');
-      return null;
-    }
+    const generation = ++this.generation;
+    const current = () => generation === this.generation;
     try {
-      const views = tools.map((t) => {
-        const parts = passageParts(t, extra.synonyms?.[t.name]);
-        const own = [...(parts.name ? [parts.name] : []), ...parts.sentences, ...(parts.synonyms ? [parts.synonyms] : [])];
-        return { parts, document: retrievalText(t, extra.synonyms?.[t.name]), passages: [...own, ...(extra.exemplars?.[t.name] ?? [])] };
-      });
-      const texts = views.flatMap((v) => [v.document, ...v.passages]);
-      const { vectors, embedded } = await embedDocuments(embedder, texts, this.options.cache);
-      let next = 0;
-      const take = (n: number): Float32Array[] => vectors.slice(next, (next += n));
-      const perTool = views.map((v) => ({ document: take(1)[0]!, passages: take(v.passages.length) }));
-      const probes = views.map(({ parts }, i): ToolProbe => {
-        const own = perTool[i]!.passages;
-        const first = parts.name ? 1 : 0;
-        const description = own.slice(first, first + parts.sentences.length + (parts.synonyms ? 1 : 0));
-        return {
-          ...(parts.name ? { name: { text: parts.name, vector: own[0]! } } : {}),
-          ...(parts.sentences.length > 0 ? { sentence: { text: parts.sentences[0]!, vector: own[first]! } } : {}),
-          description,
-        };
-      });
-      log.debug({ embedder: embedder.id, vectors: vectors.length, embedded }, 'curator: document embeddings ready');
-      return { index: new DenseIndex(embedder.dim, perTool), probes, texts };
-    } catch (err) {
-      log.warn({ err, embedder: embedder.id }, 'curator: embedding the catalog failed, running BM25 only');
-      return null;
+      const names = tools.map((t) => t.name);
+      const byName = new Map(names.map((n, i) => [n, i] as const));
+      const deps = new Map<number, number[]>();
+      for (const [name, needs] of Object.entries(extra.dependencies ?? {})) {
+        const i = byName.get(name);
+        const found = needs.map((n) => byName.get(n)).filter((j): j is number => j !== undefined);
+        if (i !== undefined && found.length > 0) deps.set(i, found);
+      }
+      const bm25 = await buildBm25(tools, extra);
+      if (!current()) return;
+      const base = { tools, names, byName, deps, bm25, dense: null, anchor: new NameAnchor(names), pinned: new Set(extra.pinned ?? []) };
+      this.index = base;
+      this.markSearchable(generation);
+      if (this.mode === 'none' || this.mode === 'bm25') return;
+      log.info({ tools: tools.length, ms: Math.round(performance.now() - started) }, 'curator: BM25 ready, building the dense index');
+      const embedder = await this.embedderLoaded;
+      if (!embedder) {
+        log.warn({ mode: this.mode }, 'curator: no embedder configured, running BM25 only');
+        return;
+      }
+      let built;
+      try {
+        built = await buildDense(embedder, tools, extra, this.options.cache, this.options.onProgress);
+      } catch (err) {
+        log.warn({ err, embedder: embedder.id }, 'curator: embedding the catalog failed, running BM25 only');
+        return;
+      }
+      if (!current()) return;
+      this.index = { ...base, dense: built.index };
+      if (this.mode !== 'hybrid') return;
+      // The catalog trust scales the fusion vote; only hybrid fuses. Without it the gate alone decides.
+      let trust: CatalogTrust | undefined;
+      try {
+        trust = await cachedTrust(embedder.id, built, bm25, this.options.cache);
+      } catch (err) {
+        log.warn({ err }, 'curator: measuring the catalog trust failed, fusing by the query gate alone');
+      }
+      if (current()) this.index = { ...base, dense: built.index, trust };
+    } finally {
+      this.markSearchable(generation);
+      if (current()) {
+        const index = this.index;
+        log.info({ tools: tools.length, mode: this.mode, fusion: this.fusion, dense: index?.dense != null, trust: index?.trust, ms: Math.round(performance.now() - started) }, 'curator index built');
+      }
     }
   }
 
-  /**
-   * The catalog trust (trust.ts), cached in the embedding store under the embedder id
-   * + `#trust`, keyed by every text indexed: measuring it costs about 0.15 s on a
-   * 464-tool catalog (the BM25 probes mostly), a cache hit nothing. The key's version
-   * (TRUST_KEY_VERSION) changes whenever tokenize() or the probes change what the same
-   * texts measure, so a store written by an older build is not trusted.
-   */
-  private trustOf(built: DenseBuild, bm25: Bm25Index): CatalogTrust | undefined {
-    const cache = this.options.cache;
-    const id = `${this.options.embedder!.id}#trust`;
-    const key = `catalog trust v${TRUST_KEY_VERSION}\n${JSON.stringify(built.texts)}`;
-    let stored = cache?.get(id, [key])[0];
-    if (!stored) {
-      const trust = catalogTrust(built.probes, bm25, built.index.dim);
-      // Stored as float32, and used as stored on a cold build too, so a warm one ranks identically.
-      stored = Float32Array.of(trust?.dense ?? 0, trust?.bm25 ?? 0, trust?.probes ?? 0);
-      cache?.put(id, [{ text: key, vector: stored }]);
-    }
-    return stored[2]! > 0 ? { dense: stored[0]!, bm25: stored[1]!, probes: stored[2]! } : undefined;
+  /** Build `generation` can answer queries (or has failed: select() then falls back): release whoever waits for it. */
+  private markSearchable(generation: number): void {
+    if (generation !== this.generation || this.searchableGeneration === generation) return;
+    this.searchableGeneration = generation;
+    const waiters = this.searchableWaiters;
+    this.searchableWaiters = [];
+    for (const w of waiters) w();
   }
 
   async select(query: string, allowed: ToolRecord[], options: SelectOptions = {}): Promise<Selection> {
@@ -183,23 +180,35 @@ class Curator implements ToolCurator {
     const poolTools = pool.map((i) => index.tools[i]!);
     if (this.mode === 'none' || pool.length <= topK) return passThrough(poolTools, 'passthrough', options.explain);
     if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain);
+    // Fail-open, in steps: a failing dense stage (or fusion) → BM25 alone → the allowed pool.
+    const wantExplain = options.explain === true;
     try {
-      return await this.rank(index, query, mask, pool, topK, options.explain === true);
+      return await this.rank(index, query, mask, pool, topK, wantExplain, true);
     } catch (err) {
+      if (index.dense && this.mode !== 'bm25') {
+        log.error({ err }, 'curator: dense retrieval failed, BM25 alone for this query');
+        try {
+          return await this.rank(index, query, mask, pool, topK, wantExplain, false);
+        } catch (again) {
+          err = again;
+        }
+      }
       log.error({ err }, 'curator: retrieval failed, returning the allowed pool');
       return passThrough(poolTools, 'fallback', options.explain);
     }
   }
 
-  private async rank(index: Index, query: string, mask: Uint8Array, pool: number[], topK: number, wantExplain: boolean): Promise<Selection> {
+  private async rank(index: Index, query: string, mask: Uint8Array, pool: number[], topK: number, wantExplain: boolean, useDense: boolean): Promise<Selection> {
     const parts = splitQuery(query);
     const texts = parts.length > 1 ? [query, ...parts] : [query];
-    const vectors = await this.embedQueries(index, texts);
+    const vectors = useDense ? await this.embedQueries(index, texts) : null;
     const mode = vectors ? (this.mode === 'dense' ? 'dense' : 'hybrid') : 'bm25';
-    const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion));
+    // Explanations give every tool's ranks, so they need the full rankings; a shortlist reads only their heads.
+    const depth = wantExplain ? Infinity : rankingDepth(topK);
+    const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion, depth));
     const whole = rankings[0]!;
 
-    const confidence = shortlistConfidence(whole.score, topK);
+    const confidence = shortlistConfidence(whole.best, topK);
     const { tools, addedBy } = assembleShortlist({
       whole: whole.order,
       parts: rankings.slice(1).map((r) => r.order),
@@ -218,7 +227,7 @@ class Curator implements ToolCurator {
 
   /** Query embeddings for dense/hybrid, or null to run BM25 alone (fail-open). */
   private async embedQueries(index: Index, texts: string[]): Promise<Float32Array[] | null> {
-    const embedder = this.options.embedder;
+    const embedder = this.embedder;
     if (!embedder || !index.dense || this.mode === 'bm25') return null;
     try {
       return await Promise.all(texts.map((t) => embedder.embedQuery(t)));
@@ -227,6 +236,16 @@ class Curator implements ToolCurator {
       return null;
     }
   }
+}
+
+/**
+ * How deep a ranking the shortlist can read (shortlist.ts): the whole query's list up to
+ * top_k + the low-confidence extra, past the tools the split parts took (at most MAX_PARTS
+ * × their budget, ≤ top_k + 7 each), doubled for margin. Deeper ranks are never read, so
+ * they are not put in order.
+ */
+function rankingDepth(topK: number): number {
+  return 2 * (topK + LOW_CONFIDENCE_EXTRA + MAX_PARTS * (topK + 7));
 }
 
 /** The pool as given, unranked: no retriever ran (mode 'none'), and nothing is left out (confidence 1). */

@@ -16,13 +16,22 @@
  * exemplar is a passage too, not a verdict. Adding a passage can only raise its tool's
  * score. A tool without passages scores its document alone.
  */
-import { exactSearch, MetricKind, type Matches } from 'usearch';
+import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
+import { topK } from './topk.js';
 
 /** Dense ranking of the allowed tools: catalog indices best first, and their scores. */
 export interface DenseRanking {
+  /** The best `depth` allowed tools (all of them without a depth), best first; ties in catalog order. */
   indices: Int32Array;
-  /** The score above, in [-1, 1]. */
+  /** The score above of each of `indices`, in [-1, 1]. */
   similarities: Float32Array;
+  /** Every allowed tool, in catalog order. */
+  pool: Int32Array;
+  /** The score of every tool, by catalog index (meaningful for `pool` only). */
+  score: Float32Array;
+  /** Lowest and highest score over the pool (0 for an empty pool). */
+  min: number;
+  max: number;
 }
 
 /** The unit vectors of one tool's views. */
@@ -62,31 +71,47 @@ export class DenseIndex {
   }
 
   /**
-   * Every allowed tool ranked by its score for `query` (a unit vector); ties in
-   * catalog order. All rows are scored (exact search; ~0.3 ms for 2,500 × 512 here).
+   * The allowed tools ranked by their score for `query` (a unit vector); ties in catalog
+   * order. All rows are scored (exact search; ~0.3 ms for 2,500 × 512 here) and every
+   * allowed tool's score is returned, but only the best `depth` are put in order (top-k
+   * selection, topk.ts): the first `depth` of the full order, exactly. Default: all.
    */
-  search(query: Float32Array, allowed?: Uint8Array): DenseRanking {
+  search(query: Float32Array, allowed?: Uint8Array, depth = Infinity): DenseRanking {
     const rows = this.owner.length;
-    if (rows === 0) return { indices: new Int32Array(0), similarities: new Float32Array(0) };
-    const m = exactSearch(this.matrix, query, this.dim, rows, MetricKind.IP, 1) as Matches;
+    if (rows === 0) return { indices: new Int32Array(0), similarities: new Float32Array(0), pool: new Int32Array(0), score: new Float32Array(this.size), min: 0, max: 0 };
+    // Every row against the one query (k = 1): the distances come back in row order, with
+    // no sort of all rows and no key to convert, the same inner products as a search of
+    // the query over the rows.
+    const m = exactSearch(query, this.matrix, this.dim, 1, MetricKind.IP, 1) as BatchMatches;
     const document = new Float32Array(this.size);
     const best = new Float32Array(this.size).fill(-Infinity);
-    for (let r = 0; r < m.keys.length; r++) {
-      const row = Number(m.keys[r]);
+    for (let row = 0; row < rows; row++) {
       const tool = this.owner[row]!;
       // usearch's IP "distance" is 1 − dot.
-      const sim = 1 - m.distances[r]!;
+      const sim = 1 - m.distances[row]!;
       if (this.passage[row] === 1) best[tool] = Math.max(best[tool]!, sim);
       else document[tool] = sim;
     }
     const tools: number[] = [];
     const score = new Float32Array(this.size);
+    let min = Infinity;
+    let max = -Infinity;
     for (let i = 0; i < this.size; i++) {
       if (allowed && allowed[i] !== 1) continue;
       score[i] = best[i] === -Infinity ? document[i]! : (document[i]! + best[i]!) / 2;
+      const s = score[i]!;
+      min = Math.min(min, s);
+      max = Math.max(max, s);
       tools.push(i);
     }
-    tools.sort((a, b) => score[b]! - score[a]! || a - b);
-    return { indices: Int32Array.from(tools), similarities: Float32Array.from(tools, (i) => score[i]!) };
+    const order = topK(tools, depth, (a, b) => score[a]! > score[b]! || (score[a] === score[b] && a < b));
+    return {
+      indices: Int32Array.from(order),
+      similarities: Float32Array.from(order, (i) => score[i]!),
+      pool: Int32Array.from(tools),
+      score,
+      min: tools.length > 0 ? min : 0,
+      max: tools.length > 0 ? max : 0,
+    };
   }
 }

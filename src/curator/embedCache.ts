@@ -1,27 +1,50 @@
 /**
  * Document embeddings through the EmbeddingStore: only texts missing from the cache are
- * sent to the embedder, and what it returns is stored, so a restart with an unchanged
- * catalog embeds nothing.
+ * sent to the embedder, each text once however many tools share it (copies of one
+ * description across servers), and what it returns is stored batch by batch as it is
+ * computed, so a restart in the middle of a cold build resumes where it stopped and a
+ * restart with an unchanged catalog embeds nothing.
  */
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
+import { ProgressMeter, yieldToEventLoop, type ProgressListener } from './progress.js';
+
+/**
+ * Texts per embedder call, stored after each call. Large enough to keep every worker of
+ * the USE pool busy (it splits a call into batches of 32 across up to 4 workers), small
+ * enough that a restart loses at most a few seconds of work and the vectors in flight
+ * stay a few MiB.
+ */
+export const EMBED_BATCH = 512;
+/** Cache lookups per synchronous chunk before giving the event loop back. */
+const READ_CHUNK = 2_000;
 
 /** Unit vectors for `texts`, in order; duplicates are embedded once. */
 export async function embedDocuments(
   embedder: Embedder,
   texts: readonly string[],
   cache?: EmbeddingStore,
+  onProgress?: ProgressListener,
 ): Promise<{ vectors: Float32Array[]; embedded: number }> {
   const unique = [...new Set(texts)];
-  const cached = cache ? cache.get(embedder.id, unique) : unique.map(() => undefined);
-  const missing = unique.filter((_, i) => cached[i] === undefined);
-  const fresh = missing.length > 0 ? await embedder.embedDocuments(missing) : [];
-  if (fresh.length !== missing.length) {
-    throw new Error(`Embedder ${embedder.id} returned ${fresh.length} vectors for ${missing.length} texts.`);
-  }
-  if (cache && fresh.length > 0) cache.put(embedder.id, missing.map((text, i) => ({ text, vector: fresh[i]! })));
   const byText = new Map<string, Float32Array>();
-  unique.forEach((t, i) => cached[i] && byText.set(t, cached[i]));
-  missing.forEach((t, i) => byText.set(t, fresh[i]!));
+  const missing: string[] = [];
+  for (let at = 0; at < unique.length; at += READ_CHUNK) {
+    const part = unique.slice(at, at + READ_CHUNK);
+    const cached = cache ? cache.get(embedder.id, part) : [];
+    part.forEach((t, i) => (cached[i] ? byText.set(t, cached[i]) : missing.push(t)));
+    if (at + READ_CHUNK < unique.length) await yieldToEventLoop();
+  }
+  const meter = new ProgressMeter(missing.length, { embedder: embedder.id, cached: unique.length - missing.length }, onProgress);
+  for (let at = 0; at < missing.length; at += EMBED_BATCH) {
+    const batch = missing.slice(at, at + EMBED_BATCH);
+    const fresh = await embedder.embedDocuments(batch);
+    if (fresh.length !== batch.length) {
+      throw new Error(`Embedder ${embedder.id} returned ${fresh.length} vectors for ${batch.length} texts.`);
+    }
+    cache?.put(embedder.id, batch.map((text, i) => ({ text, vector: fresh[i]! })));
+    batch.forEach((t, i) => byText.set(t, fresh[i]!));
+    meter.advance(batch.length);
+  }
   return { vectors: texts.map((t) => byText.get(t)!), embedded: missing.length };
 }

@@ -24,6 +24,7 @@ import type { Bm25Hit } from './bm25.js';
 import type { DenseRanking } from './dense.js';
 import { rrfScores } from './rrf.js';
 import { SYNONYM_WEIGHT } from './lexicon.js';
+import { topK } from './topk.js';
 
 /** What the gate needs to know about the catalog's vocabulary. */
 export interface Vocabulary {
@@ -80,6 +81,8 @@ export interface FusedRanking {
   score: number[];
   /** RRF score: (1 − p) / (60 + dense rank) + p / (60 + BM25 rank), a list's term 0 beyond its top 50. */
   rrf: number[];
+  /** The highest score-fusion scores, best first, as many as `order` holds (whichever fusion ordered it): what the confidence reads. */
+  best: number[];
 }
 
 /**
@@ -104,7 +107,8 @@ export interface FusedRanking {
  * out BM25's exact matches on literal queries (docs/CURATOR.md, "Fusion").
  *
  * Without a dense ranking the result is BM25's order (p is taken as 1); without BM25 hits,
- * the dense order.
+ * the dense order. With a `depth`, only the first `depth` of the order are returned (top-k
+ * selection over the whole pool, exactly the full order's first `depth`); default all.
  *
  * ### Usage
  * ```ts
@@ -113,29 +117,43 @@ export interface FusedRanking {
  * // { order: [7, 4, 1], score: [0.5 · 0.75 + 0.5, 0.5, 0], rrf: [0.5/62 + 0.5/61, 0.5/61, 0.5/63] }
  * ```
  */
-export function fuse(dense: DenseRanking | undefined, bm25: readonly Bm25Hit[], p: number, fusion: Fusion): FusedRanking {
+export function fuse(dense: DenseRanking | undefined, bm25: readonly Bm25Hit[], p: number, fusion: Fusion, depth = Infinity): FusedRanking {
   const share = dense ? Math.min(1, Math.max(0, p)) : 1;
-  const base: ArrayLike<number> = dense ? dense.indices : Int32Array.from(bm25, (h) => h.index);
-  const n = base.length;
-  const semantic = new Map<number, number>();
-  if (dense && n > 0) {
-    const min = dense.similarities[n - 1]!;
-    const span = dense.similarities[0]! - min;
-    for (let r = 0; r < n; r++) semantic.set(dense.indices[r]!, span > 0 ? (dense.similarities[r]! - min) / span : 1);
-  }
   const lexical = new Map<number, number>();
   const top = bm25[0]?.score ?? 0;
   if (top > 0) for (const h of bm25) lexical.set(h.index, h.score / top);
-  const rrf = rrfScores([
+  const rrfByTool = rrfScores([
     { indices: dense?.indices ?? [], weight: 1 - share },
     { indices: Int32Array.from(bm25, (h) => h.index), weight: share },
   ]);
-  const entries: { index: number; score: number; rrf: number }[] = [];
-  for (let r = 0; r < n; r++) {
-    const index = base[r]!;
-    entries.push({ index, score: (1 - share) * (semantic.get(index) ?? 0) + share * (lexical.get(index) ?? 0), rrf: rrf.get(index) ?? 0 });
+  // Items are positions in `base`: the allowed pool (catalog order) with a dense ranking, BM25's order without one.
+  const base: ArrayLike<number> = dense ? dense.pool : Int32Array.from(bm25, (h) => h.index);
+  const n = base.length;
+  const span = dense ? dense.max - dense.min : 0;
+  const score = new Float64Array(n);
+  const rrf = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const index = base[k]!;
+    const semantic = dense ? (span > 0 ? (dense.score[index]! - dense.min) / span : 1) : 0;
+    score[k] = (1 - share) * semantic + share * (lexical.get(index) ?? 0);
+    rrf[k] = rrfByTool.get(index) ?? 0;
   }
-  if (fusion === 'rrf') entries.sort((a, b) => b.rrf - a.rrf);
-  else entries.sort((a, b) => b.score - a.score);
-  return { order: entries.map((e) => e.index), score: entries.map((e) => e.score), rrf: entries.map((e) => e.rrf) };
+  // Ties keep the dense order (score desc, then catalog order), or BM25's order without dense.
+  const tie = dense
+    ? (a: number, b: number): boolean => {
+        const sa = dense.score[base[a]!]!;
+        const sb = dense.score[base[b]!]!;
+        return sa > sb || (sa === sb && base[a]! < base[b]!);
+      }
+    : (a: number, b: number): boolean => a < b;
+  const by = (key: Float64Array) => (a: number, b: number): boolean => key[a]! > key[b]! || (key[a] === key[b] && tie(a, b));
+  const positions = Int32Array.from({ length: n }, (_, k) => k);
+  const order = topK(positions, depth, by(fusion === 'rrf' ? rrf : score));
+  const best = fusion === 'rrf' ? topK(positions, depth, by(score)) : order;
+  return {
+    order: order.map((k) => base[k]!),
+    score: order.map((k) => score[k]!),
+    rrf: order.map((k) => rrf[k]!),
+    best: best.map((k) => score[k]!),
+  };
 }

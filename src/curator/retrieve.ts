@@ -7,6 +7,7 @@ import type { Bm25Hit, Bm25Index } from './bm25.js';
 import type { DenseIndex, DenseRanking } from './dense.js';
 import { bm25Coverage, fuse, type Fusion } from './fusion.js';
 import { contentTerms, literalTerms } from './tokenize.js';
+import { RRF_DEPTH } from './rrf.js';
 import { bm25Share, type CatalogTrust } from './trust.js';
 
 /** A ranking of allowed tools plus what each retriever said, for explanations. */
@@ -19,6 +20,8 @@ export interface Ranking {
   rrf: number[];
   /** Per entry of `order`: the score the order was sorted by (`rrf` under hybrid's fusion 'rrf', else `score`). */
   fused: number[];
+  /** The highest score-fusion scores, best first (whichever fusion ordered `order`): shortlistConfidence reads them. */
+  best: number[];
   bm25: Bm25Hit[];
   dense?: DenseRanking;
 }
@@ -34,7 +37,10 @@ export interface Retrievers {
  * Ranks the allowed tools (`allowed[i] === 1`) for `text`. `mode` is the mode that can run
  * now: 'dense' and 'hybrid' need `vector` (the query embedding). A single retriever's
  * ranking is its own order; its scores go through the same fusion with the whole vote, so
- * every ranking carries a score in [0, 1] and an RRF score.
+ * every ranking carries a score in [0, 1] and an RRF score. With a `depth`, `order` holds
+ * the first `depth` tools only (exactly those of the full order; top-k selection instead of
+ * sorting the whole pool), enough for a shortlist; without, every ranked tool (explanations
+ * need every rank).
  */
 export function retrieve(
   r: Retrievers,
@@ -43,9 +49,11 @@ export function retrieve(
   vector: Float32Array | undefined,
   allowed: Uint8Array,
   fusion: Fusion,
+  depth = Infinity,
 ): Ranking {
   const bm25 = mode === 'dense' ? [] : r.bm25.query(text, allowed);
-  const dense = vector && r.dense && mode !== 'bm25' ? r.dense.search(vector, allowed) : undefined;
+  // RRF reads the dense list's top RRF_DEPTH.
+  const dense = vector && r.dense && mode !== 'bm25' ? r.dense.search(vector, allowed, Math.max(depth, RRF_DEPTH)) : undefined;
   // BM25's share p of the vote (dense has 1 − p): its coverage scaled by the catalog trust; 1 when it runs alone.
   let p = 1;
   if (dense) {
@@ -55,8 +63,8 @@ export function retrieve(
   }
   // `fusion` is hybrid's choice; one retriever alone is ranked, and explained, by its own score.
   const used = mode === 'hybrid' ? fusion : 'score';
-  const f = fuse(dense, bm25, p, used);
-  return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, bm25, dense };
+  const f = fuse(dense, bm25, p, used, depth);
+  return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense };
 }
 
 /**

@@ -68,7 +68,10 @@ export interface Selection {
    * 'none', fallback).
    */
   confidence: number;
-  /** The mode that actually ran (e.g. 'bm25' when the embedder failed in hybrid). */
+  /**
+   * The retrievers that actually answered: 'hybrid' (BM25 and dense), 'dense', 'bm25'
+   * (the embedder failed, or the dense index is still being built) or 'none' (no ranking).
+   */
   mode: CuratorMode;
   explanations?: Explanation[];
 }
@@ -83,11 +86,21 @@ export interface ToolCurator {
    */
   readonly trust?: CatalogTrust;
   /**
-   * Indexes the catalog: retrieval texts, BM25 index, document embeddings (cached).
-   * Call once per catalog change. Never throws for an embedder failure: it falls back
-   * to BM25 and logs why.
+   * Indexes the catalog: retrieval texts, BM25 index, document embeddings (cached, stored
+   * batch by batch as computed), catalog trust. Call once per catalog change; resolves
+   * when every retriever is built. BM25 is published first (`whenSearchable`), so select()
+   * answers from BM25 (`Selection.mode` 'bm25') while the vectors are computed, and from
+   * both once they are ready. Never throws for an embedder or trust failure: it falls
+   * back to BM25 (or to the gate without trust) and logs why.
    */
   buildIndex(tools: ToolRecord[], extra?: ExtraContext): Promise<void>;
+  /**
+   * Resolves as soon as the latest buildIndex can answer select() (its BM25 index is
+   * built: seconds, where the dense index of a cold catalog may take minutes), or has
+   * failed (select() then returns the allowed pool). Resolves at once when no build is
+   * under way.
+   */
+  whenSearchable(): Promise<void>;
   /**
    * Ranks `allowed` (a subset of the indexed tools, e.g. a persona's) for `query`.
    * Tools in `allowed` that were not indexed are ignored.

@@ -122,6 +122,7 @@ function asHostSees(curator: ToolCurator, ranAs: Map<CuratorMode, number>): Tool
   return {
     mode: curator.mode,
     buildIndex: (tools, extra) => curator.buildIndex(tools, extra),
+    whenSearchable: () => curator.whenSearchable(),
     async select(query, allowed, options) {
       const selection = await curator.select(query, allowed, options);
       ranAs.set(selection.mode, (ranAs.get(selection.mode) ?? 0) + 1);

@@ -57,11 +57,11 @@ export class Gateway extends EventEmitter {
   readonly relay: Relay;
   /** Progress, log messages, questions and cancellation between hosts and upstreams during a call (src/relay/calls.ts). */
   readonly calls: CallRelay;
-  /** Set once the embedder has loaded (or failed): read it only after `ready`. */
+  /** Created at once, with the embedder still loading; it answers from BM25 until the dense index is ready. */
   curator!: ToolCurator;
   /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
   readonly catalogReady: Promise<void>;
-  /** Resolves when the first catalog is indexed; never rejects for upstream or embedder failures. */
+  /** Resolves when the first catalog is fully indexed (dense included); never rejects for upstream or embedder failures. */
   readonly ready: Promise<void>;
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
@@ -73,7 +73,6 @@ export class Gateway extends EventEmitter {
   private readonly names: NameStore;
   private embedder: Embedder | null = null;
   private readonly allowedCache = new Map<string, ToolRecord[]>();
-  private indexing: Promise<void>;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -108,9 +107,8 @@ export class Gateway extends EventEmitter {
     this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));
     this.ready = this.init(opts, catalogBuilt);
     this.ready.catch((err: Error) => log.error({ err: err.stack }, 'gateway start-up failed; find_tools will report it'));
-    this.indexing = this.ready;
     pool.on('change', () => {
-      this.indexing = this.ready.then(() => this.rebuild());
+      this.ready.then(() => this.rebuild()).catch((err: Error) => log.error({ err: err.stack }, 'rebuilding the catalog index failed'));
     });
   }
 
@@ -148,11 +146,7 @@ export class Gateway extends EventEmitter {
     const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
     const t0 = performance.now();
     const since = () => Math.round(performance.now() - t0);
-    const upstreams = this.pool.start().then(() => {
-      this.startup.upstreamsMs = since();
-      this.setCatalog(this.buildCatalog());
-      catalogBuilt();
-    });
+    const upstreams = this.pool.start();
     const embedder = (
       wantsEmbedder
         ? createEmbedder(config.curator.embedder).catch((err: Error) => {
@@ -161,11 +155,16 @@ export class Gateway extends EventEmitter {
           })
         : Promise.resolve(null)
     ).finally(() => void (this.startup.embedderMs = since()));
-    [, this.embedder] = await Promise.all([upstreams, embedder]);
+    void embedder.then((e) => (this.embedder = e));
     // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
-    this.curator = createCurator({ mode, fusion: config.curator.fusion, embedder: this.embedder, cache: new EmbeddingStore(this.db) });
-    await this.index();
+    // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
+    this.curator = createCurator({ mode, fusion: config.curator.fusion, embedder, cache: new EmbeddingStore(this.db), onProgress: (p) => this.emit('progress', p) });
+    await upstreams;
+    this.startup.upstreamsMs = since();
+    this.setCatalog(this.buildCatalog());
+    catalogBuilt();
+    await Promise.all([this.index(), embedder]);
     this.startup.indexedMs = since();
     log.info(this.startup, 'gateway ready');
   }
@@ -229,9 +228,13 @@ export class Gateway extends EventEmitter {
     return allowed;
   }
 
-  /** Ranks the persona's allowed tools for `query`; pinned tools are left out (they are always shown). */
+  /**
+   * Ranks the persona's allowed tools for `query`; pinned tools are left out (they are
+   * always shown). Waits only for the catalog and its BM25 index, never for embeddings:
+   * while the dense index builds the answer comes from BM25 (`Selection.mode` 'bm25').
+   */
   async findTools(query: string, persona: string | undefined, topK?: number): Promise<Selection> {
-    await this.indexing;
+    await Promise.race([this.ready, this.catalogReady.then(() => this.curator.whenSearchable())]);
     return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
   }
 

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ToolRecord } from '../catalog/types.js';
+import type { Selection } from '../curator/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
@@ -34,6 +35,9 @@ import {
 } from './metaTools.js';
 
 export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
+
+/** The retrievers behind each curator mode, as find_tools reports them. */
+const RETRIEVERS: Record<Selection['mode'], string[]> = { hybrid: ['bm25', 'dense'], dense: ['dense'], bm25: ['bm25'], none: [] };
 
 /** tools/call with params unchecked here: the SDK Server checks them (see the constructor). */
 const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
@@ -147,7 +151,8 @@ export class Session {
     });
     // Best match last = most recently used: when a long result overflows max_visible, the weakest go first.
     if (this.mode === 'dynamic' && this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
-    const payload = { tools, confidence: Number(selection.confidence.toFixed(3)) };
+    // `retrievers`: which retrievers answered ('bm25' alone while the dense index is still being built).
+    const payload = { tools, confidence: Number(selection.confidence.toFixed(3)), retrievers: RETRIEVERS[selection.mode] };
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
   }
 

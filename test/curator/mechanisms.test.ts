@@ -7,7 +7,9 @@ import { bm25Coverage, fuse } from '../../src/curator/fusion.js';
 import { expandTerms } from '../../src/curator/lexicon.js';
 import { shortlistConfidence } from '../../src/curator/retrieve.js';
 import { RRF_DEPTH, RRF_K, rrfScores } from '../../src/curator/rrf.js';
-import { bm25Share, catalogTrust, type ToolProbe } from '../../src/curator/trust.js';
+import { topK } from '../../src/curator/topk.js';
+import type { DenseRanking } from '../../src/curator/dense.js';
+import { bm25Share, MAX_PROBES, measureTrust, type ToolProbe } from '../../src/curator/trust.js';
 import { assembleShortlist } from '../../src/curator/shortlist.js';
 import { interleave, partBudget, splitQuery } from '../../src/curator/split.js';
 
@@ -34,8 +36,16 @@ describe('RRF (Cormack et al. 2009): Σ w / (k + rank), k = 60, top 50 of each l
   });
 });
 
+/** A DenseRanking of the listed tools (best first, as DenseIndex.search returns every allowed tool). */
+function ranked(indices: number[], similarities: number[]): DenseRanking {
+  const score = new Float32Array(Math.max(...indices) + 1);
+  indices.forEach((i, r) => (score[i] = similarities[r]!));
+  const sims = Float32Array.from(similarities);
+  return { indices: Int32Array.from(indices), similarities: sims, pool: Int32Array.from([...indices].sort((a, b) => a - b)), score, min: Math.min(...sims), max: Math.max(...sims) };
+}
+
 describe('fusion: p = BM25\'s share, dense 1 − p; score and RRF', () => {
-  const dense = { indices: Int32Array.from([4, 7, 1]), similarities: Float32Array.from([0.6, 0.5, 0.2]) };
+  const dense = ranked([4, 7, 1], [0.6, 0.5, 0.2]);
   const hit = (index: number, score: number) => ({ index, score, terms: [], viaSynonym: [] });
   // Similarities are float32: scaled values are exact to about 1e-7.
   const round = (xs: number[]) => xs.map((x) => Number(x.toFixed(6)));
@@ -53,14 +63,35 @@ describe('fusion: p = BM25\'s share, dense 1 − p; score and RRF', () => {
     expect(round(f.score)).toEqual(round([0.8125, 0.125, 0.75]));
   });
   test('p = 1: BM25 decides; p = 0: dense decides; ties keep the dense order', () => {
-    expect(fuse(dense, [hit(1, 6), hit(7, 6)], 1, 'score')).toEqual({ order: [7, 1, 4], score: [1, 1, 0], rrf: [1 / 62, 1 / 61, 0] });
+    expect(fuse(dense, [hit(1, 6), hit(7, 6)], 1, 'score')).toEqual({ order: [7, 1, 4], score: [1, 1, 0], rrf: [1 / 62, 1 / 61, 0], best: [1, 1, 0] });
     const denseOnly = fuse(dense, [hit(1, 6)], 0, 'rrf');
     expect([denseOnly.order, round(denseOnly.score), denseOnly.rrf]).toEqual([[4, 7, 1], [1, 0.75, 0], [1 / 61, 1 / 62, 1 / 63]]);
-    const flat = { indices: Int32Array.from([2, 0]), similarities: Float32Array.from([0.3, 0.3]) };
-    expect(fuse(flat, [], 0, 'score')).toEqual({ order: [2, 0], score: [1, 1], rrf: [1 / 61, 1 / 62] });
+    const flat = ranked([0, 2], [0.3, 0.3]);
+    expect(fuse(flat, [], 0, 'score')).toEqual({ order: [0, 2], score: [1, 1], rrf: [1 / 61, 1 / 62], best: [1, 1] });
   });
   test('BM25 alone (no dense ranking): its order, scaled scores, 1 / (60 + rank)', () => {
-    expect(fuse(undefined, [hit(3, 8), hit(9, 2)], 0, 'rrf')).toEqual({ order: [3, 9], score: [1, 0.25], rrf: [1 / 61, 1 / 62] });
+    expect(fuse(undefined, [hit(3, 8), hit(9, 2)], 0, 'rrf')).toEqual({ order: [3, 9], score: [1, 0.25], rrf: [1 / 61, 1 / 62], best: [1, 0.25] });
+  });
+  test('with a depth: exactly the first `depth` of the full order, for both fusions, ties included', () => {
+    // 2,000 tools, similarities on a coarse grid (many ties), BM25 hits on every 7th tool.
+    const n = 2000;
+    const sims = Array.from({ length: n }, (_, i) => Math.fround(((i * 7919) % 101) / 100));
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => sims[b]! - sims[a]! || a - b);
+    const full = ranked(order, order.map((i) => sims[i]!));
+    const hits = Array.from({ length: n / 7 }, (_, k) => hit(k * 7, 1 + ((k * 31) % 13))).sort((a, b) => b.score - a.score);
+    for (const fusion of ['score', 'rrf'] as const) {
+      const all = fuse(full, hits, 0.4, fusion);
+      const head = fuse(full, hits, 0.4, fusion, 110);
+      expect(head.order).toEqual(all.order.slice(0, 110));
+      expect(head.best).toEqual([...all.score].sort((a, b) => b - a).slice(0, 110));
+    }
+  });
+  test('topK: the first k of the sorted order, ties broken by the order given', () => {
+    const score = [0.2, 0.9, 0.5, 0.9, 0.1];
+    const before = (a: number, b: number): boolean => score[a]! > score[b]! || (score[a] === score[b] && a < b);
+    expect(topK([0, 1, 2, 3, 4], 2, before)).toEqual([1, 3]);
+    expect(topK([0, 1, 2, 3, 4], 3, before)).toEqual([1, 3, 2]);
+    expect(topK([4, 3, 2, 1, 0], 9, before)).toEqual([1, 3, 2, 0, 4]);
   });
 });
 
@@ -216,19 +247,35 @@ describe('catalog trust: self-retrieval of names and descriptions', () => {
   }));
   const bm25 = new Bm25Index(texts.map(([name, description]) => ({ name, description, parameters: '' })));
 
-  test('mean reciprocal rank over both probes, ties against, no BM25 match 0', () => {
+  test('mean reciprocal rank over both probes, ties against, no BM25 match 0', async () => {
     // Dense, name → descriptions: 1, 1, 1, ½, ½ (the twins tie); sentence → names: the same.
     // BM25, name → descriptions (description field only): 1; 0 ("fee dues" matches only
     // tool 0's "fees", never tool 1); 1; ½, ½. Sentence → names (name field only): 1 ("pay"
     // and "fee" beat "fee" alone); 0 (no name word); 1; ½, ½.
-    const t = catalogTrust(probes, bm25, 3)!;
+    const t = (await measureTrust(probes, bm25, 3))!;
     expect(t.probes).toBe(5);
     expect(t.dense).toBeCloseTo(0.8, 6);
     expect(t.bm25).toBeCloseTo(0.6, 12);
   });
-  test('fewer than 5 probed tools: no trust; a tool without a name or sentence is not probed', () => {
-    expect(catalogTrust(probes.slice(0, 4), bm25, 3)).toBeUndefined();
-    expect(catalogTrust([...probes.slice(0, 4), { description: [] }], bm25, 3)).toBeUndefined();
+  test('fewer than 5 probed tools: no trust; a tool without a name or sentence is not probed', async () => {
+    expect(await measureTrust(probes.slice(0, 4), bm25, 3)).toBeUndefined();
+    expect(await measureTrust([...probes.slice(0, 4), { description: [] }], bm25, 3)).toBeUndefined();
+  });
+  test('a catalog larger than MAX_PROBES is measured on an evenly spaced sample of that many tools', async () => {
+    // 600 distinct tools: one-hot vectors and a word of their own, so both retrievers find every probed tool first.
+    const n = 600;
+    const word = (k: number): string => `w${String.fromCharCode(97 + (k % 26), 97 + (Math.floor(k / 26) % 26))}x`;
+    const oneHot = (k: number): Float32Array => Float32Array.from({ length: n }, (_, j) => (j === k ? 1 : 0));
+    const many: ToolProbe[] = Array.from({ length: n }, (_, k) => ({
+      name: { text: `tool ${word(k)}`, vector: oneHot(k) },
+      sentence: { text: `Handles ${word(k)} records`, vector: oneHot(k) },
+      description: [oneHot(k)],
+    }));
+    const index = new Bm25Index(many.map((t) => ({ name: t.name!.text, description: t.sentence!.text, parameters: '' })));
+    const t = (await measureTrust(many, index, n))!;
+    expect(t.probes).toBe(MAX_PROBES);
+    expect(t.dense).toBe(1);
+    expect(t.bm25).toBe(1);
   });
   test('BM25\'s share: the odds p : (1 − p) scaled by r_bm25 : r_dense', () => {
     const trust = { dense: 0.8, bm25: 0.6, probes: 5 };

@@ -59,10 +59,8 @@ test('none gives no embedder, and says so', async () => {
 });
 
 test('auto on this machine: the hub is unreachable, so use, with the reason logged', async () => {
-  const started = performance.now();
   const { value: e, lines } = await infoLines(() => createEmbedder({ provider: 'auto', autoTimeoutMs: 4000 }));
   try {
-    expect(performance.now() - started).toBeLessThan(4000 + 3000);
     expect(e.id).toBe('use:lite-512');
     expect(e.dim).toBe(512);
     expect(lines).toHaveLength(1);

@@ -93,9 +93,8 @@ describe('openai provider', () => {
     await expect(createOpenAIEmbedder({ baseUrl, model: 'fake-embed', timeoutMs: 200, retries: 1 }))
       .rejects.toThrow(/no answer within 200 ms/);
     expect(seen).toHaveLength(2);
-    // 2 × 200 ms timeouts + one 500 ms backoff
+    // At least 2 × 200 ms timeouts + one 500 ms backoff (a lower bound holds under load; no upper bound).
     expect(performance.now() - started).toBeGreaterThan(850);
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   test('wrong vector count or width is rejected', async () => {

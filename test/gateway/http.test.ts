@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnUntil } from '../helpers/process.js';
-import { CLI, ROOT, referenceConfig } from '../helpers/reference.js';
+import { CLI, INDEX_READY_MS, ROOT, referenceConfig } from '../helpers/reference.js';
 
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const TOKEN = 'http-test-token-0123456789';
@@ -32,10 +32,12 @@ describe('gateway over HTTP with remote upstreams', () => {
         legacy: { url: `http://127.0.0.1:${ssePort}/sse` },
       },
     );
-    const gw = await spawnUntil(process.execPath, [CLI, 'serve', '--config', configPath, '--http', String(gatewayPort)], /serving MCP over Streamable HTTP/, { GW_TEST_TOKEN: TOKEN });
+    // Listening, and the index built (find_tools answers from BM25 alone before that), with its own timeout.
+    const servingAndIndexed = /(?=[\s\S]*serving MCP over Streamable HTTP)(?=[\s\S]*"msg":"gateway ready")/;
+    const gw = await spawnUntil(process.execPath, [CLI, 'serve', '--config', configPath, '--http', String(gatewayPort)], servingAndIndexed, { GW_TEST_TOKEN: TOKEN, TOOL_CURATOR_LOG: 'info' }, INDEX_READY_MS);
     children.push(gw.child);
     url = new URL(`http://127.0.0.1:${gatewayPort}/mcp`);
-  });
+  }, INDEX_READY_MS + 60_000);
   afterAll(() => {
     for (const c of children) c.kill();
   });

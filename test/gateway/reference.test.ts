@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectGateway, referenceConfig, type ReferenceSetup } from '../helpers/reference.js';
+import { connectGateway, INDEX_READY_MS, referenceConfig, ROOT, type ReferenceSetup } from '../helpers/reference.js';
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
@@ -36,7 +36,7 @@ describe('gateway over the reference servers, stdio host', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       listChanged++;
     });
-  });
+  }, INDEX_READY_MS + 30_000);
   afterAll(async () => {
     await client?.close();
   });
@@ -49,7 +49,9 @@ describe('gateway over the reference servers, stdio host', () => {
   it('find_tools puts the file-reading tool in the top 3, reveals it and sends list_changed', async () => {
     const r = await client.callTool({ name: 'find_tools', arguments: { query: 'read the contents of a file' } });
     expect(r.isError).toBeFalsy();
-    const found = JSON.parse(text(r)) as { tools: { name: string; inputSchema: { type: string } }[] };
+    const found = JSON.parse(text(r)) as { tools: { name: string; inputSchema: { type: string } }[]; retrievers: string[] };
+    // connectGateway waited for the whole index: both retrievers answered.
+    expect(found.retrievers).toEqual(['bm25', 'dense']);
     const top3 = found.tools.slice(0, 3).map((t) => t.name);
     expect(top3.some((n) => n === 'read_text_file' || n === 'read_file')).toBe(true);
     expect(found.tools.length).toBe(8);

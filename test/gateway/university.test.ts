@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectGateway, ROOT } from '../helpers/reference.js';
-import { cli, text, universityConfig, type University } from '../guards/university.js';
+import { connectGateway, INDEX_READY_MS, ROOT } from '../helpers/reference.js';
+import { cli, CLI_TIMEOUT_MS, text, universityConfig, type University } from '../guards/university.js';
 
 const policyFiles = {
   personas: join(ROOT, 'personas.yaml'),
@@ -34,14 +34,15 @@ describe('university testbed through the gateway', () => {
     const parsed = JSON.parse(r.stdout) as { upstreams: { state: string }[]; tools: { name: string }[] };
     expect(parsed.upstreams.filter((u) => u.state === 'ready')).toHaveLength(8);
     expect(parsed.tools).toHaveLength(count);
-  });
+  }, CLI_TIMEOUT_MS + 30_000);
 
   describe('a student host', () => {
     let client: Client;
 
     beforeAll(async () => {
+      // Waits for the cold index (191 tools, their exemplars and passages) with its own timeout.
       ({ client } = await connectGateway(uni.configPath, ['--persona', 'student', '--user-id', 'S0003']));
-    });
+    }, INDEX_READY_MS + 30_000);
     afterAll(async () => {
       await client?.close();
     });
@@ -65,6 +66,6 @@ describe('university testbed through the gateway', () => {
       expect(body).toContain('S0003');
       expect(body).toContain('CE701');
       expect(body).toMatch(/68\.3/);
-    }, 180_000); // the first find_tools waits for the cold index: 191 tools, their exemplars and passages
+    });
   });
 });

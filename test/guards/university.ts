@@ -36,6 +36,8 @@ export function universityConfig(extra: Record<string, unknown> = {}): Universit
     upstreams,
     // BM25 keeps start-up fast; who may see what is decided before ranking, in any mode.
     curator: { mode: 'bm25', top_k: 12, embedder: 'none' },
+    // Eight upstream processes start at once; on a loaded machine that took over 20 s (the default).
+    timeouts: { startup_ms: 120_000 },
     store: join(dir, 'store.db'),
     policy: { personas: join(ROOT, 'personas.yaml') },
     session: { persona: 'student', user_id: 'S0001' },
@@ -73,12 +75,16 @@ export async function universityCatalog(universityDb: string): Promise<{ all: st
   return { all, allowed, forbidden: all.filter((n) => !allowed.has(n)) };
 }
 
+/** How long cli() lets one command run. */
+export const CLI_TIMEOUT_MS = 150_000;
+
 /** Runs `tool-curator <args> --config <configPath>` and returns its exit code and output. */
 export function cli(configPath: string, args: string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args, '--config', configPath], {
     encoding: 'utf8',
     env: { ...process.env, TOOL_CURATOR_LOG: 'warn', ...env },
-    timeout: 30_000,
+    // Starting eight upstreams took over 30 s on a loaded machine; callers' tests allow CLI_TIMEOUT_MS + 30 s.
+    timeout: CLI_TIMEOUT_MS,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

@@ -33,6 +33,8 @@ export function referenceConfig(extra: Record<string, unknown> = {}, upstreams: 
       ...upstreams,
     },
     curator: { mode: 'hybrid', top_k: 8, embedder: 'use' },
+    // Upstream start-up took over the 20 s default on a loaded machine.
+    timeouts: { startup_ms: 120_000 },
     store: join(dir, 'store.db'),
     ...extra,
   };
@@ -42,15 +44,51 @@ export function referenceConfig(extra: Record<string, unknown> = {}, upstreams: 
   return { dir, filesDir, configPath };
 }
 
-/** Spawns `tool-curator serve` over stdio and connects an SDK Client to it. */
-export async function connectGateway(configPath: string, args: string[] = [], capabilities: Record<string, unknown> = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
+/**
+ * How long connectGateway waits for the gateway's index by default: a cold index of the
+ * university catalog (191 tools, their passages and exemplars) took up to 120 s on a loaded
+ * 2-core machine. Callers' hooks need a timeout above it.
+ */
+export const INDEX_READY_MS = 300_000;
+
+/** The gateway's log line once its first catalog is fully indexed (dense included). */
+export const GATEWAY_READY = /"msg":"gateway ready"/;
+
+/**
+ * Spawns `tool-curator serve` over stdio and connects an SDK Client to it, then waits
+ * (up to `readyMs`) until the gateway logs that its index is built, so find_tools ranks
+ * with every retriever: the gateway answers find_tools from BM25 alone before that.
+ */
+export async function connectGateway(
+  configPath: string,
+  args: string[] = [],
+  capabilities: Record<string, unknown> = {},
+  readyMs = INDEX_READY_MS,
+): Promise<{ client: Client; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'serve', '--config', configPath, ...args],
     stderr: 'pipe',
-    env: { ...process.env, TOOL_CURATOR_LOG: 'warn' } as Record<string, string>,
+    // info: the "gateway ready" line; warnings and errors pass too.
+    env: { ...process.env, TOOL_CURATOR_LOG: 'info' } as Record<string, string>,
+  });
+  let stderr = '';
+  let seen: () => void;
+  const ready = new Promise<void>((resolve) => (seen = resolve));
+  transport.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (GATEWAY_READY.test(stderr)) seen();
   });
   const client = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities });
   await client.connect(transport);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`gateway index not ready after ${readyMs} ms:\n${stderr.slice(-4000)}`)), readyMs);
+  });
+  try {
+    await Promise.race([ready, late]);
+  } finally {
+    clearTimeout(timer);
+  }
   return { client, transport };
 }
