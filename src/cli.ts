@@ -5,11 +5,12 @@
  * command's output. Logs always go to stderr.
  */
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, loadConfig, resolveFrom, type LoadedConfig } from './config/load.js';
 import { curatorSchema } from './config/schema.js';
 import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
+import { installLifecycle } from './gateway/lifecycle.js';
+import { guardedStdioTransport } from './gateway/stdioGuard.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
 import { Session } from './gateway/session.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
@@ -86,19 +87,15 @@ async function serve(flags: Flags): Promise<void> {
   else checkTokens(loaded);
   // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
   const gateway = Gateway.create(loaded);
-  const shutdown = async () => {
-    await gateway.close().catch(() => undefined);
-    process.exit(0);
-  };
-  process.on('SIGINT', shutdown).on('SIGTERM', shutdown);
+  const { shutdown } = installLifecycle({ close: () => gateway.close() });
   if (port !== undefined) {
     await serveHttp(gateway, port);
     return;
   }
   const session = new Session(gateway, { persona, userId });
-  const transport = new StdioServerTransport();
-  transport.onclose = shutdown;
-  process.stdin.on('end', shutdown);
+  const transport = guardedStdioTransport();
+  transport.onclose = () => void shutdown('stdio transport closed');
+  process.stdin.on('end', () => void shutdown('host closed stdin'));
   await session.server.connect(transport);
   log.info({ persona: persona ?? '(open)' }, 'serving MCP on stdio');
 }

@@ -54,6 +54,7 @@ export class Gateway extends EventEmitter {
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
   approvalsPage: string | undefined;
   private embedder: Embedder | null = null;
+  private embedderLoad: Promise<Embedder | null> = Promise.resolve(null);
   private readonly allowedCache = new Map<string, ToolRecord[]>();
   private indexing: Promise<void>;
 
@@ -127,6 +128,7 @@ export class Gateway extends EventEmitter {
           })
         : Promise.resolve(null)
     ).finally(() => void (this.startup.embedderMs = since()));
+    this.embedderLoad = embedder;
     [, this.embedder] = await Promise.all([upstreams, embedder]);
     // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
@@ -177,10 +179,14 @@ export class Gateway extends EventEmitter {
     return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
   }
 
+  /**
+   * Closes upstreams, embedder and store. During start-up it does not wait for the index
+   * build: closing the embedder (and its worker pool) first makes the build end early.
+   */
   async close(): Promise<void> {
-    await this.ready.catch(() => undefined);
     await this.pool.close();
-    await this.embedder?.close();
+    await this.embedderLoad.then((e) => e?.close()).catch(() => undefined);
+    await this.ready.catch(() => undefined);
     this.db.close();
   }
 }
