@@ -5,7 +5,7 @@
  * command's output. Logs always go to stderr.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, resolveFrom, type LoadedConfig } from './config/load.js';
+import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { curatorSchema } from './config/schema.js';
 import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
@@ -16,7 +16,7 @@ import { Session } from './gateway/session.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { log } from './log.js';
 import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/policy.js';
-import { openDb } from './store/db.js';
+import { openConfiguredStore } from './store/db.js';
 import { formatSelection, selectionJson } from './gateway/selectView.js';
 
 const USAGE = `tool-curator — an MCP gateway that curates many upstream tools into a short, query-specific list
@@ -188,8 +188,7 @@ function passThrough(flags: Flags): string[] {
 }
 
 function storeOf(flags: Flags) {
-  const loaded = config(flags);
-  return openDb(resolveFrom(loaded.baseDir, loaded.config.store));
+  return openConfiguredStore(config(flags));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -225,18 +224,31 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Exits once stdout and stderr have drained: writes to a pipe are asynchronous, and
+ * process.exit right after a large write (`audit --json | jq`) would cut it at the pipe
+ * buffer's 64 KiB.
+ */
+function exitAfterDrain(code: number): void {
+  let open = 2;
+  const done = () => --open === 0 && process.exit(code);
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code);
+    if (code >= 0) exitAfterDrain(code);
   },
   (err: Error) => {
     if (err instanceof ConfigError || err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`tool-curator: ${err.message}\n`);
-      process.exit(2);
+      exitAfterDrain(2);
+      return;
     }
     // One readable line for the user; the stack for whoever runs with TOOL_CURATOR_LOG=debug.
     log.debug({ err: err.stack }, 'tool-curator failed');
     process.stderr.write(`tool-curator: ${err.message}\n`);
-    process.exit(1);
+    exitAfterDrain(1);
   },
 );

@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import { buildCatalog } from '../catalog/catalog.js';
 import type { ToolRecord } from '../catalog/types.js';
-import { resolveFrom, type LoadedConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
@@ -18,7 +18,7 @@ import { createCallPath } from '../guards/pipeline.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { Policy } from '../policy/policy.js';
-import { openDb, type Db } from '../store/db.js';
+import { openConfiguredStore, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
@@ -98,7 +98,7 @@ export class Gateway extends EventEmitter {
    */
   static create(loaded: LoadedConfig, opts: GatewayOptions = {}): Gateway {
     const { config, baseDir } = loaded;
-    const db = openDb(resolveFrom(baseDir, config.store));
+    const db = openConfiguredStore(loaded);
     const pool = new UpstreamPool(config.upstreams, { baseDir, startupMs: config.timeouts.startup_ms, callMs: config.timeouts.call_ms });
     return new Gateway(loaded, db, pool, opts);
   }

@@ -38,9 +38,11 @@ export function installLifecycle(opts: LifecycleOptions): Lifecycle {
       log.info({ why }, 'shutting down');
       // Whatever happens below, the process is gone within the bound.
       setTimeout(() => process.exit(opts.exitCode ?? 0), 1500).unref();
+      // close() first marks the pool closing (no reconnect starts), then the children go.
+      const closed = opts.close().catch(() => undefined);
       await terminateChildren(300);
       const closeMs = opts.closeMs ?? 800;
-      await Promise.race([opts.close().catch(() => undefined), new Promise((r) => setTimeout(r, closeMs).unref())]);
+      await Promise.race([closed, new Promise((r) => setTimeout(r, closeMs).unref())]);
       process.exit(opts.exitCode ?? 0);
     })();
     return stopping;

@@ -34,9 +34,10 @@ const TAIL_LINES = 12;
 const TAIL_LINE_CHARS = 300;
 
 export class ChildTransport extends StdioClientTransport {
-  /** How the child ended, once it has. */
+  /** How the child ended on its own (not because we closed it), once it has. */
   exited?: { code: number | null; signal: NodeJS.Signals | null };
   private readonly tail: string[] = [];
+  private closing = false;
 
   override async start(): Promise<void> {
     const started = super.start();
@@ -44,9 +45,16 @@ export class ChildTransport extends StdioClientTransport {
     const child = (this as unknown as { _process?: ChildProcess })._process;
     if (child) {
       track(child);
-      child.once('exit', (code, signal) => (this.exited = { code, signal }));
+      child.once('exit', (code, signal) => {
+        if (!this.closing) this.exited = { code, signal };
+      });
     }
     return started;
+  }
+
+  override async close(): Promise<void> {
+    this.closing = true;
+    return super.close();
   }
 
   /** Keeps `line` of the child's stderr for `describeFailure`. */
