@@ -61,6 +61,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * @throws ConfigError naming `http.tokens.<i>`.
  */
 export function checkTokens(loaded: LoadedConfig): void {
+  if (loaded.httpError) throw loaded.httpError;
   const policy = new Policy(loaded.personas);
   loaded.config.http.tokens.forEach((t, i) => {
     try {
