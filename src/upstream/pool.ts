@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
@@ -30,6 +31,8 @@ interface Upstream {
   error?: string;
   retries: number;
   retryTimer?: NodeJS.Timeout;
+  /** A re-initialization in progress after the upstream forgot our session; concurrent calls share it. */
+  reinit?: Promise<boolean>;
 }
 
 export interface PoolOptions {
@@ -41,6 +44,16 @@ export interface PoolOptions {
   callMs: number;
   /** First reconnect delay; doubles per failure up to 30 s. Default 1000 ms. */
   reconnectBaseMs?: number;
+}
+
+/**
+ * The upstream no longer knows our Streamable HTTP session (it restarted, or expired it):
+ * 404 as the spec says, or the 400 "No valid session ID" that some servers built on the
+ * SDK's examples send. Either way the request was refused, not run, so a retry is safe.
+ */
+function sessionGone(err: unknown): boolean {
+  if (!(err instanceof StreamableHTTPError)) return false;
+  return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
 }
 
 /** Lists every tool of a connected client, following `nextCursor` pages. */
@@ -177,11 +190,39 @@ export class UpstreamPool extends EventEmitter {
     if (!u?.conn || u.state !== 'ready') {
       return { isError: true, content: [{ type: 'text', text: `upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later` }] };
     }
+    const forward = async (conn: Connection) =>
+      (await conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.opts.callMs })) as CallToolResult;
+    const failed = (err: unknown): CallToolResult => ({ isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${(err as Error).message}` }] });
     try {
-      return (await u.conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.opts.callMs })) as CallToolResult;
+      return await forward(u.conn);
     } catch (err) {
-      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${(err as Error).message}` }] };
+      if (!sessionGone(err) || !(await this.reinitialize(u)) || !u.conn) return failed(err);
+      try {
+        return await forward(u.conn);
+      } catch (retryErr) {
+        return failed(retryErr);
+      }
     }
+  }
+
+  /**
+   * A Streamable HTTP upstream that restarted no longer knows our session and answers
+   * 404: open a new session (initialize, tools/list) in place of the old one. Calls that
+   * meet the 404 together share one re-initialization.
+   * @returns whether the upstream is ready again.
+   */
+  private reinitialize(u: Upstream): Promise<boolean> {
+    u.reinit ??= (async () => {
+      const old = u.conn;
+      u.conn = undefined;
+      log.warn({ upstream: u.name }, `upstream "${u.name}" lost our session (HTTP 404); initializing a new one`);
+      await old?.client.close().catch(() => undefined);
+      const before = JSON.stringify(u.tools);
+      const ok = await this.connect(u);
+      if (ok && JSON.stringify(u.tools) !== before) this.emit('change');
+      return ok;
+    })().finally(() => (u.reinit = undefined));
+    return u.reinit;
   }
 
   async close(): Promise<void> {
