@@ -12,6 +12,7 @@ import { ConfigError, type LoadedConfig } from '../config/load.js';
 import { Policy } from '../policy/policy.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
+import { InFlightIds, requestIds } from './sameId.js';
 import { Session } from './session.js';
 
 interface TokenEntry {
@@ -38,7 +39,7 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
-/** Largest request body read for an initialize request: 4 MiB, the SDK transport's own limit. */
+/** Largest request body read: 4 MiB, the SDK transport's own limit. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
@@ -53,6 +54,17 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8');
   return text ? JSON.parse(text) : undefined;
+}
+
+/** The parsed POST body, or `ok: false` once `res` has been answered (413, or 400 for a body that is not JSON). */
+async function readBody(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; body: unknown } | { ok: false }> {
+  try {
+    return { ok: true, body: await readJson(req) };
+  } catch (err) {
+    if (err instanceof BodyTooLarge) reply(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
+    else reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
+    return { ok: false };
+  }
 }
 
 /**
@@ -84,7 +96,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   const { tokens, approvals_token, session_idle_minutes } = gateway.loaded.config.http;
   checkTokens(gateway.loaded);
   if (tokens.length === 0) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string; lastSeen: number }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string; lastSeen: number; inFlight: InFlightIds }>();
   // Hosts often vanish without DELETE-ing their session: close the ones idle too long.
   const idleMs = session_idle_minutes * 60_000;
   const sweeper = setInterval(() => {
@@ -112,23 +124,22 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (existing) {
       if (existing.token !== who.token) return reply(res, 403, { error: 'this session belongs to another token' });
       existing.lastSeen = Date.now();
-      return existing.transport.handleRequest(req, res);
+      if (req.method !== 'POST') return existing.transport.handleRequest(req, res);
+      const posted = await readBody(req, res);
+      if (!posted.ok) return;
+      return existing.inFlight.run(requestIds(posted.body), res, () => existing.transport.handleRequest(req, res, posted.body));
     }
     if (req.method !== 'POST') return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no valid MCP session id' }, id: null });
-    let body: unknown;
-    try {
-      body = await readJson(req);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) return reply(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
-      return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
-    }
+    const posted = await readBody(req, res);
+    if (!posted.ok) return;
+    const body = posted.body;
     if (sid !== undefined || !isInitializeRequest(body)) {
       return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; send initialize first' }, id: null });
     }
     const session = new Session(gateway, { persona: who.persona, userId: who.user_id });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
-      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.token, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.token, lastSeen: Date.now(), inFlight: new InFlightIds() }),
     });
     transport.onclose = () => {
       sessions.delete(session.identity.sessionId);
