@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { curatorSchema } from './config/schema.js';
 import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
+import { formatDoctor, runDoctor } from './gateway/doctor.js';
 import { installLifecycle } from './gateway/lifecycle.js';
 import { guardedStdioTransport } from './gateway/stdioGuard.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
@@ -30,6 +31,7 @@ Usage:
                     [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
+  tool-curator doctor [--config F] [--json]
 
 --config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.`;
 
@@ -218,6 +220,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'audit': {
       return auditCommand([...rest, ...passThrough(flags)], storeOf(flags));
+    }
+    case 'doctor': {
+      const report = await runDoctor(flags.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml');
+      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctor(report));
+      return report.exitCode;
     }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);

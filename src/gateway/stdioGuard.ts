@@ -59,7 +59,8 @@ export function checkLine(line: string): Rejection | undefined {
   const issue = parsed.error.issues[0];
   const where = issue?.path.length ? ` at ${issue.path.slice(0, 4).join('.')}` : '';
   const message = `Invalid Request: not a valid JSON-RPC message${where}`;
-  const isRequest = 'method' in obj && !('result' in obj) && !('error' in obj);
+  // Not a response (no result/error): a request, however broken, and answerable if its id is usable.
+  const isRequest = !('result' in obj) && !('error' in obj);
   return isRequest && isId(obj.id) ? { code: ErrorCode.InvalidRequest, message, id: obj.id, answer: true } : { code: ErrorCode.InvalidRequest, message, answer: false };
 }
 

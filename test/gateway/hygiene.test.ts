@@ -4,7 +4,9 @@
  * line that is not JSON each get a JSON-RPC error and the gateway keeps serving; over
  * HTTP two concurrent POSTs with the same id in one session each get their own answer.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { universityConfig } from '../guards/university.js';
 import { RawHttp, RawStdio, startHttpGateway, type Message } from '../helpers/raw.js';
@@ -58,28 +60,41 @@ describe('stdio hygiene', () => {
 describe('HTTP: concurrent POSTs with the same id in one session', () => {
   let http: Awaited<ReturnType<typeof startHttpGateway>>;
   beforeAll(async () => {
-    http = await startHttpGateway(config());
+    // A real upstream whose tool takes a while, so that the two requests overlap.
+    const uni = universityConfig();
+    const script = join(uni.dir, 'slow.mjs');
+    writeFileSync(script, `
+      const { McpServer } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js'))});
+      const { StdioServerTransport } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js'))});
+      const { z } = await import(${JSON.stringify(join(ROOT, 'node_modules/zod/index.js'))});
+      const server = new McpServer({ name: 'slow', version: '1' });
+      server.registerTool('slow_echo', { description: 'echoes after a second', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+        async ({ text }) => { await new Promise((r) => setTimeout(r, 1000)); return { content: [{ type: 'text', text }] }; });
+      await server.connect(new StdioServerTransport());`);
+    const configPath = join(uni.dir, 'slow.config.yaml');
+    writeFileSync(configPath, dump({
+      upstreams: { slow: { command: process.execPath, args: [script] } },
+      curator: { mode: 'bm25', embedder: 'none' },
+      store: join(uni.dir, 'slow.db'),
+      timeouts: { startup_ms: 120_000 },
+      http: { tokens: [{ token: TOKEN, persona: 'tester' }] },
+    }));
+    http = await startHttpGateway(configPath);
   }, 180_000);
   afterAll(() => http?.child.kill('SIGTERM'));
 
   it('each of two concurrent same-id requests gets its own answer, five times over', async () => {
     const session = new RawHttp(http.url, TOKEN);
     await session.initialize();
-    const find = (query: string) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'find_tools', arguments: { query } } });
-    const names = (ms: Message[]) => {
-      const answer = ms.find((m) => m.id === 7);
-      const text = (answer?.result as { content: { text: string }[] } | undefined)?.content[0]?.text;
-      return text ? (JSON.parse(text) as { tools: { name: string }[] }).tools.map((t) => t.name) : [];
-    };
+    const call = (text: string) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow_echo', arguments: { text } } });
+    const echoed = (ms: Message[]) => (ms.find((m) => m.id === 7)?.result as { content: { text: string }[] } | undefined)?.content[0]?.text;
     for (let round = 0; round < 5; round++) {
-      const [fees, exams] = await Promise.all([
-        session.post(find('pay my outstanding fee dues'), AbortSignal.timeout(60_000)),
-        session.post(find('am I eligible to sit the exam hall ticket'), AbortSignal.timeout(60_000)),
+      const [a, b] = await Promise.all([
+        session.post(call(`a${round}`), AbortSignal.timeout(60_000)),
+        session.post(call(`b${round}`), AbortSignal.timeout(60_000)),
       ]);
-      expect(fees.status).toBe(200);
-      expect(exams.status).toBe(200);
-      expect(names(fees.messages)).toContain('get_fee_dues');
-      expect(names(exams.messages)).toContain('get_exam_eligibility');
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect([echoed(a.messages), echoed(b.messages)]).toEqual([`a${round}`, `b${round}`]);
     }
   }, 180_000);
 });
