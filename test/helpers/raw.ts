@@ -18,8 +18,9 @@ export class RawStdio {
   private waiters: (() => void)[] = [];
   private partial = '';
 
-  constructor(configPath: string, args: string[] = [], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [CLI, 'serve', '--config', configPath, ...args], {
+  /** @param nodeArgs options for the gateway's node, e.g. `--max-old-space-size=64`. */
+  constructor(configPath: string, args: string[] = [], env: Record<string, string> = {}, nodeArgs: string[] = []) {
+    this.child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--config', configPath, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, TOOL_CURATOR_LOG: 'warn', ...env },
     });
@@ -66,8 +67,8 @@ export class RawStdio {
 }
 
 /** `tool-curator serve --http 0`; resolves once it listens, with its /mcp URL. */
-export function startHttpGateway(configPath: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--http', '0', '--config', configPath], {
+export function startHttpGateway(configPath: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--http', '0', '--config', configPath], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, TOOL_CURATOR_LOG: 'info', ...env },
   });
