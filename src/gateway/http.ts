@@ -47,7 +47,10 @@ class BodyTooLarge extends Error {}
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of req) {
+  // Not `for await (… of req)`: that destroys the request stream at its end, and the SDK
+  // transport (through @hono/node-server) takes a destroyed request for a client gone
+  // away and aborts a response still streaming (ECONNRESET for a slow tools/call).
+  for await (const c of req.iterator({ destroyOnReturn: false })) {
     size += (c as Buffer).length;
     if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
     chunks.push(c as Buffer);
