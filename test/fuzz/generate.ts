@@ -4,18 +4,7 @@
  * wrong jsonrpc, unknown methods, notifications, deep nesting, long strings) and, on
  * stdio, lines that are not JSON or are batches.
  */
-
-/** mulberry32: a small, fast, seedable PRNG; returns floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../mock-servers/shared/seed/context.js';
 
 /** Real university tool names (reads and actions) to call and to mutate. */
 const TOOLS = [
