@@ -99,51 +99,46 @@ export function guardedStdioTransport(opts: StdioGuardOptions = {}): StdioServer
     transport.send(answer).catch(() => undefined);
   };
 
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  /** Head of a line that already went over the bound; the rest is skipped up to its newline. */
-  let oversized: Buffer | undefined;
-
-  const finishLine = (line: Buffer, bytes: number, head?: Buffer) => {
-    if (head) {
-      const id = idFromHead(head.toString('utf8'));
-      reject({ code: ErrorCode.InvalidRequest, message: `Invalid Request: message of ${bytes} bytes is over the ${max}-byte bound`, id, answer: id !== undefined }, bytes);
-      return;
-    }
+  const rejectOversized = (head: Buffer, bytes: number) => {
+    const id = idFromHead(head.toString('utf8'));
+    reject({ code: ErrorCode.InvalidRequest, message: `Invalid Request: message of ${bytes} bytes is over the ${max}-byte bound`, id, answer: id !== undefined }, bytes);
+  };
+  const acceptLine = (line: Buffer) => {
     const text = line.toString('utf8').replace(/\r$/, '');
     if (!text.trim()) return;
     const r = checkLine(text);
-    if (r) reject(r, bytes);
+    if (r) reject(r, line.length);
     else checked.write(`${text}\n`);
   };
 
-  let skipped = 0;
+  /** The start of the current line, while it is within the bound. */
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  /** Once the current line is over the bound: its first bytes (for the id) and its length so far; the rest is skipped, not kept. */
+  let oversized: { head: Buffer; bytes: number } | undefined;
+
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       let rest = chunk;
       for (let nl = rest.indexOf(0x0a); nl >= 0; nl = rest.indexOf(0x0a)) {
         const part = rest.subarray(0, nl);
         rest = rest.subarray(nl + 1);
-        if (oversized) {
-          finishLine(Buffer.alloc(0), skipped + part.length, oversized);
-        } else {
-          const bytes = pendingBytes + part.length;
-          const line = Buffer.concat([...pending, part]);
-          finishLine(line, bytes, bytes > max ? line.subarray(0, HEAD_BYTES) : undefined);
-        }
+        const bytes = (oversized?.bytes ?? pendingBytes) + part.length;
+        if (oversized) rejectOversized(oversized.head, bytes);
+        else if (bytes > max) rejectOversized(Buffer.concat([...pending, part.subarray(0, HEAD_BYTES)]).subarray(0, HEAD_BYTES), bytes);
+        else acceptLine(Buffer.concat([...pending, part]));
         pending = [];
         pendingBytes = 0;
         oversized = undefined;
-        skipped = 0;
       }
       if (oversized) {
-        skipped += rest.length;
+        oversized.bytes += rest.length;
       } else if (rest.length > 0) {
         pending.push(rest);
         pendingBytes += rest.length;
         if (pendingBytes > max) {
-          oversized = Buffer.concat(pending).subarray(0, HEAD_BYTES);
-          skipped = pendingBytes;
+          // Copy the head out, so the megabytes before it can be freed.
+          oversized = { head: Buffer.from(Buffer.concat(pending).subarray(0, HEAD_BYTES)), bytes: pendingBytes };
           pending = [];
           pendingBytes = 0;
         }
