@@ -94,7 +94,7 @@ export class Gateway extends EventEmitter {
    * connect at once — `initialize` never waits for embeddings; tools/list waits for
    * `catalogReady`, find_tools for the index. A failing upstream or embedder is logged
    * and skipped.
-   * @throws only for a store that cannot be opened.
+   * @throws only for a store that cannot be opened: ConfigError naming `store` for a corrupt or foreign file.
    */
   static create(loaded: LoadedConfig, opts: GatewayOptions = {}): Gateway {
     const { config, baseDir } = loaded;
