@@ -5,19 +5,21 @@
  * command's output. Logs always go to stderr.
  */
 import { parseArgs } from 'node:util';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ConfigError, loadConfig, resolveFrom, type LoadedConfig } from './config/load.js';
+import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { curatorSchema } from './config/schema.js';
 import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
+import { formatDoctor, runDoctor } from './gateway/doctor.js';
+import { installLifecycle } from './gateway/lifecycle.js';
+import { guardedStdioTransport } from './gateway/stdioGuard.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
 import { Session } from './gateway/session.js';
 import { approverKeyPath } from './guards/approver.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { log } from './log.js';
 import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/policy.js';
-import { openDb } from './store/db.js';
 import { AuthUsageError, authCommand } from './upstream/auth/command.js';
+import { openConfiguredStore } from './store/db.js';
 import { formatSelection, selectionJson } from './gateway/selectView.js';
 import { progressBar } from './gateway/progressView.js';
 import type { BuildProgress } from './curator/progress.js';
@@ -34,6 +36,7 @@ Usage:
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
   tool-curator auth <upstream> [--logout] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
+  tool-curator doctor [--config F] [--json]
 
 --config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.
 --strict: a persona pattern that matches no tool of a connected upstream is an error, not a warning.`;
@@ -96,21 +99,15 @@ async function serve(flags: Flags): Promise<void> {
   // The host's initialize waits for the upstreams to connect (never for embeddings); find_tools waits for the index.
   const gateway = Gateway.create(loaded);
   if (flags.strict) await strictPatterns(gateway);
-  const shutdown = async () => {
-    await gateway.close().catch(() => undefined);
-    process.exit(0);
-  };
-  process.on('SIGINT', shutdown).on('SIGTERM', shutdown);
+  const { shutdown } = installLifecycle({ close: () => gateway.close() });
   if (port !== undefined) {
     await serveHttp(gateway, port);
     return;
   }
-  // The session advertises what the upstreams offer (resources, prompts): it waits for them to connect.
-  await gateway.catalogReady;
   const session = new Session(gateway, { persona, userId, transport: 'stdio' });
-  const transport = new StdioServerTransport();
-  transport.onclose = shutdown;
-  process.stdin.on('end', shutdown);
+  const transport = guardedStdioTransport();
+  transport.onclose = () => void shutdown('stdio transport closed');
+  process.stdin.on('end', () => void shutdown('host closed stdin'));
   await session.server.connect(transport);
   log.info({ persona: persona ?? '(open)' }, 'serving MCP on stdio');
 }
@@ -222,8 +219,7 @@ function passThrough(flags: Flags): string[] {
 }
 
 function storeOf(flags: Flags) {
-  const loaded = config(flags);
-  return openDb(resolveFrom(loaded.baseDir, loaded.config.store));
+  return openConfiguredStore(config(flags));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -257,23 +253,41 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'auth':
       return authCommand(config(flags), rest[0], { logout: flags.logout, out: (line) => process.stdout.write(`${line}\n`) });
+    case 'doctor': {
+      const report = await runDoctor(flags.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml');
+      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctor(report));
+      return report.exitCode;
+    }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
 }
 
+/**
+ * Exits once stdout and stderr have drained: writes to a pipe are asynchronous, and
+ * process.exit right after a large write (`audit --json | jq`) would cut it at the pipe
+ * buffer's 64 KiB.
+ */
+function exitAfterDrain(code: number): void {
+  let open = 2;
+  const done = () => --open === 0 && process.exit(code);
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code);
+    if (code >= 0) exitAfterDrain(code);
   },
   (err: Error) => {
     if (err instanceof ConfigError || err instanceof UsageError || err instanceof AuthUsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`tool-curator: ${err.message}\n`);
-      process.exit(2);
+      exitAfterDrain(2);
+      return;
     }
     // One readable line for the user; the stack for whoever runs with TOOL_CURATOR_LOG=debug.
     log.debug({ err: err.stack }, 'tool-curator failed');
     process.stderr.write(`tool-curator: ${err.message}\n`);
-    process.exit(1);
+    exitAfterDrain(1);
   },
 );

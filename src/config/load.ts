@@ -87,6 +87,28 @@ export interface LoadedConfig {
   dependencies: Record<string, string[]>;
   synonyms: Record<string, string>;
   exemplars: Record<string, string[]>;
+  /**
+   * Why the `http` block could not be read (an unset `${ENV}` in a token), if so. Only
+   * `serve --http` needs that block: every other command runs without it, and serveHttp
+   * throws this error.
+   */
+  httpError?: ConfigError;
+}
+
+/**
+ * Expands `${ENV}` in the document; in the `http` block an unset variable does not fail
+ * the load but leaves the block out, with the error kept for `serve --http`.
+ */
+function expandDocument(doc: unknown, file: string, env: NodeJS.ProcessEnv): { doc: unknown; httpError?: ConfigError } {
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc) || !('http' in doc)) return { doc: expandEnv(doc, file, env) };
+  const { http, ...rest } = doc as Record<string, unknown>;
+  const expanded = expandEnv(rest, file, env) as Record<string, unknown>;
+  try {
+    return { doc: { ...expanded, http: expandEnv(http, file, env, ['http']) } };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return { doc: expanded, httpError: err };
+  }
 }
 
 /** Resolves `p` against the config file's folder. */
@@ -96,13 +118,15 @@ export function resolveFrom(baseDir: string, p: string): string {
 
 /**
  * Loads gateway.config.yaml and the policy files it names.
- * @throws ConfigError for a missing file, malformed YAML/JSON, an unset `${ENV}`, a
- *   value that does not fit the schema, or a persona pattern naming an upstream the config lacks.
+ * @throws ConfigError for a missing file, malformed YAML/JSON, an unset `${ENV}` (outside
+ *   the `http` block, see `httpError`), a value that does not fit the schema, or a persona
+ *   pattern naming an upstream the config lacks.
  */
 export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = resolve(configPath);
   const baseDir = dirname(file);
-  const config = parseWith(gatewayConfigSchema, expandEnv(readDocument(file), configPath, env), configPath);
+  const { doc, httpError } = expandDocument(readDocument(file), configPath, env);
+  const config = parseWith(gatewayConfigSchema, doc, configPath);
   /** A policy file named by `policy.<key>`; a missing one is reported against that key of the config. */
   const load = <S extends z.ZodType>(key: keyof GatewayConfig['policy'], schema: S, empty: z.infer<S>): z.infer<S> => {
     const p = config.policy[key];
@@ -120,5 +144,6 @@ export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.
     dependencies: load('dependencies', dependenciesSchema, {}),
     synonyms: load('synonyms', synonymsSchema, {}),
     exemplars: load('exemplars', exemplarsSchema, {}),
+    ...(httpError && { httpError }),
   };
 }

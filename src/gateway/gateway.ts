@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildCatalog } from '../catalog/catalog.js';
 import { assignNames, type NameChange } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
-import { resolveFrom, type LoadedConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
@@ -24,7 +24,7 @@ import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { Policy } from '../policy/policy.js';
 import { CallRelay } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
-import { openDb, type Db } from '../store/db.js';
+import { openConfiguredStore, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
 import { OAuthStore } from '../store/oauth.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
@@ -71,7 +71,7 @@ export class Gateway extends EventEmitter {
   /** Exposed names that could not be kept since this gateway started (logged; for `doctor`). */
   readonly renamed: NameChange[] = [];
   private readonly names: NameStore;
-  private embedder: Embedder | null = null;
+  private embedderLoad: Promise<Embedder | null> = Promise.resolve(null);
   private readonly allowedCache = new Map<string, ToolRecord[]>();
 
   private constructor(
@@ -118,11 +118,11 @@ export class Gateway extends EventEmitter {
    * connect at once — `initialize` never waits for embeddings; tools/list waits for
    * `catalogReady`, find_tools for the index. A failing upstream or embedder is logged
    * and skipped.
-   * @throws only for a store that cannot be opened.
+   * @throws only for a store that cannot be opened: ConfigError naming `store` for a corrupt or foreign file.
    */
   static create(loaded: LoadedConfig, opts: GatewayOptions = {}): Gateway {
     const { config, baseDir } = loaded;
-    const db = openDb(resolveFrom(baseDir, config.store));
+    const db = openConfiguredStore(loaded);
     const pool = new UpstreamPool(config.upstreams, {
       baseDir,
       startupMs: config.timeouts.startup_ms,
@@ -155,7 +155,8 @@ export class Gateway extends EventEmitter {
           })
         : Promise.resolve(null)
     ).finally(() => void (this.startup.embedderMs = since()));
-    void embedder.then((e) => (this.embedder = e));
+    // close() closes the embedder even while it is still loading (lifecycle.ts).
+    this.embedderLoad = embedder;
     // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
@@ -238,10 +239,14 @@ export class Gateway extends EventEmitter {
     return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
   }
 
+  /**
+   * Closes upstreams, embedder and store. During start-up it does not wait for the index
+   * build: closing the embedder (and its worker pool) first makes the build end early.
+   */
   async close(): Promise<void> {
-    await this.ready.catch(() => undefined);
     await this.pool.close();
-    await this.embedder?.close();
+    await this.embedderLoad.then((e) => e?.close()).catch(() => undefined);
+    await this.ready.catch(() => undefined);
     this.db.close();
   }
 }

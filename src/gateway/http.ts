@@ -17,6 +17,7 @@ import type { ConfirmVia } from '../config/schema.js';
 import { Policy } from '../policy/policy.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
+import { InFlightIds, requestIds } from './sameId.js';
 import { Session } from './session.js';
 
 interface TokenEntry {
@@ -47,7 +48,7 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
-/** Largest request body read for an initialize request: 4 MiB, the SDK transport's own limit. */
+/** Largest request body read: 4 MiB, the SDK transport's own limit. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
@@ -55,7 +56,10 @@ class BodyTooLarge extends Error {}
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of req) {
+  // Not `for await (… of req)`: that destroys the request stream at its end, and the SDK
+  // transport (through @hono/node-server) takes a destroyed request for a client gone
+  // away and aborts a response still streaming (ECONNRESET for a slow tools/call).
+  for await (const c of req.iterator({ destroyOnReturn: false })) {
     size += (c as Buffer).length;
     if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
     chunks.push(c as Buffer);
@@ -64,12 +68,24 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
+/** The parsed POST body, or `ok: false` once `res` has been answered (413, or 400 for a body that is not JSON). */
+async function readBody(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; body: unknown } | { ok: false }> {
+  try {
+    return { ok: true, body: await readJson(req) };
+  } catch (err) {
+    if (err instanceof BodyTooLarge) reply(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
+    else reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
+    return { ok: false };
+  }
+}
+
 /**
  * Every token must name a persona personas.yaml defines, and carry the user id the
  * persona's identity needs: otherwise its sessions could not make a single call.
  * @throws ConfigError naming `http.tokens.<i>`.
  */
 export function checkTokens(loaded: LoadedConfig, host = loaded.config.http.host): void {
+  if (loaded.httpError) throw loaded.httpError;
   const policy = new Policy(loaded.personas);
   const { tokens, anonymous } = loaded.config.http;
   const check = (key: string, persona: string, userId: string | undefined) => {
@@ -112,7 +128,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     const entry = authenticate(req, tokens);
     return entry && { ...entry, key: entry.token };
   };
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string; lastSeen: number }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string; lastSeen: number; inFlight: InFlightIds }>();
   // Hosts often vanish without DELETE-ing their session: close the ones idle too long.
   const idleMs = session_idle_minutes * 60_000;
   const sweeper = setInterval(() => {
@@ -145,27 +161,25 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (existing) {
       if (existing.token !== who.key) return reply(res, 403, { error: 'this session belongs to another token' });
       existing.lastSeen = Date.now();
-      return existing.transport.handleRequest(req, res);
+      if (req.method !== 'POST') return existing.transport.handleRequest(req, res);
+      const posted = await readBody(req, res);
+      if (!posted.ok) return;
+      return existing.inFlight.run(requestIds(posted.body), res, () => existing.transport.handleRequest(req, res, posted.body));
     }
     // A session id the gateway does not know (never issued, closed, or swept as idle): 404
     // tells the host to start a new session (MCP transports spec, "Session Management").
     if (sid !== undefined) return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; send initialize to start a new one' }, id: null });
     if (req.method !== 'POST') return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
-    let body: unknown;
-    try {
-      body = await readJson(req);
-    } catch (err) {
-      if (err instanceof BodyTooLarge) return reply(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
-      return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
-    }
+    const posted = await readBody(req, res);
+    if (!posted.ok) return;
+    const body = posted.body;
     if (!isInitializeRequest(body)) {
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     }
-    await gateway.catalogReady; // the session advertises what the upstreams offer
     const session = new Session(gateway, { persona: who.persona, userId: who.user_id, transport: 'http', ...(who.confirm_via && { confirmVia: who.confirm_via }) });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
-      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.key, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.key, lastSeen: Date.now(), inFlight: new InFlightIds() }),
     });
     transport.onclose = () => {
       sessions.delete(session.identity.sessionId);

@@ -62,10 +62,10 @@ export class Session {
     identity: Omit<SessionIdentity, 'sessionId'> & { sessionId?: string },
   ) {
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
-    // Resources, prompts and completions as the upstreams offer them: create sessions after gateway.catalogReady.
+    // Fixed capabilities (relay.capabilities()): initialize never waits for the upstreams; relayed requests do.
     const relayedCaps = gateway.relay.capabilities();
     this.server = new Server(SERVER_INFO, { capabilities: hostCapabilities(relayedCaps), instructions: INSTRUCTIONS[this.mode] });
-    this.detachRelay = attachRelay(this.server, gateway.relay, this.identity, relayedCaps);
+    this.detachRelay = attachRelay(this.server, gateway.relay, { ...this.identity, ready: gateway.catalogReady }, relayedCaps);
     this.relayed = gateway.calls.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     // The SDK's Server validates tools/call params itself and answers -32602 (invalid

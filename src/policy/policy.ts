@@ -169,3 +169,8 @@ export class Policy {
     return this.persona(persona)?.confirm ?? 'actions';
   }
 }
+
+/** Whether `pattern`, as written in personas.yaml, matches `tool` (for diagnostics such as `doctor`). */
+export function patternMatches(pattern: string, tool: ToolRecord): boolean {
+  return matchesPattern(parsePattern(pattern), tool);
+}

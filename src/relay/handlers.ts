@@ -26,6 +26,8 @@ import { RESOURCE_NOT_FOUND, type Relay } from './relay.js';
 export interface RelaySession {
   sessionId: string;
   persona?: string;
+  /** Resolves once the upstreams have connected (the gateway's catalogReady): requests wait for it, as tools/list does. */
+  ready?: Promise<unknown>;
 }
 
 /**
@@ -42,13 +44,20 @@ export interface RelaySession {
  */
 export function attachRelay(server: Server, relay: Relay, who: RelaySession, caps: ServerCapabilities): () => Promise<void> {
   const { persona, sessionId } = who;
+  // Lists and reads wait for the upstreams as tools/list does; a request that arrives
+  // during start-up is answered once they have connected (each within startup_ms).
+  const after = <T>(answer: () => T | Promise<T>) => async () => {
+    await who.ready;
+    return answer();
+  };
   if (caps.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, (req) => relay.listResources(persona, req.params?.cursor));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) => relay.listTemplates(persona, req.params?.cursor));
-    server.setRequestHandler(ReadResourceRequestSchema, (req) => relay.read(persona, req.params.uri));
+    server.setRequestHandler(ListResourcesRequestSchema, (req) => after(() => relay.listResources(persona, req.params?.cursor))());
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) => after(() => relay.listTemplates(persona, req.params?.cursor))());
+    server.setRequestHandler(ReadResourceRequestSchema, (req) => after(() => relay.read(persona, req.params.uri))());
   }
   if (caps.resources?.subscribe) {
     server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+      await who.ready;
       const target = relay.resolveUri(persona, req.params.uri);
       if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${req.params.uri}`, { uri: req.params.uri });
       const notify = (uri: string) => void server.sendResourceUpdated({ uri }).catch((err: Error) => log.debug({ session: sessionId, err: err.message }, 'could not send resources/updated'));
@@ -61,16 +70,17 @@ export function attachRelay(server: Server, relay: Relay, who: RelaySession, cap
       return {};
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+      await who.ready;
       const target = relay.resolveUri(persona, req.params.uri);
       if (target) await relay.subscriptions.unsubscribe(sessionId, target.server, target.uri);
       return {};
     });
   }
   if (caps.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, (req) => relay.listPrompts(persona, req.params?.cursor));
-    server.setRequestHandler(GetPromptRequestSchema, (req) => relay.getPrompt(persona, req.params.name, req.params.arguments));
+    server.setRequestHandler(ListPromptsRequestSchema, (req) => after(() => relay.listPrompts(persona, req.params?.cursor))());
+    server.setRequestHandler(GetPromptRequestSchema, (req) => after(() => relay.getPrompt(persona, req.params.name, req.params.arguments))());
   }
-  if (caps.completions) server.setRequestHandler(CompleteRequestSchema, (req) => relay.complete(persona, req.params));
+  if (caps.completions) server.setRequestHandler(CompleteRequestSchema, (req) => after(() => relay.complete(persona, req.params))());
 
   const onListChanged = (kind: ListKind) => {
     const send = kind === 'resources' ? caps.resources && (() => server.sendResourceListChanged()) : caps.prompts && (() => server.sendPromptListChanged());

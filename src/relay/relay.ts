@@ -84,17 +84,14 @@ export class Relay extends EventEmitter {
   }
 
   /**
-   * What the host-facing server advertises besides tools: the union of what the
-   * connected upstreams offer. list_changed is always on: the gateway's own lists change
-   * whenever an upstream's do.
+   * What the host-facing server advertises besides tools: everything the gateway
+   * implements, whatever the upstreams offer (an empty aggregate when none does; a
+   * subscription an upstream cannot take is refused with its error). Fixed, so a host's
+   * `initialize` never waits for the upstreams to connect and the answer does not vary
+   * with start-up order — as the 2026-07-28 revision's stateless servers need.
    */
   capabilities(): ServerCapabilities {
-    const caps = this.pool.relayed().map((u) => u.caps);
-    const out: ServerCapabilities = {};
-    if (caps.some((c) => c.resources)) out.resources = { listChanged: true, ...(caps.some((c) => c.resources?.subscribe) && { subscribe: true }) };
-    if (caps.some((c) => c.prompts)) out.prompts = { listChanged: true };
-    if (caps.some((c) => c.completions)) out.completions = {};
-    return out;
+    return { resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true }, completions: {} };
   }
 
   /** The aggregate, rebuilt when an upstream's lists change or an upstream comes or goes. */

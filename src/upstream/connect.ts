@@ -5,7 +5,7 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { resolveFrom } from '../config/load.js';
@@ -13,6 +13,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import { authFailure, watchChallenges } from './auth/challenge.js';
 import { UPSTREAM_CAPABILITIES } from '../relay/calls.js';
+import { ChildTransport } from './children.js';
 
 export const CLIENT_INFO = { name: 'tool-curator', version: '0.1.0' };
 
@@ -71,7 +72,7 @@ export async function connectUpstream(
 ): Promise<Connection> {
   const what = `connecting to upstream "${name}"`;
   if ('command' in cfg) {
-    const transport = new StdioClientTransport({
+    const transport = new ChildTransport({
       command: cfg.command,
       args: cfg.args,
       // The SDK's safe default environment (PATH, HOME, ...) plus the config's: the
@@ -82,10 +83,21 @@ export async function connectUpstream(
     });
     // An upstream's stderr is its log; tag it so a user can tell the servers apart.
     transport.stderr?.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) log.debug({ upstream: name }, line);
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        log.debug({ upstream: name }, line);
+        transport.keepStderr(line);
+      }
     });
-    const conn = await handshake(transport, timeoutMs, what);
-    return { ...conn, pid: transport.pid ?? undefined };
+    try {
+      const conn = await handshake(transport, timeoutMs, what);
+      return { ...conn, pid: transport.pid ?? undefined };
+    } catch (err) {
+      // The handshake only sees "Connection closed"; the cause (a missing script, a
+      // crash) is in the child's stderr and exit status. Stderr may trail the exit a little.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      throw new Error(transport.describeFailure((err as Error).message), { cause: err });
+    }
   }
   const url = new URL(cfg.url);
   const requestInit = cfg.headers ? { headers: cfg.headers } : undefined;

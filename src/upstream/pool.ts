@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   PromptListChangedNotificationSchema,
@@ -61,6 +62,8 @@ interface Upstream {
   authState?: UpstreamAuthStatus['state'];
   /** Stored OAuth state version when consent was found missing. */
   authVersion?: number;
+  /** A re-initialization in progress after the upstream forgot our session; concurrent calls share it. */
+  reinit?: Promise<boolean>;
 }
 
 export interface PoolOptions {
@@ -87,6 +90,16 @@ export interface RelayedUpstream {
   name: string;
   caps: ServerCapabilities;
   lists: RelayLists;
+}
+
+/**
+ * The upstream no longer knows our Streamable HTTP session (it restarted, or expired it):
+ * 404 as the spec says, or the 400 "No valid session ID" that some servers built on the
+ * SDK's examples send. Either way the request was refused, not run, so a retry is safe.
+ */
+function sessionGone(err: unknown): boolean {
+  if (!(err instanceof StreamableHTTPError)) return false;
+  return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
 }
 
 /** Lists every tool of a connected client, following `nextCursor` pages. */
@@ -281,23 +294,51 @@ export class UpstreamPool extends EventEmitter {
     if (!u?.conn || u.state !== 'ready') {
       return { isError: true, content: [{ type: 'text', text: `upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later` }] };
     }
-    try {
-      const { signal, onprogress, meta } = relayed;
-      const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
-      const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
-      return (await u.conn.client.callTool(params, undefined, options)) as CallToolResult;
-    } catch (err) {
+    const { signal, onprogress, meta } = relayed;
+    const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
+    const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
+    const forward = async (conn: Connection) => (await conn.client.callTool(params, undefined, options)) as CallToolResult;
+    const failed = (err: unknown): CallToolResult => {
       if (err instanceof UrlElicitationRequiredError) throw err;
       const explained = u.conn?.explain?.(err) ?? (err as Error);
       // A withdrawn grant ends the connection's use; a step-up only concerns this call.
       if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') {
         const conn = u.conn;
         this.awaitConsent(u, explained);
-        await conn?.client.close().catch(() => undefined);
+        void conn?.client.close().catch(() => undefined);
       }
-      const message = explained.message;
-      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${message}` }] };
+      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${explained.message}` }] };
+    };
+    try {
+      return await forward(u.conn);
+    } catch (err) {
+      if (!sessionGone(err) || !(await this.reinitialize(u)) || !u.conn) return failed(err);
+      try {
+        return await forward(u.conn);
+      } catch (retryErr) {
+        return failed(retryErr);
+      }
     }
+  }
+
+  /**
+   * A Streamable HTTP upstream that restarted no longer knows our session and answers
+   * 404: open a new session (initialize, tools/list) in place of the old one. Calls that
+   * meet the 404 together share one re-initialization.
+   * @returns whether the upstream is ready again.
+   */
+  private reinitialize(u: Upstream): Promise<boolean> {
+    u.reinit ??= (async () => {
+      const old = u.conn;
+      u.conn = undefined;
+      log.warn({ upstream: u.name }, `upstream "${u.name}" lost our session (HTTP 404); initializing a new one`);
+      await old?.client.close().catch(() => undefined);
+      const before = JSON.stringify(u.tools);
+      const ok = await this.connect(u);
+      if (ok && JSON.stringify(u.tools) !== before) this.emit('change');
+      return ok;
+    })().finally(() => (u.reinit = undefined));
+    return u.reinit;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,207 @@
+/**
+ * `tool-curator doctor`: checks a configuration end to end without serving — the config
+ * files, the store, every upstream (started for real: state, tool count, start and ping
+ * latency, auth state), each persona's pattern coverage, and the embedder that would be
+ * active and why. Each finding has a level; any error or warning makes the exit code 1.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { buildCatalog } from '../catalog/catalog.js';
+import type { ToolRecord } from '../catalog/types.js';
+import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
+import type { UpstreamConfig } from '../config/schema.js';
+import { createEmbedder } from '../embedding/index.js';
+import { patternMatches, Policy } from '../policy/policy.js';
+import { openConfiguredStore } from '../store/db.js';
+import { connectUpstream, withTimeout } from '../upstream/connect.js';
+import { listAllTools } from '../upstream/pool.js';
+
+export type Level = 'ok' | 'info' | 'warn' | 'error';
+
+export interface Finding {
+  /** What was checked: `config`, `store`, `upstream`, `persona`, `embedder`. */
+  check: string;
+  level: Level;
+  /** The file a config finding is about. */
+  file?: string;
+  /** Key path inside that file, e.g. `http.tokens.0.token` or `student.allow.2`. */
+  key?: string;
+  message: string;
+}
+
+export interface UpstreamReport {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: 'ready' | 'failed';
+  tools: number;
+  /** Spawn or connect, initialize and tools/list, in ms. */
+  startMs: number;
+  /** One ping round trip once connected, in ms. */
+  pingMs?: number;
+  /** How the gateway authenticates to it; see `authState`. */
+  auth: string;
+  error?: string;
+}
+
+export interface PersonaReport {
+  persona: string;
+  tools: number;
+  /** Patterns (`allow.N` / `deny.N`) that match no tool of the started upstreams. */
+  unmatched: { key: string; pattern: string }[];
+}
+
+export interface DoctorReport {
+  config?: string;
+  findings: Finding[];
+  upstreams: UpstreamReport[];
+  personas: PersonaReport[];
+  embedder?: { id: string; why: string };
+  /** 0 when every check passed, 1 when any is an error or warning. */
+  exitCode: number;
+}
+
+/**
+ * The auth state of one upstream as doctor shows it. The OAuth work replaces this hook
+ * (`setAuthState`) to report token presence, expiry and the authorization server.
+ */
+export type AuthStateHook = (name: string, cfg: UpstreamConfig, loaded: LoadedConfig) => Promise<string> | string;
+
+const staticAuthState: AuthStateHook = (_name, cfg) => {
+  if ('command' in cfg) return 'n/a (stdio)';
+  const headers = Object.keys(cfg.headers ?? {}).map((h) => h.toLowerCase());
+  return headers.includes('authorization') ? 'static Authorization header' : 'none';
+};
+
+let authState: AuthStateHook = staticAuthState;
+
+/** Installs the hook that reports each upstream's auth state (default: static headers only). */
+export function setAuthState(hook: AuthStateHook): void {
+  authState = hook;
+}
+
+async function checkUpstream(name: string, cfg: UpstreamConfig, loaded: LoadedConfig): Promise<{ report: UpstreamReport; tools: Tool[] }> {
+  const ms = cfg.startup_timeout_ms ?? loaded.config.timeouts.startup_ms;
+  const transport = 'command' in cfg ? 'stdio' : 'http';
+  const auth = await Promise.resolve(authState(name, cfg, loaded)).catch((err: Error) => `unknown (${err.message})`);
+  const t0 = performance.now();
+  try {
+    const conn = await connectUpstream(name, cfg, loaded.baseDir, ms);
+    try {
+      const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${name}"`);
+      const startMs = Math.round(performance.now() - t0);
+      const p0 = performance.now();
+      await conn.client.ping({ timeout: ms });
+      const pingMs = Math.round(performance.now() - p0);
+      return { report: { name, transport, state: 'ready', tools: tools.length, startMs, pingMs, auth }, tools };
+    } finally {
+      await conn.client.close().catch(() => undefined);
+    }
+  } catch (err) {
+    const startMs = Math.round(performance.now() - t0);
+    return { report: { name, transport, state: 'failed', tools: 0, startMs, auth, error: (err as Error).message }, tools: [] };
+  }
+}
+
+function coverage(loaded: LoadedConfig, catalog: ToolRecord[], failed: Set<string>): { personas: PersonaReport[]; findings: Finding[] } {
+  const policy = new Policy(loaded.personas);
+  const personasFile = loaded.config.policy.personas ?? 'personas.yaml';
+  const servers = new Set(Object.keys(loaded.config.upstreams));
+  const findings: Finding[] = [];
+  const personas = Object.entries(loaded.personas).map(([persona, p]) => {
+    const unmatched: PersonaReport['unmatched'] = [];
+    for (const [kind, patterns] of [['allow', p.allow], ['deny', p.deny]] as const) {
+      patterns.forEach((pattern, i) => {
+        if (catalog.some((t) => patternMatches(pattern, t))) return;
+        const key = `${persona}.${kind}.${i}`;
+        const dot = pattern.indexOf('.');
+        const server = dot > 0 ? pattern.slice(0, dot) : undefined;
+        // A pattern that may be about an upstream that did not start cannot be judged.
+        if (server === undefined || server === '*' ? failed.size > 0 : failed.has(server)) return;
+        unmatched.push({ key: `${kind}.${i}`, pattern });
+        const why = server !== undefined && server !== '*' && !servers.has(server) ? `no upstream is named "${server}"` : 'it matches no tool';
+        findings.push({ check: 'persona', level: 'warn', file: personasFile, key, message: `pattern "${pattern}": ${why}` });
+      });
+    }
+    return { persona, tools: policy.allowed(persona, catalog).length, unmatched };
+  });
+  return { personas, findings };
+}
+
+async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorReport['embedder']; finding: Finding }> {
+  const { mode, embedder: cfg } = loaded.config.curator;
+  if (mode === 'none' || mode === 'bm25') return { finding: { check: 'embedder', level: 'ok', message: `none: curator mode ${mode} uses no embedder` } };
+  try {
+    const embedder = await createEmbedder(cfg);
+    if (!embedder) return { finding: { check: 'embedder', level: 'warn', message: `none: curator mode ${mode} runs on BM25 only (embedder provider none)` } };
+    await embedder.close();
+    const why = cfg.provider !== 'auto'
+      ? `provider ${cfg.provider} configured`
+      : embedder.id.startsWith('use:')
+        ? `auto: transformers model ${'model' in cfg ? (cfg.model ?? 'default') : 'default'} did not load in time, fell back to USE`
+        : 'auto: transformers model loaded';
+    return { embedder: { id: embedder.id, why }, finding: { check: 'embedder', level: 'ok', message: `${embedder.id} (${why})` } };
+  } catch (err) {
+    return { finding: { check: 'embedder', level: 'error', key: 'curator.embedder', message: `no embedder loads: ${(err as Error).message}; the curator would fall back to BM25` } };
+  }
+}
+
+/**
+ * Runs every check on the configuration at `configPath`. Never throws for what it
+ * checks: a broken config is a finding (with file and key), and the report stops there.
+ */
+export async function runDoctor(configPath: string): Promise<DoctorReport> {
+  const findings: Finding[] = [];
+  const done = (report: Omit<DoctorReport, 'exitCode' | 'findings'>): DoctorReport => ({
+    ...report,
+    findings,
+    exitCode: findings.some((f) => f.level === 'error' || f.level === 'warn') ? 1 : 0,
+  });
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(configPath);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    findings.push({ check: 'config', level: 'error', file: err.file, key: err.keyPath || undefined, message: err.expectation });
+    return done({ upstreams: [], personas: [] });
+  }
+  const files = [loaded.file, ...Object.values(loaded.config.policy).filter((p): p is string => typeof p === 'string')];
+  findings.push({ check: 'config', level: 'ok', file: loaded.file, message: `${files.length} file(s) valid: ${files.join(', ')}` });
+  if (loaded.httpError) {
+    findings.push({ check: 'config', level: 'info', file: loaded.file, key: loaded.httpError.keyPath, message: `${loaded.httpError.expectation} (only serve --http needs it)` });
+  }
+  try {
+    openConfiguredStore(loaded).close();
+    findings.push({ check: 'store', level: 'ok', key: 'store', message: loaded.config.store });
+  } catch (err) {
+    findings.push({ check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message });
+  }
+
+  // Upstreams first, the embedder after: loading a model beside them would skew their latencies.
+  const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded)));
+  const embedder = await checkEmbedder(loaded);
+  const upstreams = checked.map((c) => c.report);
+  for (const u of upstreams) {
+    findings.push(u.state === 'ready'
+      ? { check: 'upstream', level: u.tools === 0 ? 'warn' : 'ok', key: `upstreams.${u.name}`, message: `${u.name}: ${u.tools} tools, start ${u.startMs} ms, ping ${u.pingMs} ms, auth ${u.auth}` }
+      : { check: 'upstream', level: 'error', file: loaded.file, key: `upstreams.${u.name}`, message: `failed after ${u.startMs} ms: ${u.error}` });
+  }
+  const byServer = new Map(checked.filter((c) => c.tools.length > 0).map((c) => [c.report.name, c.tools]));
+  const catalog = buildCatalog(byServer, loaded.config.confirmation.actions);
+  const failed = new Set(upstreams.filter((u) => u.state === 'failed').map((u) => u.name));
+  const { personas, findings: patternFindings } = coverage(loaded, catalog, failed);
+  for (const p of personas) findings.push({ check: 'persona', level: 'ok', message: `${p.persona}: ${p.tools} of ${catalog.length} tools` });
+  findings.push(...patternFindings, embedder.finding);
+  return done({ config: loaded.file, upstreams, personas, ...(embedder.embedder && { embedder: embedder.embedder }) });
+}
+
+const MARK: Record<Level, string> = { ok: 'ok   ', info: 'info ', warn: 'WARN ', error: 'ERROR' };
+
+/** One line per finding: `check  LEVEL  [file: key: ]message`. */
+export function formatDoctor(report: DoctorReport): string {
+  const lines = report.findings.map((f) => {
+    const where = [f.check !== 'upstream' && f.check !== 'store' ? f.file : undefined, f.key].filter(Boolean).join(': ');
+    return `${f.check.padEnd(9)}${MARK[f.level]}  ${where && f.level !== 'ok' ? `${where}: ` : ''}${f.message}`;
+  });
+  const bad = report.findings.filter((f) => f.level === 'error' || f.level === 'warn').length;
+  lines.push(bad === 0 ? 'all checks passed' : `${bad} problem(s) found`);
+  return `${lines.join('\n')}\n`;
+}

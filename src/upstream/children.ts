@@ -1,0 +1,98 @@
+/**
+ * The upstream child processes this gateway spawned, from the moment they exist until
+ * they exit — including those still in their handshake or in a reconnect — so that a
+ * shutdown in any phase can end every one of them and leave no orphan behind.
+ *
+ * `ChildTransport` is the SDK's stdio client transport plus what a start-up failure
+ * report needs: the child's exit code or signal and the tail of its stderr.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Last resort: whatever path the process takes to exit, its children die with it. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const child of live) child.kill('SIGKILL');
+  });
+}
+
+function track(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  installExitHook();
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
+
+/** Lines of stderr kept for a failure report: the end of a stack trace fits. */
+const TAIL_LINES = 12;
+/** Characters kept per line, so one runaway line cannot fill the report. */
+const TAIL_LINE_CHARS = 300;
+
+export class ChildTransport extends StdioClientTransport {
+  /** How the child ended on its own (not because we closed it), once it has. */
+  exited?: { code: number | null; signal: NodeJS.Signals | null };
+  private readonly tail: string[] = [];
+  private closing = false;
+
+  override async start(): Promise<void> {
+    const started = super.start();
+    // The SDK keeps the ChildProcess private; it exists as soon as start() has spawned it.
+    const child = (this as unknown as { _process?: ChildProcess })._process;
+    if (child) {
+      track(child);
+      child.once('exit', (code, signal) => {
+        if (!this.closing) this.exited = { code, signal };
+      });
+    }
+    return started;
+  }
+
+  override async close(): Promise<void> {
+    this.closing = true;
+    return super.close();
+  }
+
+  /** Keeps `line` of the child's stderr for `describeFailure`. */
+  keepStderr(line: string): void {
+    this.tail.push(line.length > TAIL_LINE_CHARS ? `${line.slice(0, TAIL_LINE_CHARS)}…` : line);
+    if (this.tail.length > TAIL_LINES) this.tail.shift();
+  }
+
+  /** `message` plus what the child said and how it ended, e.g. "Connection closed; exited with code 1; stderr: Error: Cannot find module …". */
+  describeFailure(message: string): string {
+    const parts = [message];
+    if (this.exited) parts.push(this.exited.signal ? `killed by ${this.exited.signal}` : `exited with code ${this.exited.code}`);
+    if (this.tail.length > 0) parts.push(`stderr: ${this.tail.join(' | ')}`);
+    return parts.join('; ');
+  }
+}
+
+/** Child processes spawned and not yet exited. */
+export function liveChildren(): number[] {
+  return [...live].map((c) => c.pid).filter((pid): pid is number => pid !== undefined);
+}
+
+/**
+ * Ends every live child: SIGTERM, then SIGKILL for those still running after `graceMs`.
+ * Resolves once all have exited (or `graceMs` after the SIGKILL at the latest).
+ */
+export async function terminateChildren(graceMs = 500): Promise<void> {
+  const children = [...live];
+  if (children.length === 0) return;
+  const exited = (c: ChildProcess) =>
+    c.exitCode !== null || c.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => c.once('exit', () => resolve()));
+  const within = (ms: number, p: Promise<unknown>) =>
+    Promise.race([p, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+  for (const c of children) c.kill('SIGTERM');
+  await within(graceMs, Promise.all(children.map(exited)));
+  const stubborn = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const c of stubborn) c.kill('SIGKILL');
+  await within(graceMs, Promise.all(stubborn.map(exited)));
+}

@@ -1,0 +1,119 @@
+/**
+ * Upstream faults the pool recovers from, against real server processes: a Streamable
+ * HTTP upstream that restarts (and so answers 404 for our old session) is initialized
+ * anew and the call retried once; a stdio upstream that cannot start is reported with
+ * its real cause (stderr tail and exit code) in the warning, not only at debug level.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UpstreamPool } from '../../src/upstream/pool.js';
+import { freePort } from '../helpers/process.js';
+import { ROOT } from '../helpers/reference.js';
+
+const sdk = (p: string) => JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm', p));
+
+/** A stateful Streamable HTTP MCP server (sessions in memory, as most are); unknown sessions get the spec's 404. */
+const SERVER = `
+import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
+const { McpServer } = await import(${sdk('server/mcp.js')});
+const { StreamableHTTPServerTransport } = await import(${sdk('server/streamableHttp.js')});
+const { isInitializeRequest } = await import(${sdk('types.js')});
+const sessions = new Map();
+let inits = 0;
+createServer(async (req, res) => {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+  const sid = req.headers['mcp-session-id'];
+  if (sid && sessions.has(sid)) return sessions.get(sid).handleRequest(req, res, body);
+  if (!sid && req.method === 'POST' && isInitializeRequest(body)) {
+    inits++;
+    const server = new McpServer({ name: 'restartable', version: '1' });
+    server.registerTool('whoami', { description: 'process id and initialize count' }, async () => ({ content: [{ type: 'text', text: JSON.stringify({ pid: process.pid, inits }) }] }));
+    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => sessions.set(id, t) });
+    await server.connect(t);
+    return t.handleRequest(req, res, body);
+  }
+  res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+}).listen(Number(process.argv[2]), '127.0.0.1', () => console.error('listening'));
+`;
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+function startServer(script: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [script, String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.includes('listening')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
+  });
+}
+
+const whoami = (r: CallToolResult) => {
+  expect(r.isError).toBeFalsy();
+  return JSON.parse((r.content[0] as { text: string }).text) as { pid: number; inits: number };
+};
+
+describe('upstream recovery', () => {
+  it('re-initializes a restarted Streamable HTTP upstream (404 Session not found) and retries the call once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-recover-'));
+    const script = join(dir, 'server.mjs');
+    writeFileSync(script, SERVER);
+    const port = await freePort();
+    const first = await startServer(script, port);
+    const pool = new UpstreamPool(
+      { remote: { url: `http://127.0.0.1:${port}/mcp`, transport: 'streamable-http' } as never },
+      { baseDir: dir, startupMs: 30_000, callMs: 30_000 },
+    );
+    try {
+      await pool.start();
+      expect(pool.status()[0]).toMatchObject({ state: 'ready', tools: 1 });
+      const before = whoami(await pool.call('remote', 'whoami', {}));
+      expect(before).toEqual({ pid: first.pid, inits: 1 });
+
+      first.kill('SIGKILL');
+      await new Promise((r) => first.once('exit', r));
+      const second = await startServer(script, port);
+
+      // The old session id reaches a process that never saw it: 404, new session, same call again.
+      const after = whoami(await pool.call('remote', 'whoami', {}));
+      expect(after).toEqual({ pid: second.pid, inits: 1 });
+      expect(pool.status()[0]).toMatchObject({ state: 'ready', tools: 1 });
+      // The new session is used from then on: no further initialize.
+      expect(whoami(await pool.call('remote', 'whoami', {}))).toEqual({ pid: second.pid, inits: 1 });
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it("reports a stdio upstream's real start failure: stderr tail and exit code in the status and warning", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tc-recover-'));
+    const missing = join(dir, 'no-such-server.js');
+    const pool = new UpstreamPool(
+      { broken: { command: process.execPath, args: [missing] } as never },
+      { baseDir: dir, startupMs: 30_000, callMs: 30_000, reconnectBaseMs: 60_000 },
+    );
+    try {
+      await pool.start();
+      const [status] = pool.status();
+      expect(status!.state).toBe('failed');
+      expect(status!.error).toContain('exited with code 1');
+      expect(status!.error).toContain('Cannot find module');
+      expect(status!.error).toContain(missing);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
