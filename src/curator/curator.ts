@@ -13,10 +13,14 @@ import { NameAnchor } from './anchor.js';
 import { Bm25Index } from './bm25.js';
 import { DenseIndex } from './dense.js';
 import { embedDocuments } from './embedCache.js';
-import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, withDependencies } from './expand.js';
+import { ExactNames } from './exactNames.js';
+import { LOW_CONFIDENCE, reserveOf } from './expand.js';
 import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
+import { withinLimit } from './limit.js';
+import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
 import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
+import { ScriptProfile } from './script.js';
 import { assembleShortlist } from './shortlist.js';
 import { splitQuery } from './split.js';
 import { catalogTrust, type CatalogTrust, type ToolProbe } from './trust.js';
@@ -25,8 +29,12 @@ import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator }
 /** Version of the cached catalog trust's key; 2: camelCase splitting and invariant words in tokenize(). */
 const TRUST_KEY_VERSION = 2;
 
-/** Default shortlist size: the reference system's top_k. */
-export const DEFAULT_TOP_K = 12;
+/**
+ * Default limit: the most tools a selection returns. 17 = the reference system's top_k of
+ * 12 for a confident ranking plus the 5 slots (LOW_CONFIDENCE_EXTRA) a flat ranking or a
+ * workflow may use (expand.ts reserveOf).
+ */
+export const DEFAULT_TOP_K = 17;
 
 export interface CuratorOptions {
   /** 'hybrid' (BM25 + dense, gated fusion), 'dense', 'bm25', or 'none' (the whole allowed pool). */
@@ -61,6 +69,8 @@ interface Index extends Retrievers {
   names: string[];
   byName: Map<string, number>;
   anchor: NameAnchor;
+  exact: ExactNames;
+  scripts: ScriptProfile;
   deps: Map<number, number[]>;
   pinned: Set<string>;
 }
@@ -98,7 +108,13 @@ class Curator implements ToolCurator {
     const dense = built?.index ?? null;
     // The catalog trust scales the fusion vote; only hybrid fuses.
     const trust = built && this.mode === 'hybrid' ? this.trustOf(built, bm25) : undefined;
-    this.index = { tools, names, byName, deps, dense, bm25, trust, anchor: new NameAnchor(names), pinned: new Set(extra.pinned ?? []) };
+    this.index = {
+      tools, names, byName, deps, dense, bm25, trust,
+      anchor: new NameAnchor(names),
+      exact: new ExactNames(tools),
+      scripts: new ScriptProfile(tools.map((t) => retrievalText(t, extra.synonyms?.[t.name]))),
+      pinned: new Set(extra.pinned ?? []),
+    };
     log.info({ tools: tools.length, mode: this.mode, fusion: this.fusion, dense: dense !== null, trust, ms: Math.round(performance.now() - started) }, 'curator index built');
   }
 
@@ -170,7 +186,7 @@ class Curator implements ToolCurator {
     const index = this.index;
     if (!index) {
       log.warn('curator: select() before buildIndex(), returning the allowed pool');
-      return passThrough(allowed, 'fallback', options.explain);
+      return passThrough(allowed, 'fallback', options.explain, topK);
     }
     const mask = new Uint8Array(index.tools.length);
     const pool: number[] = [];
@@ -182,12 +198,12 @@ class Curator implements ToolCurator {
     }
     const poolTools = pool.map((i) => index.tools[i]!);
     if (this.mode === 'none' || pool.length <= topK) return passThrough(poolTools, 'passthrough', options.explain);
-    if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain);
+    if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain, topK);
     try {
       return await this.rank(index, query, mask, pool, topK, options.explain === true);
     } catch (err) {
       log.error({ err }, 'curator: retrieval failed, returning the allowed pool');
-      return passThrough(poolTools, 'fallback', options.explain);
+      return passThrough(poolTools, 'fallback', options.explain, topK);
     }
   }
 
@@ -199,20 +215,37 @@ class Curator implements ToolCurator {
     const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion));
     const whole = rankings[0]!;
 
-    const confidence = shortlistConfidence(whole.score, topK);
-    const { tools, addedBy } = assembleShortlist({
+    // The confident list is the limit less its reserve; confidence compares its head with the first tool it leaves out.
+    const confident = topK - reserveOf(topK);
+    const confidence = shortlistConfidence(whole.score, confident);
+    const named = index.exact.match(query, mask).map((n) => n.index);
+    const signals = matchSignals(whole, index.scripts.foreign(query));
+    const noMatch = named.length === 0 ? judgeMatch(signals, this.options.embedder?.id) : undefined;
+    if (noMatch) {
+      const weak = weakMatchList(whole.order, index.tools, topK);
+      const selection: Selection = { tools: weak.map((i) => index.tools[i]!), confidence, mode, match: signals, noMatch };
+      if (wantExplain) selection.explanations = explain(index.names, weak, weak.map(() => 'weak-match'), whole);
+      return selection;
+    }
+
+    const assembled = assembleShortlist({
       whole: whole.order,
       parts: rankings.slice(1).map((r) => r.order),
-      topK,
-      extra: confidence < this.threshold ? LOW_CONFIDENCE_EXTRA : 0,
+      topK: confident,
+      extra: confidence < this.threshold ? topK - confident : 0,
       anchored: index.anchor.match(query, mask).map((a) => a.index),
       pool,
     });
-    const withDeps = withDependencies(tools, index.deps, (i) => mask[i] === 1);
-    for (let k = 0; k < withDeps.added.length; k++) addedBy.push('dependency');
+    // Exact names first, in the order the query names them; then the assembled list.
+    const ranked = [...named, ...assembled.tools.filter((i) => !named.includes(i))];
+    const addedBy = [...named.map(() => 'exact-name'), ...assembled.tools.flatMap((i, k) => (named.includes(i) ? [] : [assembled.addedBy[k]!]))];
+    const limited = withinLimit(ranked, addedBy, index.deps, (i) => mask[i] === 1, topK);
 
-    const selection: Selection = { tools: withDeps.tools.map((i) => index.tools[i]!), confidence, mode };
-    if (wantExplain) selection.explanations = explain(index.names, withDeps.tools, addedBy, whole);
+    const selection: Selection = { tools: limited.tools.map((i) => index.tools[i]!), confidence, mode, match: signals };
+    if (limited.cut.length > 0) selection.cut = limited.cut.map((i) => index.names[i]!);
+    const notice = scriptNotice(signals);
+    if (notice) selection.notice = notice;
+    if (wantExplain) selection.explanations = explain(index.names, limited.tools, limited.addedBy, whole);
     return selection;
   }
 
@@ -229,9 +262,15 @@ class Curator implements ToolCurator {
   }
 }
 
-/** The pool as given, unranked: no retriever ran (mode 'none'), and nothing is left out (confidence 1). */
-function passThrough(tools: ToolRecord[], why: string, wantExplain?: boolean): Selection {
+/**
+ * The pool as given, unranked: no retriever ran. Mode 'none' and a pool within the limit
+ * return it whole (confidence 1: nothing left out); a blank query and the fail-open
+ * fallbacks return its first `limit` tools in catalog order and name the rest in `cut`.
+ */
+function passThrough(all: ToolRecord[], why: string, wantExplain?: boolean, limit = Infinity): Selection {
+  const tools = all.slice(0, limit);
   const selection: Selection = { tools, confidence: 1, mode: 'none' };
+  if (tools.length < all.length) selection.cut = all.slice(limit).map((t) => t.name);
   if (wantExplain) selection.explanations = tools.map((t) => ({ name: t.name, addedBy: why }));
   return selection;
 }

@@ -7,6 +7,11 @@
 /** Extra slots when the shortlist's confidence is under LOW_CONFIDENCE. */
 export const LOW_CONFIDENCE_EXTRA = 5;
 
+/** Slots of a limit kept back from a confident ranking: LOW_CONFIDENCE_EXTRA, at most a third of the limit. */
+export function reserveOf(limit: number): number {
+  return Math.min(LOW_CONFIDENCE_EXTRA, Math.floor(limit / 3));
+}
+
 /**
  * Shortlist confidence (retrieve.ts `shortlistConfidence`: best score-fusion score minus
  * the (top_k + 1)-th, on [0, 1]) under which the shortlist grows by LOW_CONFIDENCE_EXTRA.

@@ -22,7 +22,11 @@ export type CuratorMode = 'none' | 'bm25' | 'dense' | 'hybrid';
 export type { Fusion } from './fusion.js';
 
 export interface SelectOptions {
-  /** Shortlist size before expansions. Default 12 (the reference system's setting). */
+  /**
+   * The most tools returned, whatever added them (retrieval, split parts, exact names,
+   * anchors, dependencies); what did not fit is reported in `Selection.cut`. Default 12
+   * (the reference system's setting).
+   */
   topK?: number;
   /** Fill `explanations`. Default false (it costs allocations on the hot path). */
   explain?: boolean;
@@ -71,6 +75,37 @@ export interface Selection {
   /** The mode that actually ran (e.g. 'bm25' when the embedder failed in hybrid). */
   mode: CuratorMode;
   explanations?: Explanation[];
+  /** The evidence the query gave each retriever (absent when no retriever ran: pass-through, blank, fallback). */
+  match?: MatchSignals;
+  /**
+   * Set when nothing matches the query well (noMatch.ts): `tools` is then at most 3
+   * read-only tools, the nearest, and `message` says so and how to rephrase.
+   */
+  noMatch?: NoMatch;
+  /** A note for the caller, e.g. that a query in another script matched only through the embedding model. */
+  notice?: string;
+  /**
+   * Tools the ranking or a workflow wanted that the limit (topK) cut, best first; absent
+   * when nothing was cut. Ask again with topK ≥ tools.length + cut.length to get them.
+   */
+  cut?: string[];
+}
+
+/** What the query gave each retriever: the no-match judgement's input (noMatch.ts). */
+export interface MatchSignals {
+  /** BM25's IDF-weighted coverage of the query by its best hit, in [0, 1]; 0 when no term matched. */
+  coverage: number;
+  /** Best dense score among the allowed tools, in [-1, 1]; absent without a dense ranking. */
+  denseTop?: number;
+  /** Scripts of the query that the catalog does not use, when most of its letters are in them (script.ts). */
+  foreignScripts?: string[];
+}
+
+export interface NoMatch {
+  /** 'script': written in a script the catalog lacks and no dense match; 'no-match': no lexical and no dense evidence. */
+  reason: 'script' | 'no-match';
+  /** Plain sentence for the host's model or the user: what happened and how to rephrase. */
+  message: string;
 }
 
 export interface ToolCurator {

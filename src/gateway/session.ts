@@ -24,6 +24,7 @@ import {
   callToolDefinition,
   findToolsDefinition,
   parseCallTool,
+  findResult,
   parseFindTools,
 } from './metaTools.js';
 
@@ -34,7 +35,9 @@ const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unk
 
 const INSTRUCTIONS =
   'This server is a gateway to many tools. Only a few are listed at first: call find_tools with what ' +
-  'you want to do to discover the right ones, then call them directly or through call_tool.';
+  'you want to do to discover the right ones, then call them directly or through call_tool. ' +
+  'Write the find_tools query in the language of the tool descriptions (translate the user\'s request if needed), ' +
+  'naming the action and the object ("pay a hostel fee", "renew a library book"); if you know a tool\'s exact name, put it in the query.';
 
 export class Session {
   readonly server: Server;
@@ -114,14 +117,17 @@ export class Session {
     if (typeof parsed === 'string') return errorResult(parsed);
     const started = Date.now();
     const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit);
-    this.auditSearch(started, rawArgs, selection.tools.map((t) => t.name));
-    const tools = selection.tools.map((t) => {
+    const limit = parsed.limit ?? this.gateway.loaded.config.curator.top_k;
+    const found = findResult(selection, limit);
+    this.auditSearch(started, rawArgs, found.shown.map((t) => t.name));
+    const tools = found.shown.map((t) => {
       const d = this.definition(t);
       return { name: d.name, description: d.description, inputSchema: d.inputSchema };
     });
+    // A weak match is shown, never added: guesses must not crowd the session's tool list.
     // Best match last = most recently used: when a long result overflows max_visible, the weakest go first.
-    if (this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
-    const payload = { tools, confidence: Number(selection.confidence.toFixed(3)) };
+    if (!selection.noMatch && this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
+    const payload = { tools, confidence: Number(selection.confidence.toFixed(3)), ...found.fields };
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
   }
 
