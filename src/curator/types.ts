@@ -54,7 +54,10 @@ export interface Explanation {
    * `rrfScore` (fusion.ts).
    */
   fusedScore?: number;
-  /** The mechanism that put it in the list: 'retrieval', 'anchor', 'split', 'dependency', 'pinned', 'passthrough', 'blank', 'expansion', 'fallback'. */
+  /**
+   * The mechanism that put it in the list: 'retrieval', 'exact-name', 'anchor', 'split', 'dependency',
+   * 'pinned', 'passthrough', 'blank', 'expansion', 'fallback', 'weak-match' (a no-match's nearest tools).
+   */
   addedBy: string;
 }
 
