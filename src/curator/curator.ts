@@ -51,8 +51,9 @@ export interface CuratorOptions {
   /** Document-embedding cache; without it every buildIndex embeds the whole catalog. */
   cache?: EmbeddingStore;
   /**
-   * Shortlist confidence (`Selection.confidence`) under which the shortlist grows by 5.
-   * Default LOW_CONFIDENCE (expand.ts, 0.3, measured on the university suite).
+   * Shortlist confidence (`Selection.confidence`) under which the shortlist fills the
+   * whole limit instead of keeping back its reserve (expand.ts reserveOf). Default
+   * LOW_CONFIDENCE (expand.ts, 0.3, measured on the university suite).
    */
   lowConfidenceThreshold?: number;
 }
@@ -283,8 +284,9 @@ function passThrough(all: ToolRecord[], why: string, wantExplain?: boolean, limi
  * const curator = createCurator({ mode: 'hybrid', fusion: 'score', embedder: await createEmbedder({ provider: 'use' }),
  *                                 cache: new EmbeddingStore(openDb('.tool-curator/store.db')) });
  * await curator.buildIndex(catalog, { synonyms, dependencies, pinned: ['get_my_profile'] });
- * const { tools, confidence, mode } = await curator.select('what do I owe in fees?', policy.allowed(persona), { topK: 12 });
- * // tools: ToolRecord[] best first (pinned excluded); confidence in [0, 1], low = widen; mode: 'hybrid' unless degraded
+ * const { tools, confidence, mode, noMatch, cut } = await curator.select('what do I owe in fees?', policy.allowed(persona), { topK: 17 });
+ * // tools: at most 17 ToolRecords best first (pinned excluded; 12 when the ranking is confident); confidence in [0, 1],
+ * // low = widen; mode: 'hybrid' unless degraded; noMatch: set when nothing matches well; cut: what the limit left out
  * ```
  */
 export function createCurator(options: CuratorOptions): ToolCurator {

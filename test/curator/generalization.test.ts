@@ -61,6 +61,10 @@ describe('withinLimit', () => {
       tools: [5, 2, 3, 9], addedBy: ['retrieval', 'dependency', 'dependency', 'dependency'], cut: [1, 7],
     });
   });
+  test('dependencies pulled in transitively, once each, only usable ones', () => {
+    const cyclic = new Map([[5, [2, 3]], [3, [9, 5]], [1, [4]]]);
+    expect(withinLimit([5, 1], ['retrieval', 'retrieval'], cyclic, (i) => i !== 4, 10).tools).toEqual([5, 2, 3, 9, 1]);
+  });
   test('unusable dependencies are skipped; a list within the limit is whole', () => {
     expect(withinLimit([1, 5], ['retrieval', 'split'], deps, (i) => i !== 3, 10)).toEqual({ tools: [1, 5, 2], addedBy: ['retrieval', 'split', 'dependency'], cut: [] });
   });
