@@ -66,7 +66,8 @@ export interface Selection {
   tools: ToolRecord[];
   /**
    * How clearly the shortlist's head stands above what was left out, in [0, 1]: the best
-   * score-fusion score minus the (topK + 1)-th best, on the score fusion's [0, 1] scale,
+   * score-fusion score minus the best one a confident list leaves out (the
+   * (topK − reserveOf(topK) + 1)-th; expand.ts), on the score fusion's [0, 1] scale,
    * whichever fusion ranked (retrieve.ts `shortlistConfidence`). Low means the ranking is
    * flat around the cut and the caller should widen (a larger topK, or ask the user);
    * docs/CURATOR.md gives its distribution for Correct and missed shortlists on the
