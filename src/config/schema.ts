@@ -124,8 +124,12 @@ const embedderSchema = z.preprocess(
 export const curatorSchema = z
   .object({
     mode: z.enum(['none', 'bm25', 'dense', 'hybrid']).default('hybrid'),
-    /** Shortlist size. 12 is the reference system's setting: 86.8 % fewer tokens at 93.2 % correct. */
-    top_k: z.number().int().positive().default(12),
+    /**
+     * The most tools a shortlist holds (find_tools' default limit), dependencies and split
+     * parts included. 17: a confident ranking returns 12 (the reference system's top_k)
+     * and keeps 5 for a flat ranking and for workflows (docs/CURATOR.md, "Limit").
+     */
+    top_k: z.number().int().positive().default(17),
     /**
      * How hybrid mode fuses its dense and BM25 rankings (src/curator/fusion.ts), both with
      * the same per-query gate: `score` (normalized scores, convex combination; measured

@@ -4,24 +4,33 @@
  * docs/CURATOR.md. Fail-open throughout: a failing embedder degrades to BM25, a failing
  * index to the whole allowed pool; a user is never left with no tools.
  */
+import { retrievalText } from '../catalog/retrievalText.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
 import { NameAnchor } from './anchor.js';
 import { buildBm25, buildDense, cachedTrust } from './build.js';
-import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, withDependencies } from './expand.js';
+import { ExactNames } from './exactNames.js';
+import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, reserveOf } from './expand.js';
 import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
+import { withinLimit } from './limit.js';
+import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
 import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
 import { MAX_PARTS, splitQuery } from './split.js';
 import type { ProgressListener } from './progress.js';
+import { ScriptProfile } from './script.js';
 import type { CatalogTrust } from './trust.js';
 import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator } from './types.js';
 
-/** Default shortlist size: the reference system's top_k. */
-export const DEFAULT_TOP_K = 12;
+/**
+ * Default limit: the most tools a selection returns. 17 = the reference system's top_k of
+ * 12 for a confident ranking plus the 5 slots (LOW_CONFIDENCE_EXTRA) a flat ranking or a
+ * workflow may use (expand.ts reserveOf).
+ */
+export const DEFAULT_TOP_K = 17;
 
 export interface CuratorOptions {
   /** 'hybrid' (BM25 + dense, gated fusion), 'dense', 'bm25', or 'none' (the whole allowed pool). */
@@ -41,8 +50,9 @@ export interface CuratorOptions {
   /** Document-embedding cache; without it every buildIndex embeds the whole catalog. */
   cache?: EmbeddingStore;
   /**
-   * Shortlist confidence (`Selection.confidence`) under which the shortlist grows by 5.
-   * Default LOW_CONFIDENCE (expand.ts, 0.3, measured on the university suite).
+   * Shortlist confidence (`Selection.confidence`) under which the shortlist fills the
+   * whole limit instead of keeping back its reserve (expand.ts reserveOf). Default
+   * LOW_CONFIDENCE (expand.ts, 0.3, measured on the university suite).
    */
   lowConfidenceThreshold?: number;
   /** Called as document embeddings are computed during buildIndex (count, rate, ETA); a log line goes to stderr anyway. */
@@ -54,6 +64,8 @@ interface Index extends Retrievers {
   names: string[];
   byName: Map<string, number>;
   anchor: NameAnchor;
+  exact: ExactNames;
+  scripts: ScriptProfile;
   deps: Map<number, number[]>;
   pinned: Set<string>;
 }
@@ -116,7 +128,13 @@ class Curator implements ToolCurator {
       }
       const bm25 = await buildBm25(tools, extra);
       if (!current()) return;
-      const base = { tools, names, byName, deps, bm25, dense: null, anchor: new NameAnchor(names), pinned: new Set(extra.pinned ?? []) };
+      const base = {
+        tools, names, byName, deps, bm25, dense: null,
+        anchor: new NameAnchor(names),
+        exact: new ExactNames(tools),
+        scripts: new ScriptProfile(tools.map((t) => retrievalText(t, extra.synonyms?.[t.name]))),
+        pinned: new Set(extra.pinned ?? []),
+      };
       this.index = base;
       this.markSearchable(generation);
       if (this.mode === 'none' || this.mode === 'bm25') return;
@@ -167,7 +185,7 @@ class Curator implements ToolCurator {
     const index = this.index;
     if (!index) {
       log.warn('curator: select() before buildIndex(), returning the allowed pool');
-      return passThrough(allowed, 'fallback', options.explain);
+      return passThrough(allowed, 'fallback', options.explain, topK);
     }
     const mask = new Uint8Array(index.tools.length);
     const pool: number[] = [];
@@ -179,7 +197,7 @@ class Curator implements ToolCurator {
     }
     const poolTools = pool.map((i) => index.tools[i]!);
     if (this.mode === 'none' || pool.length <= topK) return passThrough(poolTools, 'passthrough', options.explain);
-    if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain);
+    if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain, topK);
     // Fail-open, in steps: a failing dense stage (or fusion) → BM25 alone → the allowed pool.
     const wantExplain = options.explain === true;
     try {
@@ -194,7 +212,7 @@ class Curator implements ToolCurator {
         }
       }
       log.error({ err }, 'curator: retrieval failed, returning the allowed pool');
-      return passThrough(poolTools, 'fallback', options.explain);
+      return passThrough(poolTools, 'fallback', options.explain, topK);
     }
   }
 
@@ -208,20 +226,37 @@ class Curator implements ToolCurator {
     const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion, depth));
     const whole = rankings[0]!;
 
-    const confidence = shortlistConfidence(whole.best, topK);
-    const { tools, addedBy } = assembleShortlist({
+    // The confident list is the limit less its reserve; confidence compares its head with the first tool it leaves out.
+    const confident = topK - reserveOf(topK);
+    const confidence = shortlistConfidence(whole.best, confident);
+    const named = index.exact.match(query, mask).map((n) => n.index);
+    const signals = matchSignals(whole, index.scripts.foreign(query));
+    const noMatch = named.length === 0 ? judgeMatch(signals, this.embedder?.id) : undefined;
+    if (noMatch) {
+      const weak = weakMatchList(whole.order, index.tools, topK);
+      const selection: Selection = { tools: weak.map((i) => index.tools[i]!), confidence, mode, match: signals, noMatch };
+      if (wantExplain) selection.explanations = explain(index.names, weak, weak.map(() => 'weak-match'), whole);
+      return selection;
+    }
+
+    const assembled = assembleShortlist({
       whole: whole.order,
       parts: rankings.slice(1).map((r) => r.order),
-      topK,
-      extra: confidence < this.threshold ? LOW_CONFIDENCE_EXTRA : 0,
+      topK: confident,
+      extra: confidence < this.threshold ? topK - confident : 0,
       anchored: index.anchor.match(query, mask).map((a) => a.index),
       pool,
     });
-    const withDeps = withDependencies(tools, index.deps, (i) => mask[i] === 1);
-    for (let k = 0; k < withDeps.added.length; k++) addedBy.push('dependency');
+    // Exact names first, in the order the query names them; then the assembled list.
+    const ranked = [...named, ...assembled.tools.filter((i) => !named.includes(i))];
+    const addedBy = [...named.map(() => 'exact-name'), ...assembled.tools.flatMap((i, k) => (named.includes(i) ? [] : [assembled.addedBy[k]!]))];
+    const limited = withinLimit(ranked, addedBy, index.deps, (i) => mask[i] === 1, topK);
 
-    const selection: Selection = { tools: withDeps.tools.map((i) => index.tools[i]!), confidence, mode };
-    if (wantExplain) selection.explanations = explain(index.names, withDeps.tools, addedBy, whole);
+    const selection: Selection = { tools: limited.tools.map((i) => index.tools[i]!), confidence, mode, match: signals };
+    if (limited.cut.length > 0) selection.cut = limited.cut.map((i) => index.names[i]!);
+    const notice = scriptNotice(signals);
+    if (notice) selection.notice = notice;
+    if (wantExplain) selection.explanations = explain(index.names, limited.tools, limited.addedBy, whole);
     return selection;
   }
 
@@ -248,9 +283,15 @@ function rankingDepth(topK: number): number {
   return 2 * (topK + LOW_CONFIDENCE_EXTRA + MAX_PARTS * (topK + 7));
 }
 
-/** The pool as given, unranked: no retriever ran (mode 'none'), and nothing is left out (confidence 1). */
-function passThrough(tools: ToolRecord[], why: string, wantExplain?: boolean): Selection {
+/**
+ * The pool as given, unranked: no retriever ran. Mode 'none' and a pool within the limit
+ * return it whole (confidence 1: nothing left out); a blank query and the fail-open
+ * fallbacks return its first `limit` tools in catalog order and name the rest in `cut`.
+ */
+function passThrough(all: ToolRecord[], why: string, wantExplain?: boolean, limit = Infinity): Selection {
+  const tools = all.slice(0, limit);
   const selection: Selection = { tools, confidence: 1, mode: 'none' };
+  if (tools.length < all.length) selection.cut = all.slice(limit).map((t) => t.name);
   if (wantExplain) selection.explanations = tools.map((t) => ({ name: t.name, addedBy: why }));
   return selection;
 }
@@ -263,8 +304,9 @@ function passThrough(tools: ToolRecord[], why: string, wantExplain?: boolean): S
  * const curator = createCurator({ mode: 'hybrid', fusion: 'score', embedder: await createEmbedder({ provider: 'use' }),
  *                                 cache: new EmbeddingStore(openDb('.tool-curator/store.db')) });
  * await curator.buildIndex(catalog, { synonyms, dependencies, pinned: ['get_my_profile'] });
- * const { tools, confidence, mode } = await curator.select('what do I owe in fees?', policy.allowed(persona), { topK: 12 });
- * // tools: ToolRecord[] best first (pinned excluded); confidence in [0, 1], low = widen; mode: 'hybrid' unless degraded
+ * const { tools, confidence, mode, noMatch, cut } = await curator.select('what do I owe in fees?', policy.allowed(persona), { topK: 17 });
+ * // tools: at most 17 ToolRecords best first (pinned excluded; 12 when the ranking is confident); confidence in [0, 1],
+ * // low = widen; mode: 'hybrid' unless degraded; noMatch: set when nothing matches well; cut: what the limit left out
  * ```
  */
 export function createCurator(options: CuratorOptions): ToolCurator {

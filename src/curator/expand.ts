@@ -1,15 +1,32 @@
 /**
- * Growing the shortlist past top_k, for two reasons: the retrievers are unsure
- * (low-confidence expansion) or a selected tool's workflow needs other tools
- * (dependency expansion from dependencies.yaml).
+ * How much of the limit a ranking uses: a confident one keeps back a reserve, a flat one
+ * (confidence under LOW_CONFIDENCE) fills it (low-confidence expansion). Workflow
+ * dependencies fill the rest of the limit (limit.ts).
  */
 
-/** Extra slots when the shortlist's confidence is under LOW_CONFIDENCE. */
+/**
+ * Extra slots a flat ranking may use (the reserve, for a limit of 15 and up). 5: the
+ * reference design's top_k 12 + 5.
+ */
 export const LOW_CONFIDENCE_EXTRA = 5;
 
 /**
+ * Slots of a limit kept back from a confident ranking: LOW_CONFIDENCE_EXTRA, at most a
+ * third of the limit, so a limit of 5 still returns 4 confident tools.
+ *
+ * ### Usage
+ * ```ts
+ * reserveOf(17)  // 5: a confident list holds 12
+ * reserveOf(5)   // 1
+ * ```
+ */
+export function reserveOf(limit: number): number {
+  return Math.min(LOW_CONFIDENCE_EXTRA, Math.floor(limit / 3));
+}
+
+/**
  * Shortlist confidence (retrieve.ts `shortlistConfidence`: best score-fusion score minus
- * the (top_k + 1)-th, on [0, 1]) under which the shortlist grows by LOW_CONFIDENCE_EXTRA.
+ * the first tool a confident list leaves out, on [0, 1]) under which the shortlist fills its reserve.
  * The scale is the fusion's own, so one value serves every embedder.
  *
  * Source: the university suite (eval/university.yaml, 391 cases, hybrid, score fusion,
@@ -22,33 +39,3 @@ export const LOW_CONFIDENCE_EXTRA = 5;
  * Correct shortlists, so the extra slots go to the queries that need them.
  */
 export const LOW_CONFIDENCE = 0.3;
-
-/**
- * Appends, after `shortlist`, the tools its members depend on (transitively, breadth
- * first, in rule order), skipping tools already present and those `usable` rejects
- * (not allowed, pinned).
- *
- * ### Usage
- * ```ts
- * // deps: 5 → [2, 3], 3 → [9]
- * withDependencies([5, 1], deps, () => true) // { tools: [5, 1, 2, 3, 9], added: [2, 3, 9] }
- * ```
- */
-export function withDependencies(
-  shortlist: readonly number[],
-  deps: ReadonlyMap<number, readonly number[]>,
-  usable: (index: number) => boolean,
-): { tools: number[]; added: number[] } {
-  const tools = [...shortlist];
-  const present = new Set(tools);
-  const added: number[] = [];
-  for (let q = 0; q < tools.length; q++) {
-    for (const d of deps.get(tools[q]!) ?? []) {
-      if (present.has(d) || !usable(d)) continue;
-      present.add(d);
-      tools.push(d);
-      added.push(d);
-    }
-  }
-  return { tools, added };
-}

@@ -24,6 +24,8 @@ export interface Ranking {
   best: number[];
   bm25: Bm25Hit[];
   dense?: DenseRanking;
+  /** BM25's IDF-weighted coverage of the query by its best hit, in [0, 1] (fusion.ts bm25Coverage); 0 when BM25 matched nothing. */
+  coverage: number;
 }
 
 /** The retrievers of a built index, and the catalog trust that scales their votes. */
@@ -55,16 +57,13 @@ export function retrieve(
   // RRF reads the dense list's top RRF_DEPTH.
   const dense = vector && r.dense && mode !== 'bm25' ? r.dense.search(vector, allowed, Math.max(depth, RRF_DEPTH)) : undefined;
   // BM25's share p of the vote (dense has 1 − p): its coverage scaled by the catalog trust; 1 when it runs alone.
-  let p = 1;
-  if (dense) {
-    // Zero-score guard: no query term occurs in any allowed tool, so BM25 has no ranking.
-    const coverage = mode === 'dense' || bm25.length === 0 ? 0 : bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
-    p = bm25Share(coverage, r.trust);
-  }
+  // Zero-score guard: no query term occurs in any allowed tool, so BM25 has no ranking.
+  const coverage = bm25.length === 0 ? 0 : bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
+  const p = dense ? bm25Share(coverage, r.trust) : 1;
   // `fusion` is hybrid's choice; one retriever alone is ranked, and explained, by its own score.
   const used = mode === 'hybrid' ? fusion : 'score';
   const f = fuse(dense, bm25, p, used, depth);
-  return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense };
+  return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense, coverage };
 }
 
 /**

@@ -22,7 +22,11 @@ export type CuratorMode = 'none' | 'bm25' | 'dense' | 'hybrid';
 export type { Fusion } from './fusion.js';
 
 export interface SelectOptions {
-  /** Shortlist size before expansions. Default 12 (the reference system's setting). */
+  /**
+   * The most tools returned, whatever added them (retrieval, split parts, exact names,
+   * anchors, dependencies); what did not fit is reported in `Selection.cut`. Default 12
+   * (the reference system's setting).
+   */
   topK?: number;
   /** Fill `explanations`. Default false (it costs allocations on the hot path). */
   explain?: boolean;
@@ -50,7 +54,10 @@ export interface Explanation {
    * `rrfScore` (fusion.ts).
    */
   fusedScore?: number;
-  /** The mechanism that put it in the list: 'retrieval', 'anchor', 'split', 'dependency', 'pinned', 'passthrough', 'blank', 'expansion', 'fallback'. */
+  /**
+   * The mechanism that put it in the list: 'retrieval', 'exact-name', 'anchor', 'split', 'dependency',
+   * 'pinned', 'passthrough', 'blank', 'expansion', 'fallback', 'weak-match' (a no-match's nearest tools).
+   */
   addedBy: string;
 }
 
@@ -59,7 +66,8 @@ export interface Selection {
   tools: ToolRecord[];
   /**
    * How clearly the shortlist's head stands above what was left out, in [0, 1]: the best
-   * score-fusion score minus the (topK + 1)-th best, on the score fusion's [0, 1] scale,
+   * score-fusion score minus the best one a confident list leaves out (the
+   * (topK − reserveOf(topK) + 1)-th; expand.ts), on the score fusion's [0, 1] scale,
    * whichever fusion ranked (retrieve.ts `shortlistConfidence`). Low means the ranking is
    * flat around the cut and the caller should widen (a larger topK, or ask the user);
    * docs/CURATOR.md gives its distribution for Correct and missed shortlists on the
@@ -74,6 +82,37 @@ export interface Selection {
    */
   mode: CuratorMode;
   explanations?: Explanation[];
+  /** The evidence the query gave each retriever (absent when no retriever ran: pass-through, blank, fallback). */
+  match?: MatchSignals;
+  /**
+   * Set when nothing matches the query well (noMatch.ts): `tools` is then at most 3
+   * read-only tools, the nearest, and `message` says so and how to rephrase.
+   */
+  noMatch?: NoMatch;
+  /** A note for the caller, e.g. that a query in another script matched only through the embedding model. */
+  notice?: string;
+  /**
+   * Tools the ranking or a workflow wanted that the limit (topK) cut, best first; absent
+   * when nothing was cut. Ask again with topK ≥ tools.length + cut.length to get them.
+   */
+  cut?: string[];
+}
+
+/** What the query gave each retriever: the no-match judgement's input (noMatch.ts). */
+export interface MatchSignals {
+  /** BM25's IDF-weighted coverage of the query by its best hit, in [0, 1]; 0 when no term matched. */
+  coverage: number;
+  /** Best dense score among the allowed tools, in [-1, 1]; absent without a dense ranking. */
+  denseTop?: number;
+  /** Scripts of the query that the catalog does not use, when most of its letters are in them (script.ts). */
+  foreignScripts?: string[];
+}
+
+export interface NoMatch {
+  /** 'script': written in a script the catalog lacks and no dense match; 'no-match': no lexical and no dense evidence. */
+  reason: 'script' | 'no-match';
+  /** Plain sentence for the host's model or the user: what happened and how to rephrase. */
+  message: string;
 }
 
 export interface ToolCurator {

@@ -10,7 +10,10 @@ import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './d
 import { MetricsAccumulator, percentile, type RetrievalMetrics } from './metrics.js';
 
 export interface PublicEvalOptions {
-  /** Shortlist size asked of the curator. Default 10, the cut-off of the @10 metrics. */
+  /**
+   * Limit asked of the curator. Default 15: a confident ranking returns 10, the cut-off of
+   * the @10 metrics; a flat one 15 (expand.ts reserveOf).
+   */
   topK?: number;
   /** Evaluate an every-k-th sample of this many queries (fast checks); default all. */
   sample?: number;
@@ -67,7 +70,7 @@ export function memoizeQueries(embedder: Embedder, cache?: EmbeddingStore): Embe
 
 /** Runs one mode over a loaded set. */
 export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: Embedder | null, options: PublicEvalOptions = {}): Promise<ModeResult> {
-  const topK = options.topK ?? 10;
+  const topK = options.topK ?? 15;
   const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache });
   await curator.buildIndex(set.tools);
   const cases = options.sample ? everyKth(set.cases, options.sample) : set.cases;

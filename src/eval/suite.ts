@@ -6,7 +6,7 @@
  */
 import { toolDefinitionTokens } from '../catalog/tokens.js';
 import type { ToolRecord } from '../catalog/types.js';
-import type { ToolCurator } from '../curator/types.js';
+import type { Selection, ToolCurator } from '../curator/types.js';
 
 export interface SuiteCase {
   query: string;
@@ -16,7 +16,11 @@ export interface SuiteCase {
   category: string;
 }
 
-/** correct: every expected tool shortlisted (vacuously so for expected []); partial: some; missed: none. */
+/**
+ * correct: every expected tool shortlisted; partial: some; missed: none. For expected []
+ * (nothing answers the query) correct means the curator said so (`Selection.noMatch`)
+ * with no state-changing tool in its first three, else missed.
+ */
 export type Outcome = 'correct' | 'partial' | 'missed';
 
 export interface CaseResult {
@@ -62,6 +66,11 @@ export function outcomeOf(shortlist: readonly string[], expected: readonly strin
   return found > 0 ? 'partial' : 'missed';
 }
 
+/** A query nothing answers was answered honestly: flagged as no match, no action among the first three tools. */
+export function honestNoMatch(selection: Selection): boolean {
+  return selection.noMatch !== undefined && !selection.tools.slice(0, 3).some((t) => t.isAction);
+}
+
 function tally(results: readonly CaseResult[]): Tally {
   const count = (o: Outcome): number => results.filter((r) => r.outcome === o).length;
   const total = results.length;
@@ -94,7 +103,8 @@ export async function runSuite(
     const pinned = allowed.filter((t) => options.pinned?.includes(t.name));
     const visible = [...pinned, ...selection.tools];
     const shortlist = visible.map((t) => t.name);
-    results.push({ case: c, outcome: outcomeOf(shortlist, c.expected), shortlist, tokens: toolDefinitionTokens(visible), fullTokens: fullTokens.get(c.persona)! });
+    const outcome = c.expected.length > 0 ? outcomeOf(shortlist, c.expected) : honestNoMatch(selection) ? 'correct' : 'missed';
+    results.push({ case: c, outcome, shortlist, tokens: toolDefinitionTokens(visible), fullTokens: fullTokens.get(c.persona)! });
   }
   const categories = [...new Set(cases.map((c) => c.category))];
   const n = results.length || 1;

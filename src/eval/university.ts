@@ -34,7 +34,18 @@ const caseSchema = z.strictObject({
 const suiteSchema = z.strictObject({ cases: z.array(caseSchema).min(1, 'needs at least one case') });
 
 /**
+ * A development suite (eval/dev-generalization.yaml) names its own categories, and may
+ * expect no tool at all: `expected: []` is a query nothing answers, Correct when the
+ * curator says so (runSuite).
+ */
+const devCaseSchema = (categories: [string, ...string[]]) =>
+  caseSchema.extend({ expected: z.array(z.string().min(1)).max(4, 'needs 0 to 4 expected tools'), category: z.enum(categories) });
+const devSuiteSchema = z.strictObject({ categories: z.array(z.string().min(1)).min(1, 'needs at least one category') }).passthrough();
+
+/**
  * Reads a suite file: `cases:` of {query, persona, expected (1 to 4 tool names), category}.
+ * With a top-level `categories:` list the cases' categories are that list's and
+ * `expected` may be empty (a development suite).
  * @throws ConfigError naming the file, the case's key path and what was expected.
  */
 export function loadSuite(path: string): SuiteCase[] {
@@ -44,12 +55,19 @@ export function loadSuite(path: string): SuiteCase[] {
   } catch (err) {
     throw new ConfigError(path, '', (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'suite file not found' : `malformed YAML: ${(err as Error).message}`);
   }
-  const parsed = suiteSchema.safeParse(data ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+  const fail = (error: z.ZodError): never => {
+    const issue = error.issues[0]!;
     throw new ConfigError(path, issue.path.map(String).join('.') || '(top level)', issue.message);
+  };
+  if (data !== null && typeof data === 'object' && 'categories' in data) {
+    const header = devSuiteSchema.safeParse(data);
+    if (!header.success) return fail(header.error);
+    const { categories, ...rest } = header.data;
+    const parsed = z.strictObject({ cases: z.array(devCaseSchema(categories as [string, ...string[]])).min(1, 'needs at least one case') }).safeParse(rest);
+    return parsed.success ? parsed.data.cases : fail(parsed.error);
   }
-  return parsed.data.cases;
+  const parsed = suiteSchema.safeParse(data ?? {});
+  return parsed.success ? parsed.data.cases : fail(parsed.error);
 }
 
 /**

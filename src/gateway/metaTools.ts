@@ -7,6 +7,8 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayConfig } from '../config/schema.js';
 
 export type ExposureMode = GatewayConfig['exposure']['mode'];
+import type { ToolRecord } from '../catalog/types.js';
+import type { Selection } from '../curator/types.js';
 
 export const FIND_TOOLS = 'find_tools';
 export const CALL_TOOL = 'call_tool';
@@ -22,7 +24,11 @@ export const findToolsDefinition: Tool = {
     'Search the catalog of available tools by what you want to do, in plain words. Returns the best ' +
     'matching tools in rank order, each with name, description and inputSchema, and adds them to your ' +
     'tool list. If a tool you need is not in your list, search first; call a found tool directly or through call_tool. ' +
-    'The result\'s confidence (0 to 1) says how clearly the best tools stand out: below 0.5, search again with other words or a larger limit.',
+    'Write the query in the language of the tool descriptions (translate the user\'s words if needed), naming the action ' +
+    'and the object, e.g. "pay a hostel fee"; exact tool names in the query are always returned, first. ' +
+    'The result\'s confidence (0 to 1) says how clearly the best tools stand out: below 0.5, search again with other words or a larger limit. ' +
+    'When nothing matches well the result says so in "message" and its few tools are not added to your list; ' +
+    '"cut" names tools that did not fit the limit.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -31,7 +37,9 @@ export const findToolsDefinition: Tool = {
         type: 'integer',
         minimum: 1,
         maximum: MAX_LIMIT,
-        description: 'How many tools to retrieve. Default: the gateway top_k. Tools the found ones need for their workflow may be added.',
+        description:
+          'The most tools to return, including tools the found ones need for their workflow. Default: the gateway top_k. ' +
+          'Fewer may come back when the best tools clearly stand out.',
       },
     },
     required: ['query'],
@@ -52,7 +60,9 @@ export function findToolsDefinitionFor(mode: ExposureMode): Tool {
       'Search the catalog of available tools by what you want to do, in plain words. Returns the best ' +
       'matching tools in rank order, each with its full definition (name, description, inputSchema). Run a found tool ' +
       'with call_tool, giving its name and arguments that match its inputSchema. ' +
-      'The result\'s confidence (0 to 1) says how clearly the best tools stand out: below 0.5, search again with other words or a larger limit.',
+      'Write the query in the language of the tool descriptions, naming the action and the object; exact tool names in the query are always returned, first. ' +
+      'The result\'s confidence (0 to 1) says how clearly the best tools stand out: below 0.5, search again with other words or a larger limit. ' +
+      'When nothing matches well the result says so in "message"; "cut" names tools that did not fit the limit.',
   };
 }
 
@@ -60,10 +70,14 @@ export function findToolsDefinitionFor(mode: ExposureMode): Tool {
 export const INSTRUCTIONS: Record<ExposureMode, string> = {
   dynamic:
     'This server is a gateway to many tools. Only a few are listed at first: call find_tools with what ' +
-    'you want to do to discover the right ones, then call them directly or through call_tool.',
+    'you want to do to discover the right ones, then call them directly or through call_tool. ' +
+    'Write the find_tools query in the language of the tool descriptions (translate the user\'s request if needed), ' +
+    'naming the action and the object ("pay a hostel fee", "renew a library book"); if you know a tool\'s exact name, put it in the query.',
   static:
     'This server is a gateway to many tools. Only a few are listed: call find_tools with what you want ' +
-    'to do to find the right ones, then run them through call_tool with the name and arguments find_tools showed.',
+    'to do to find the right ones, then run them through call_tool with the name and arguments find_tools showed. ' +
+    'Write the find_tools query in the language of the tool descriptions (translate the user\'s request if needed), ' +
+    'naming the action and the object ("pay a hostel fee", "renew a library book"); if you know a tool\'s exact name, put it in the query.',
 };
 
 export const callToolDefinition: Tool = {
@@ -108,4 +122,42 @@ export function parseCallTool(args: Record<string, unknown> | undefined): CallTo
   const inner = args?.arguments ?? {};
   if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return 'call_tool "arguments" must be an object';
   return { name, arguments: inner as Record<string, unknown> };
+}
+
+/** What a find_tools result adds to its tools and confidence. */
+export interface FindResultFields {
+  /** Set when nothing matched well, or the query is in a script the catalog does not use: a plain sentence for the model. */
+  message?: string;
+  /** Tools that did not fit the limit, best first. */
+  cut?: string[];
+  /** How to get the cut tools. */
+  hint?: string;
+}
+
+/**
+ * The tools a find_tools result shows (at most `limit`, whatever the curator returned) and
+ * the fields that tell the model what happened: a no-match or other-script message, and
+ * the tools the limit cut with the limit that would return them.
+ *
+ * ### Usage
+ * ```ts
+ * findResult({ tools, confidence: 0.8, mode: 'hybrid', cut: ['get_fee_dues'] }, 5)
+ * // { shown: tools, fields: { cut: ['get_fee_dues'], hint: 'limit 6 would return them too.' } }
+ * ```
+ */
+export function findResult(selection: Selection, limit: number): { shown: ToolRecord[]; fields: FindResultFields } {
+  const shown = selection.tools.slice(0, limit);
+  const cut = [...selection.tools.slice(limit).map((t) => t.name), ...(selection.cut ?? [])];
+  const fields: FindResultFields = {};
+  const message = selection.noMatch?.message ?? selection.notice;
+  if (message) fields.message = message;
+  if (cut.length > 0) {
+    fields.cut = cut;
+    const wanted = Math.min(MAX_LIMIT, shown.length + cut.length);
+    fields.hint =
+      wanted > limit
+        ? `${cut.length === 1 ? 'This tool' : `These ${cut.length} tools`} did not fit limit ${limit}; find_tools with limit ${wanted} would return ${cut.length === 1 ? 'it' : 'them'} too.`
+        : `${cut.length === 1 ? 'This tool' : `These ${cut.length} tools`} did not fit limit ${limit}; search with narrower words to rank ${cut.length === 1 ? 'it' : 'them'} higher.`;
+  }
+  return { shown, fields };
 }

@@ -18,6 +18,10 @@ export function selectionJson(selection: Selection): unknown {
   return {
     mode: selection.mode,
     confidence: selection.confidence,
+    ...(selection.match ? { match: selection.match } : {}),
+    ...(selection.noMatch ? { noMatch: selection.noMatch } : {}),
+    ...(selection.notice ? { notice: selection.notice } : {}),
+    ...(selection.cut ? { cut: selection.cut } : {}),
     tools: selection.tools.map((t, i) => {
       const { name: _omit, ...e } = why.get(t.name) ?? ({} as Partial<Explanation>);
       return { rank: i + 1, name: t.name, server: t.server, ...e };
@@ -39,5 +43,11 @@ export function formatSelection(selection: Selection, explain: boolean): string 
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const line = (r: string[]) => r.map((v, c) => v.padEnd(widths[c]!)).join('  ').trimEnd();
   const widen = selection.confidence < WIDEN_BELOW ? ` (below ${WIDEN_BELOW}: widen the search)` : '';
-  return [line(header), ...rows.map(line), `mode ${selection.mode}, ${rows.length} tools, confidence ${selection.confidence.toFixed(3)}${widen}`, ''].join('\n');
+  const notes = [
+    ...(selection.noMatch ? [`no good match (${selection.noMatch.reason}): ${selection.noMatch.message}`] : []),
+    ...(selection.notice ? [selection.notice] : []),
+    ...(selection.cut ? [`cut by the limit: ${selection.cut.join(', ')}`] : []),
+    ...(explain && selection.match ? [`evidence: BM25 coverage ${selection.match.coverage.toFixed(3)}, best dense ${dash(selection.match.denseTop, 3)}${selection.match.foreignScripts ? `, query script ${selection.match.foreignScripts.join('/')} not in the catalog` : ''}`] : []),
+  ];
+  return [line(header), ...rows.map(line), `mode ${selection.mode}, ${rows.length} tools, confidence ${selection.confidence.toFixed(3)}${widen}`, ...notes, ''].join('\n');
 }

@@ -31,6 +31,7 @@ import {
   callToolDefinition,
   findToolsDefinitionFor,
   parseCallTool,
+  findResult,
   parseFindTools,
 } from './metaTools.js';
 
@@ -143,16 +144,19 @@ export class Session {
     if (typeof parsed === 'string') return errorResult(parsed);
     const started = Date.now();
     const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit);
-    this.auditSearch(started, rawArgs, selection.tools.map((t) => t.name));
-    const tools = selection.tools.map((t) => {
+    const limit = parsed.limit ?? this.gateway.loaded.config.curator.top_k;
+    const found = findResult(selection, limit);
+    this.auditSearch(started, rawArgs, found.shown.map((t) => t.name));
+    const tools = found.shown.map((t) => {
       const d = this.definition(t);
       // Static mode: the result is the only place the host sees the tool, so it gets all of it.
       return this.mode === 'static' ? d : { name: d.name, description: d.description, inputSchema: d.inputSchema };
     });
+    // A weak match is shown, never added: guesses must not crowd the session's tool list.
     // Best match last = most recently used: when a long result overflows max_visible, the weakest go first.
-    if (this.mode === 'dynamic' && this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
+    if (this.mode === 'dynamic' && !selection.noMatch && this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
     // `retrievers`: which retrievers answered ('bm25' alone while the dense index is still being built).
-    const payload = { tools, confidence: Number(selection.confidence.toFixed(3)), retrievers: RETRIEVERS[selection.mode] };
+    const payload = { tools, confidence: Number(selection.confidence.toFixed(3)), retrievers: RETRIEVERS[selection.mode], ...found.fields };
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
   }
 

@@ -34,7 +34,7 @@ async function hybrid(extra = {}, threshold?: number) {
 describe('curator.select', () => {
   test('hybrid ranks by gated score fusion; explanations carry the RRF and the fused score', async () => {
     const { curator } = await hybrid();
-    const s = await curator.select('library books tonight', CATALOG, { topK: 3, explain: true });
+    const s = await curator.select('library books tonight', CATALOG, { topK: 4, explain: true });
     expect(s.mode).toBe('hybrid');
     expect(names(s).slice(0, 2)).toEqual(['search_library_catalog', 'borrow_book']);
     const [first, second] = s.explanations!;
@@ -54,8 +54,8 @@ describe('curator.select', () => {
     // RRF with the same weights: (1 − p) / (60 + dense rank) + p / (60 + BM25 rank).
     expect(first!.rrfScore).toBeCloseTo((1 - p) / 61 + p / 62, 12);
     expect(second!.rrfScore).toBeCloseTo((1 - p) / 62 + p / 61, 12);
-    // Confidence: best fused score minus the 4th best (top_k 3 + 1).
-    const wider = await curator.select('library books tonight', CATALOG, { topK: 4, explain: true });
+    // Confidence: best fused score minus the 4th best (limit 4 less its reserve of 1, + 1).
+    const wider = await curator.select('library books tonight', CATALOG, { topK: 8, explain: true });
     expect(s.confidence).toBeCloseTo(first!.fusedScore! - wider.explanations![3]!.fusedScore!, 12);
   });
 
@@ -93,19 +93,21 @@ describe('curator.select', () => {
     expect([s.confidence, s.mode]).toEqual([1, 'none']); // nothing left out
   });
 
-  test('blank query returns the whole allowed pool', async () => {
+  test('blank query returns the allowed pool up to the limit, the rest named in cut', async () => {
     const { curator } = await hybrid();
     const s = await curator.select('   ', CATALOG, { topK: 3, explain: true });
-    expect(s.tools).toHaveLength(12);
+    expect(names(s)).toEqual(['get_fee_dues', 'make_payment', 'get_grades']);
+    expect(s.cut).toEqual(CATALOG.slice(3).map((t) => t.name));
     expect(s.explanations![0]!.addedBy).toBe('blank');
   });
 
   test('pinned tools take no slot and are not returned', async () => {
-    const { curator } = await hybrid({ pinned: ['get_my_profile'] });
+    // Threshold 2: every ranking counts as flat, so the list fills the whole limit.
+    const { curator } = await hybrid({ pinned: ['get_my_profile'] }, 2);
     const s = await curator.select('profile of the student', CATALOG, { topK: 3 });
     expect(names(s)).not.toContain('get_my_profile');
     expect(s.tools).toHaveLength(3);
-    const all = await curator.select('', CATALOG, { topK: 3 });
+    const all = await curator.select('', CATALOG, { topK: 20 });
     expect(all.tools).toHaveLength(11);
   });
 
@@ -115,40 +117,47 @@ describe('curator.select', () => {
     expect(names(await curator.select('library books', allowed, { topK: 1 }))).toEqual(['borrow_book']);
   });
 
-  test('dependency expansion appends the workflow tools', async () => {
+  test('dependency expansion: the workflow follows its tool, inside the limit', async () => {
     const { curator } = await hybrid({ dependencies: { get_exam_eligibility: ['get_attendance_summary', 'get_fee_dues'] } });
-    const s = await curator.select('may I sit the exams', CATALOG, { topK: 1, explain: true });
+    const s = await curator.select('may I sit the exams', CATALOG, { topK: 3, explain: true });
     expect(names(s)).toEqual(['get_exam_eligibility', 'get_attendance_summary', 'get_fee_dues']);
     expect(s.explanations!.map((e) => e.addedBy)).toEqual(['retrieval', 'dependency', 'dependency']);
+    // The retrieval results after the first made room for its workflow: cut, and said so.
+    expect(s.cut!.length).toBeGreaterThanOrEqual(1);
+    expect(s.cut).not.toContain('get_exam_eligibility');
+    // A limit of 1 holds the tool alone; its workflow is cut.
+    const one = await curator.select('may I sit the exams', CATALOG, { topK: 1 });
+    expect([names(one), one.cut]).toEqual([['get_exam_eligibility'], ['get_attendance_summary', 'get_fee_dues']]);
   });
 
-  test('low-confidence expansion: top_k + 5 when the confidence is under the threshold (default LOW_CONFIDENCE)', async () => {
+  test('the limit is a maximum: a confident ranking keeps back its reserve, a flat one (confidence under LOW_CONFIDENCE) uses it', async () => {
     const { curator } = await hybrid();
-    const narrow = await curator.select('library books', CATALOG, { topK: 3, explain: true });
+    // Limit 9: reserve min(5, ⌊9 / 3⌋) = 3, so a confident list holds 6.
+    const narrow = await curator.select('library books', CATALOG, { topK: 9, explain: true });
     const c = narrow.confidence;
     // The fake embedder's scores: confidence 0 < c < 1, here at or above the default 0.3.
     expect(c).toBeGreaterThanOrEqual(LOW_CONFIDENCE);
-    expect(narrow.tools).toHaveLength(3);
-    // Just above c: the same ranking, 5 more tools after the top 3, marked 'expansion'.
+    expect(narrow.tools).toHaveLength(6);
+    // Just above c: the same ranking, the 3 reserved slots filled, marked 'expansion'.
     const { curator: unsure } = await hybrid({}, c + 1e-9);
-    const wide = await unsure.select('library books', CATALOG, { topK: 3, explain: true });
+    const wide = await unsure.select('library books', CATALOG, { topK: 9, explain: true });
     expect(wide.confidence).toBe(c);
-    expect(names(wide).slice(0, 3)).toEqual(names(narrow));
-    expect(wide.explanations!.map((e) => e.addedBy)).toEqual(['retrieval', 'retrieval', 'retrieval', ...Array(5).fill('expansion')]);
+    expect(names(wide).slice(0, 6)).toEqual(names(narrow));
+    expect(wide.explanations!.map((e) => e.addedBy)).toEqual([...Array(6).fill('retrieval'), ...Array(3).fill('expansion')]);
     // At c itself: not under the threshold, no expansion.
     const { curator: edge } = await hybrid({}, c);
-    expect((await edge.select('library books', CATALOG, { topK: 3 })).tools).toHaveLength(3);
+    expect((await edge.select('library books', CATALOG, { topK: 9 })).tools).toHaveLength(6);
   });
 
   test('compound query: each part gets its budget, whole query tops up', async () => {
     const { curator } = await hybrid();
     const s = await curator.select('show my grades and then borrow a library book', CATALOG, { topK: 4, explain: true });
     // Part 1's best, part 2's best, then alternating; each part may bring
-    // max(4 // 2 + 2, 7) = 7 tools, 9 distinct here (tools that share no word with a part
-    // tie at dense 0 and come in catalog order for both), more than top_k = 4.
+    // max(3 // 2 + 2, 7) = 7 tools, 9 distinct here (tools that share no word with a part
+    // tie at dense 0 and come in catalog order for both); the limit 4 keeps the first 4.
     expect(names(s).slice(0, 2)).toEqual(['get_grades', 'borrow_book']);
-    expect(s.tools).toHaveLength(9);
-    expect(s.explanations!.filter((e) => e.addedBy === 'split').length).toBe(5); // not in the whole query's top 4
+    expect(s.tools).toHaveLength(4);
+    expect(s.cut).toHaveLength(5);
   });
 
   test('name anchor forces a named tool into the shortlist', async () => {
@@ -193,7 +202,8 @@ describe('fail-open', () => {
   test('no index: the allowed pool', async () => {
     const curator = createCurator({ mode: 'hybrid', embedder: null });
     const s = await curator.select('library books', CATALOG, { topK: 2, explain: true });
-    expect(s.tools).toHaveLength(12);
+    expect(names(s)).toEqual(['get_fee_dues', 'make_payment']);
+    expect(s.cut).toHaveLength(10);
     expect([s.mode, s.explanations![0]!.addedBy]).toEqual(['none', 'fallback']);
   });
 

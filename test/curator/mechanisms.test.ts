@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { NameAnchor, nameTokens } from '../../src/curator/anchor.js';
 import { Bm25Index } from '../../src/curator/bm25.js';
 import { DenseIndex } from '../../src/curator/dense.js';
-import { LOW_CONFIDENCE, withDependencies } from '../../src/curator/expand.js';
+import { LOW_CONFIDENCE } from '../../src/curator/expand.js';
 import { bm25Coverage, fuse } from '../../src/curator/fusion.js';
 import { expandTerms } from '../../src/curator/lexicon.js';
 import { shortlistConfidence } from '../../src/curator/retrieve.js';
@@ -203,10 +203,6 @@ describe('shortlist assembly', () => {
 });
 
 describe('expansions and confidence', () => {
-  test('dependencies pulled in transitively, once, only usable ones', () => {
-    const deps = new Map([[5, [2, 3]], [3, [9, 5]], [1, [4]]]);
-    expect(withDependencies([5, 1], deps, (i) => i !== 4)).toEqual({ tools: [5, 1, 2, 3, 9], added: [2, 3, 9] });
-  });
   test('low-confidence cut: one value on the confidence scale, from the university suite', () => {
     expect(LOW_CONFIDENCE).toBe(0.3);
   });

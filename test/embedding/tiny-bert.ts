@@ -51,9 +51,9 @@ function valueInfo(name: string, elemType: number, dims: Array<string | number>)
 }
 
 /** The ONNX ModelProto bytes: IR 8, opset 13, Gather(embeddings, input_ids). */
-export function tinyBertOnnx(table: Float32Array): Uint8Array {
+export function tinyBertOnnx(table: Float32Array, vocab: readonly string[] = TINY_VOCAB): Uint8Array {
   const initializer = [
-    ...field(1, TINY_VOCAB.length), ...field(1, TINY_DIM), ...field(2, FLOAT),
+    ...field(1, vocab.length), ...field(1, TINY_DIM), ...field(2, FLOAT),
     ...field(8, 'embeddings'), ...field(9, new Uint8Array(table.buffer, table.byteOffset, table.byteLength)),
   ];
   const node = [
@@ -70,16 +70,16 @@ export function tinyBertOnnx(table: Float32Array): Uint8Array {
   return new Uint8Array([...field(1, 8), ...field(2, 'tool-curator-test'), ...field(7, graph), ...field(8, opset)]);
 }
 
-function tokenizerJson(): object {
+function tokenizerJson(vocab: readonly string[]): object {
   const special = (id: number, content: string) => ({
     id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
   });
-  const ids = (token: string) => ({ id: token, ids: [TINY_VOCAB.indexOf(token)], tokens: [token] });
+  const ids = (token: string) => ({ id: token, ids: [vocab.indexOf(token)], tokens: [token] });
   return {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: TINY_VOCAB.slice(0, 5).map((t, i) => special(i, t)),
+    added_tokens: vocab.slice(0, 5).map((t, i) => special(i, t)),
     normalizer: {
       type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true,
     },
@@ -96,7 +96,7 @@ function tokenizerJson(): object {
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
     model: {
       type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100,
-      vocab: Object.fromEntries(TINY_VOCAB.map((t, i) => [t, i])),
+      vocab: Object.fromEntries(vocab.map((t, i) => [t, i])),
     },
   };
 }
@@ -105,18 +105,20 @@ function tokenizerJson(): object {
  * Writes `<root>/<name>/` with config.json, tokenizer.json, tokenizer_config.json,
  * onnx/model.onnx (read for dtype fp32) and onnx/model_quantized.onnx (read for q8;
  * it is not really quantized, only given its own table so a test can tell which was read).
+ * `vocab` (first five: [PAD] [UNK] [CLS] [SEP] [MASK]) and the tables' rows go together:
+ * row i is token i's embedding, TINY_DIM wide.
  */
 export async function writeTinyBert(
-  root: string, name: string, table = tinyEmbeddingTable(), quantizedTable = table,
+  root: string, name: string, table = tinyEmbeddingTable(), quantizedTable = table, vocab: readonly string[] = TINY_VOCAB,
 ): Promise<void> {
   const dir = path.join(root, name);
   await mkdir(path.join(dir, 'onnx'), { recursive: true });
   await Promise.all([
     writeFile(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'bert' })),
-    writeFile(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson())),
+    writeFile(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab))),
     writeFile(path.join(dir, 'tokenizer_config.json'),
       JSON.stringify({ tokenizer_class: 'BertTokenizer', pad_token: '[PAD]' })),
-    writeFile(path.join(dir, 'onnx', 'model.onnx'), tinyBertOnnx(table)),
-    writeFile(path.join(dir, 'onnx', 'model_quantized.onnx'), tinyBertOnnx(quantizedTable)),
+    writeFile(path.join(dir, 'onnx', 'model.onnx'), tinyBertOnnx(table, vocab)),
+    writeFile(path.join(dir, 'onnx', 'model_quantized.onnx'), tinyBertOnnx(quantizedTable, vocab)),
   ]);
 }

@@ -167,6 +167,14 @@ describe('loadSuite', () => {
     expect(() => loadSuite(write('cases:\n  - { query: "q", persona: student, category: direct, expected: [a], note: x }\n'))).toThrow(/cases\.0/);
   });
 
+  test('a development suite names its own categories and may expect no tool', () => {
+    const dev = write('categories: [no_match, exact_name]\ncases:\n  - { query: "zzzz", persona: student, category: no_match, expected: [] }\n');
+    expect(loadSuite(dev)).toEqual([{ query: 'zzzz', persona: 'student', category: 'no_match', expected: [] }]);
+    expect(() => loadSuite(write('categories: [no_match]\ncases:\n  - { query: "q", persona: student, category: direct, expected: [a] }\n'))).toThrow(/cases\.0\.category/);
+    expect(() => loadSuite(write('cases:\n  - { query: "q", persona: student, category: direct, expected: [] }\n'))).toThrow('cases.0.expected: needs 1 to 4 expected tools');
+    expect(loadSuite(join(ROOT, 'eval/dev-generalization.yaml'))).toHaveLength(71);
+  });
+
   test('a missing file says so', () => {
     expect(() => loadSuite('/nonexistent/suite.yaml')).toThrow('/nonexistent/suite.yaml: suite file not found');
   });
