@@ -18,7 +18,7 @@ import { exampleCachePath } from './tools.js';
 const require = createRequire(import.meta.url);
 const serverScript = (pkg: string) => join(dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
 
-export const MCP_QUERIES = ['remember that Alice prefers tea', 'show me what is in the notes folder', 'save a text file with the meeting notes'];
+export const MCP_QUERIES = ['add to the knowledge graph that Alice prefers tea', 'show me what is in the notes folder', 'save a text file with the meeting notes'];
 
 export interface McpExampleResult {
   /** Tool names selected per query in MCP_QUERIES. */

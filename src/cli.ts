@@ -96,10 +96,13 @@ async function serve(flags: Flags): Promise<void> {
   const { persona, userId, borrowed } = identity(flags, loaded);
   if (port === undefined) checkSession(loaded, persona, userId, borrowed);
   else checkTokens(loaded);
-  // The host's initialize waits for the upstreams to connect (never for embeddings); find_tools waits for the index.
-  const gateway = Gateway.create(loaded);
+  // Signal handlers first: Gateway.create spawns the upstreams, and a SIGTERM that arrived
+  // before the handlers would end the gateway at once, leaving its children behind.
+  let gateway: Gateway | undefined;
+  const { shutdown } = installLifecycle({ close: async () => gateway?.close() });
+  // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
+  gateway = Gateway.create(loaded);
   if (flags.strict) await strictPatterns(gateway);
-  const { shutdown } = installLifecycle({ close: () => gateway.close() });
   if (port !== undefined) {
     await serveHttp(gateway, port);
     return;

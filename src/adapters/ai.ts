@@ -7,6 +7,7 @@
  */
 import { asSchema, jsonSchema, tool, type ModelMessage, type Tool, type ToolSet } from 'ai';
 import type { ToolRecord } from '../catalog/types.js';
+import { findResult } from '../gateway/metaTools.js';
 import { lastUserText } from '../library/query.js';
 import { ToolSelector, type CuratedSelection, type SelectRequest, type ToolSelectorOptions } from '../library/selector.js';
 import { toolRecord } from '../library/tools.js';
@@ -69,13 +70,19 @@ export async function curateAiSdkTools<TOOLS extends ToolSet>(toolSet: TOOLS, op
     }),
     execute: async ({ query, limit }, { messages }) => {
       const selection = await selector.select(query, { topK: limit });
-      const conversation = conversationOf(messages);
-      const set = found.get(conversation) ?? new Set<string>();
-      for (const n of selection.names) set.add(n);
-      found.set(conversation, set);
+      // The gateway's find_tools fields: a no-match message, and what the limit cut.
+      const { fields } = findResult(selection, limit ?? selection.tools.length);
+      // A weak match's few tools are shown, not made callable (as the gateway keeps them out of tools/list).
+      if (!selection.noMatch) {
+        const conversation = conversationOf(messages);
+        const set = found.get(conversation) ?? new Set<string>();
+        for (const n of selection.names) set.add(n);
+        found.set(conversation, set);
+      }
       return {
         confidence: Number(selection.confidence.toFixed(3)),
         tools: selection.all.map((t) => ({ name: t.name, description: t.description })),
+        ...fields,
       };
     },
   });

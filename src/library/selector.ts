@@ -33,7 +33,7 @@ export interface ToolSelectorOptions extends Omit<ExtraContext, 'pinned'> {
    * the same tools embeds nothing. Default: no cache (every process embeds its tools once).
    */
   cachePath?: string;
-  /** Shortlist size per query before dependencies; default 12 (the gateway's `top_k`). */
+  /** The most tools a selection returns besides pinned ones, dependencies included; default 17 (DEFAULT_TOP_K, the gateway's `top_k`). */
   topK?: number;
   /** Tools sent with every call, in front, whatever the query; they take no ranking slot. */
   pinned?: string[];
@@ -128,8 +128,10 @@ export class ToolSelector {
   }
 
   /**
-   * The tools for one model call: pinned tools, then up to `topK` ranked tools (plus the
-   * tools their workflow needs, from `dependencies`). A blank query gives every allowed tool.
+   * The tools for one model call: pinned tools, then at most `topK` ranked tools (the
+   * tools their workflow needs, from `dependencies`, included). `noMatch` is set, and only
+   * a few read-only tools come back, when nothing matches the query well; `cut` names what
+   * the limit left out.
    */
   async select(query: string, request: SelectRequest = {}): Promise<CuratedSelection> {
     const allowedNames = request.allowed ? new Set(request.allowed) : undefined;

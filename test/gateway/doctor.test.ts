@@ -61,9 +61,9 @@ describe('tool-curator doctor', () => {
     expect(code).toBe(0);
   }, 240_000);
 
-  it('reports a pattern typo, an unknown server and a failing upstream with its cause, and exits 1', () => {
+  it('reports a pattern typo and a failing upstream with its cause, and exits 1', () => {
     const configPath = setup({ finance: 'university', broken: { command: process.execPath, args: ['/nonexistent/server.js'] } }, {
-      student: { allow: ['finanse.get_fee_dues', 'finance.get_fee_duez', 'finance.get_fee_dues'] },
+      student: { allow: ['finance.get_fee_duez', 'finance.get_fee_dues'] },
     });
     const { code, report } = doctor(configPath);
     expect(code).toBe(1);
@@ -72,17 +72,18 @@ describe('tool-curator doctor', () => {
     expect(broken.error).toMatch(/exited with code 1; stderr: .*Cannot find module '\/nonexistent\/server.js'/);
     const student = report!.personas.find((p) => p.persona === 'student')!;
     expect(student.tools).toBe(1);
-    // The failed upstream leaves bare patterns unjudged, but these name servers: judged.
-    expect(student.unmatched).toEqual([
-      { key: 'allow.0', pattern: 'finanse.get_fee_dues' },
-      { key: 'allow.1', pattern: 'finance.get_fee_duez' },
-    ]);
+    // The failed upstream leaves bare patterns unjudged, but this one names a server: judged.
+    expect(student.unmatched).toEqual([{ key: 'allow.0', pattern: 'finance.get_fee_duez' }]);
     const messages = report!.findings.filter((f) => f.check === 'persona' && f.level === 'warn').map((f) => `${f.key}: ${f.message}`);
-    expect(messages).toEqual([
-      'student.allow.0: pattern "finanse.get_fee_dues": no upstream is named "finanse"',
-      'student.allow.1: pattern "finance.get_fee_duez": it matches no tool',
-    ]);
+    expect(messages).toEqual(['student.allow.0: pattern "finance.get_fee_duez": it matches no tool']);
   }, 240_000);
+
+  it('a pattern naming an upstream the config lacks is a config error, with the closest name suggested, exit 1', () => {
+    const configPath = setup({ finance: 'university' }, { student: { allow: ['finanse.get_fee_dues'] } });
+    const { code, stdout } = doctor(configPath, false);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^config {3}ERROR {2}.*personas\.yaml: student\.allow\.0: .*finanse.*finance/m);
+  }, 60_000);
 
   it('a broken config file is reported with its file and key path (text output), exit 1', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tc-doctor-'));

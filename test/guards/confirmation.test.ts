@@ -285,7 +285,7 @@ describe('confirmationGuard', () => {
 
     test('without elicitation: neither consumes an approval nor parks a new one', async () => {
       const id = idIn(text(await pay()));
-      approvals.decide(id, 'approved', 'cli');
+      decide(id, 'approved');
       const { ctx, abort } = cancelledCtx();
       abort.abort();
       expect(text(await call(ctx))).toBe('the host cancelled make_payment; it has not run');

@@ -31,10 +31,10 @@ describe('converters', () => {
     expect(() => toolRecord({ name: '' })).toThrow(/needs a name/);
   });
 
-  it('builds MCP tool lists exactly as the gateway does (shared names prefixed by server)', () => {
+  it('builds MCP tool lists exactly as the gateway does (the first holder of a shared name keeps it, a later one is prefixed)', () => {
     const tool = (name: string) => ({ name, inputSchema: { type: 'object' as const } });
     const records = fromMcpTools({ github: [tool('search'), tool('create_issue')], docs: [tool('search')] });
-    expect(records.map((r) => `${r.server}:${r.name}:${r.upstreamName}`)).toEqual(['docs:docs__search:search', 'github:create_issue:create_issue', 'github:github__search:search']);
+    expect(records.map((r) => `${r.server}:${r.name}:${r.upstreamName}`)).toEqual(['docs:docs__search:search', 'github:create_issue:create_issue', 'github:search:search']);
   });
 
   it('takes the last user message of AI SDK, OpenAI and LangChain conversations', () => {
