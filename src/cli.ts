@@ -10,6 +10,7 @@ import { curatorSchema } from './config/schema.js';
 import { evalCommand } from './eval/command.js';
 import { Gateway } from './gateway/gateway.js';
 import { formatDoctor, runDoctor } from './gateway/doctor.js';
+import { reloadAndLog, watchConfig } from './gateway/liveConfig.js';
 import { installLifecycle } from './gateway/lifecycle.js';
 import { guardedStdioTransport } from './gateway/stdioGuard.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
@@ -99,10 +100,17 @@ async function serve(flags: Flags): Promise<void> {
   // Signal handlers first: Gateway.create spawns the upstreams, and a SIGTERM that arrived
   // before the handlers would end the gateway at once, leaving its children behind.
   let gateway: Gateway | undefined;
-  const { shutdown } = installLifecycle({ close: async () => gateway?.close() });
+  const { shutdown } = installLifecycle({
+    close: async () => gateway?.close(),
+    reload: async () => {
+      if (gateway) await reloadAndLog(gateway, 'SIGHUP');
+    },
+  });
   // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
   gateway = Gateway.create(loaded);
   if (flags.strict) await strictPatterns(gateway);
+  // Edits to the config files apply without a restart where they can (liveConfig.ts).
+  watchConfig(gateway);
   if (port !== undefined) {
     await serveHttp(gateway, port);
     return;

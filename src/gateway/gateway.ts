@@ -9,7 +9,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildCatalog } from '../catalog/catalog.js';
 import { assignNames, type NameChange } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
-import type { LoadedConfig } from '../config/load.js';
+import { loadConfig, type LoadedConfig } from '../config/load.js';
+import type { GatewayConfig } from '../config/schema.js';
 import { createCurator } from '../curator/index.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
@@ -209,6 +210,26 @@ export class Gateway extends EventEmitter {
     const started = performance.now();
     await this.curator.buildIndex(this.catalog, this.extraContext);
     log.info({ tools: this.catalog.length, ms: Math.round(performance.now() - started), mode: this.curator.mode }, 'catalog indexed');
+  }
+
+  /**
+   * Live configuration (liveConfig.ts): re-reads gateway.config.yaml and the files it names
+   * and puts in force what can change under a running gateway — personas, dependencies,
+   * synonyms, exemplars (the index is refreshed; hosts get list_changed).
+   * @returns what was applied, and the gateway.config.yaml keys that changed but need a restart.
+   * @throws ConfigError (file, key, reason) for an edit that does not load; nothing changes then.
+   */
+  async reload(): Promise<{ applied: string[]; restart: string[] }> {
+    const fresh = loadConfig(this.loaded.file);
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const live = ['personas', 'dependencies', 'synonyms', 'exemplars'] as const;
+    const applied = live.filter((k) => !same(this.loaded[k], fresh[k]));
+    const restart = (Object.keys(fresh.config) as (keyof GatewayConfig)[]).filter((k) => k !== 'policy' && !same(this.loaded.config[k], fresh.config[k]));
+    if (applied.length === 0) return { applied, restart };
+    Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
+    this.policy.replace(fresh.personas);
+    await this.ready.then(() => this.rebuild());
+    return { applied, restart };
   }
 
   /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */

@@ -15,7 +15,7 @@ export interface LifecycleOptions {
   /** Graceful close of the gateway (sessions, pool, embedder, store); cut off after `closeMs`. */
   close(): Promise<void>;
   /**
-   * Called on SIGHUP. The live-configuration work plugs the reload in here; without it
+   * Called on SIGHUP: `serve` plugs in the live-configuration reload (liveConfig.ts); without it
    * the signal is logged and ignored (a terminal closing must not stop the gateway).
    */
   reload?(): Promise<void> | void;

@@ -75,11 +75,33 @@ export class MissingIdentityError extends Error {
 export type ConfirmPolicy = Persona['confirm'];
 
 export class Policy {
+  private current: Personas = {};
   private readonly compiled = new Map<string, { allow: CompiledPattern[]; deny: CompiledPattern[] }>();
   private readonly relayCompiled = new Map<string, Record<RelayKind, { allow: CompiledPattern[]; deny: CompiledPattern[] }>>();
 
-  constructor(readonly personas: Personas) {
-    for (const [name, p] of Object.entries(personas)) {
+  constructor(personas: Personas) {
+    this.current = personas;
+    this.compileAll();
+  }
+
+  /** The personas in force (personas.yaml as last loaded). */
+  get personas(): Personas {
+    return this.current;
+  }
+
+  /**
+   * Puts new personas in force (a live configuration reload): every holder of this Policy
+   * — the call path, the relay, the sessions — answers by them from the next question on.
+   */
+  replace(personas: Personas): void {
+    this.current = personas;
+    this.compiled.clear();
+    this.relayCompiled.clear();
+    this.compileAll();
+  }
+
+  private compileAll(): void {
+    for (const [name, p] of Object.entries(this.current)) {
       this.compiled.set(name, { allow: p.allow.map(compile), deny: p.deny.map(compile) });
       const relay = (k: RelayKind) => ({ allow: (p[k]?.allow ?? []).map(compileRelay), deny: (p[k]?.deny ?? []).map(compileRelay) });
       this.relayCompiled.set(name, { resources: relay('resources'), prompts: relay('prompts') });

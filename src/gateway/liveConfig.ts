@@ -1,0 +1,75 @@
+/**
+ * Live configuration: a running gateway re-reads gateway.config.yaml and the files it
+ * names when one of them changes on disk (or on SIGHUP), and applies what can change under
+ * a running gateway — personas, workflow dependencies, synonyms, exemplars — without a
+ * restart. An edit that does not load (malformed YAML, a key that fails its schema, a
+ * pattern naming an unknown upstream) is logged with its file, key and reason and changes
+ * nothing: the last good configuration keeps running. Changes to upstreams, the store,
+ * HTTP, timeouts or the curator are logged as needing a restart.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { resolveFrom } from '../config/load.js';
+import { log } from '../log.js';
+import type { Gateway } from './gateway.js';
+
+/** Quiet time after the last change event before reloading: editors write a file in several steps. */
+export const RELOAD_DEBOUNCE_MS = 300;
+
+/** The files a configuration is read from: gateway.config.yaml and the policy files it names. */
+export function configFiles(gateway: Gateway): string[] {
+  const { file, baseDir, config } = gateway.loaded;
+  const named = Object.values(config.policy).filter((p): p is string => typeof p === 'string');
+  return [file, ...named.map((p) => resolveFrom(baseDir, p))];
+}
+
+/**
+ * Reloads once, logging the outcome; never throws (a failed reload leaves the last good
+ * configuration in force).
+ */
+export async function reloadAndLog(gateway: Gateway, why: string): Promise<void> {
+  try {
+    const { applied, restart } = await gateway.reload();
+    if (applied.length > 0) log.info({ why, applied }, `configuration reloaded: ${applied.join(', ')} in force`);
+    else log.info({ why }, 'configuration reloaded: nothing that applies live changed');
+    if (restart.length > 0) log.warn({ keys: restart }, `gateway.config.yaml: ${restart.join(', ')} changed; restart the gateway to apply`);
+  } catch (err) {
+    log.error({ why, err: (err as Error).message }, `configuration edit rejected, the last good configuration keeps running: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Watches the configuration's folders (a file replaced by an editor's rename is seen too)
+ * and reloads after each burst of changes to one of its files.
+ * @returns a function that stops watching.
+ */
+export function watchConfig(gateway: Gateway): () => void {
+  const files = configFiles(gateway);
+  const byDir = new Map<string, Set<string>>();
+  for (const f of files) byDir.set(dirname(f), (byDir.get(dirname(f)) ?? new Set()).add(basename(f)));
+  let timer: NodeJS.Timeout | undefined;
+  let running = Promise.resolve();
+  const schedule = (name: string) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(() => reloadAndLog(gateway, `${name} changed`));
+    }, RELOAD_DEBOUNCE_MS);
+    timer.unref();
+  };
+  const watchers: FSWatcher[] = [];
+  for (const [dir, names] of byDir) {
+    try {
+      const w = watch(dir, { persistent: false }, (_event, name) => {
+        if (name && names.has(name.toString())) schedule(name.toString());
+      });
+      w.on('error', (err) => log.warn({ dir, err: err.message }, 'configuration watch failed; SIGHUP still reloads'));
+      watchers.push(w);
+    } catch (err) {
+      log.warn({ dir, err: (err as Error).message }, 'cannot watch the configuration folder; SIGHUP still reloads');
+    }
+  }
+  return () => {
+    clearTimeout(timer);
+    for (const w of watchers) w.close();
+  };
+}
