@@ -50,9 +50,9 @@ export function correctionOf(ctx: { requestedName: string; tool?: ToolRecord; de
   return ctx.tool && ctx.decisions.includes('corrected') ? { requested: ctx.requestedName, called: ctx.tool.name } : undefined;
 }
 
-/** The result with a leading note, and `_meta`, saying which tool ran instead of the name asked for. */
+/** The result with a leading note, and `_meta`, saying which tool the name asked for was resolved to (it ran, or awaits approval). */
 function tellCorrection(result: CallToolResult, requested: string, called: string): CallToolResult {
-  const note = { type: 'text' as const, text: `[tool-curator] called ${called} (you asked for ${requested}, which does not exist)` };
+  const note = { type: 'text' as const, text: `[tool-curator] ${requested} does not exist; resolved to ${called}` };
   return { ...result, content: [note, ...result.content], _meta: { ...result._meta, [CORRECTED_META]: { requested, called } } };
 }
 
@@ -65,7 +65,7 @@ function orList(names: string[]): string {
  * ```ts
  * const guard = nameGuard(() => catalog, policy);
  * // "get_attendence_summary" reaches the next guard as get_attendance_summary, with
- * // ctx.decisions ['corrected']; the result starts with "[tool-curator] called …".
+ * // ctx.decisions ['corrected']; the result starts with "[tool-curator] … resolved to …".
  * // "unenroll_in_course" gets "did you mean enroll_in_course?" and reaches nothing.
  * ```
  */

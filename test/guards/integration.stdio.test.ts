@@ -114,7 +114,7 @@ describe('a student over stdio, host with elicitation', () => {
     const r = await client.callTool({ name: 'get_attendence_summary', arguments: {} });
     expect(r.isError).toBeFalsy();
     // The model is told which tool ran, first in the result and in _meta.
-    expect(text(r)).toBe('[tool-curator] called get_attendance_summary (you asked for get_attendence_summary, which does not exist)');
+    expect(text(r)).toBe('[tool-curator] get_attendence_summary does not exist; resolved to get_attendance_summary');
     expect(r._meta?.['tool-curator/corrected']).toEqual({ requested: 'get_attendence_summary', called: 'get_attendance_summary' });
     expect(JSON.parse((r.content as { text: string }[])[1]!.text)).toMatchObject({ student_id: 'S0001', minimum_percentage: 75 });
     expect(audit(u).at(-1)).toMatchObject({
@@ -147,7 +147,7 @@ describe('a student over stdio, host with elicitation', () => {
     const r = await client.callTool({ name: 'raise_maintenance_reqest', arguments: { category: 'plumbing', description: 'typo leak' } });
     expect(r.isError).toBe(true);
     expect(asked.at(-1)!.message).toMatch(/^Allow raise_maintenance_request \(the model asked for raise_maintenance_reqest\) \(upstream hostel\)/);
-    expect(text(r)).toBe('[tool-curator] called raise_maintenance_request (you asked for raise_maintenance_reqest, which does not exist)');
+    expect(text(r)).toBe('[tool-curator] raise_maintenance_reqest does not exist; resolved to raise_maintenance_request');
   });
 
   it('a name about 0.7 from the nearest allowed tool gets "did you mean"', async () => {

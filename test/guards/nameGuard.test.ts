@@ -55,7 +55,7 @@ describe('nameGuard', () => {
     expect(ctx.decisions).toEqual(['corrected']);
     expect(ctx.notes).toEqual(['corrected from get_attendence_summary (ratio 0.955)']);
     expect(result.content).toEqual([
-      { type: 'text', text: '[tool-curator] called get_attendance_summary (you asked for get_attendence_summary, which does not exist)' },
+      { type: 'text', text: '[tool-curator] get_attendence_summary does not exist; resolved to get_attendance_summary' },
       { type: 'text', text: 'ran get_attendance_summary' },
     ]);
     expect(result._meta?.[CORRECTED_META]).toEqual({ requested: 'get_attendence_summary', called: 'get_attendance_summary' });

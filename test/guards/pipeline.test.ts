@@ -26,7 +26,7 @@ describe('createCallPath: audit → name → policy → identity → validate �
 
   test('a corrected read call with a forged id runs with the session id, audited with both', async () => {
     const result = await call(context('get_attendence_summary', { student_id: 'S0002' }));
-    expect(text(result)).toBe('[tool-curator] called get_attendance_summary (you asked for get_attendence_summary, which does not exist)ran get_attendance_summary');
+    expect(text(result)).toBe('[tool-curator] get_attendence_summary does not exist; resolved to get_attendance_summaryran get_attendance_summary');
     expect(upstream.calls).toEqual([{ tool: 'get_attendance_summary', args: { student_id: 'S0001' } }]);
     expect(last()).toMatchObject({
       time: 1_800_000_000_000,
@@ -93,7 +93,7 @@ describe('createCallPath: audit → name → policy → identity → validate �
 
   test('a corrected action parks with the requested name beside the corrected one', async () => {
     const result = await call(context('make_paymnt', { amount: 7 }));
-    expect(text(result)).toMatch(/^\[tool-curator\] called make_payment \(you asked for make_paymnt, which does not exist\)make_payment awaits/);
+    expect(text(result)).toMatch(/^\[tool-curator\] make_paymnt does not exist; resolved to make_paymentmake_payment awaits/);
     expect(approvals.list()[0]).toMatchObject({ tool: 'make_payment', requestedName: 'make_paymnt' });
   });
 

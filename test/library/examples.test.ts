@@ -66,7 +66,7 @@ describe('examples', () => {
     expect(r.selected[2]).toContain('write_file');
     // A misspelled name reaches list_directory through the name guard, which says so.
     expect(r.corrected).toContain('todo.txt');
-    expect(r.corrected).toContain('called list_directory (you asked for list_directroy');
+    expect(r.corrected).toContain('[tool-curator] list_directroy does not exist; resolved to list_directory');
     // write_file is an action: the confirm callback's "decline" stops it, "accept" runs it.
     expect(r.refusedText).toMatch(/did not approve write_file.*has not run/);
     expect(r.approvedText).toMatch(/Successfully wrote/);
