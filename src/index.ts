@@ -21,15 +21,16 @@ export { DEFAULT_FUSION, FUSIONS, type Fusion } from './curator/fusion.js';
 export type { CatalogTrust } from './curator/trust.js';
 export type { CuratorMode, ExtraContext, Explanation, Selection, SelectOptions, ToolCurator } from './curator/types.js';
 
-// Embedders and the SQLite embedding cache.
-export { createEmbedder, embedderConfigSchema, type EmbedderConfig } from './embedding/index.js';
+// Embedders and the SQLite embedding cache (loaded on first use: importing the package stays cheap).
+export { createEmbedder, parsePersonas } from './library/lazy.js';
+export type { EmbedderConfig } from './embedding/index.js';
 export type { Embedder } from './embedding/types.js';
 export { EmbeddingStore } from './store/embeddings.js';
 export { openDb, type Db } from './store/db.js';
 
 // Personas and policy.
 export { Policy, UnknownPersonaError, MissingIdentityError } from './policy/policy.js';
-export { personasSchema, personaSchema, type Persona, type Personas } from './config/schema.js';
+export type { Persona, Personas } from './config/schema.js';
 
 // The call path's guards.
 export { closestTool, nameRatio, CORRECT_AT, SUGGEST_AT, MAX_NAME_LENGTH } from './guards/nameGuard.js';

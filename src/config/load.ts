@@ -3,10 +3,13 @@
  * the key path and what was expected, so a user can fix it without reading our code.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import type { z } from 'zod';
 import { unknownServerPatterns } from '../policy/patterns.js';
+import { ConfigError, resolveFrom } from './errors.js';
+
+export { ConfigError, resolveFrom } from './errors.js';
 import {
   dependenciesSchema,
   exemplarsSchema,
@@ -16,17 +19,6 @@ import {
   type GatewayConfig,
   type Personas,
 } from './schema.js';
-
-export class ConfigError extends Error {
-  constructor(
-    readonly file: string,
-    readonly keyPath: string,
-    readonly expectation: string,
-  ) {
-    super(`${file}: ${keyPath ? `${keyPath}: ` : ''}${expectation}`);
-    this.name = 'ConfigError';
-  }
-}
 
 /**
  * Reads a YAML or JSON file (JSON is YAML). Throws ConfigError when absent or malformed;
@@ -109,11 +101,6 @@ function expandDocument(doc: unknown, file: string, env: NodeJS.ProcessEnv): { d
     if (!(err instanceof ConfigError)) throw err;
     return { doc: expanded, httpError: err };
   }
-}
-
-/** Resolves `p` against the config file's folder. */
-export function resolveFrom(baseDir: string, p: string): string {
-  return isAbsolute(p) ? p : resolve(baseDir, p);
 }
 
 /**

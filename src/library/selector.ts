@@ -9,11 +9,12 @@ import type { ToolRecord } from '../catalog/types.js';
 import { createCurator, DEFAULT_TOP_K } from '../curator/curator.js';
 import type { Fusion } from '../curator/fusion.js';
 import type { CuratorMode, ExtraContext, Selection, ToolCurator } from '../curator/types.js';
-import { createEmbedder, type EmbedderConfig } from '../embedding/index.js';
+import type { EmbedderConfig } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
 import { openDb, type Db } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
+import { createEmbedder } from './lazy.js';
 import { assertUniqueNames } from './tools.js';
 
 export interface ToolSelectorOptions extends Omit<ExtraContext, 'pinned'> {

@@ -11,7 +11,8 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigError, resolveFrom, type LoadedConfig } from '../config/load.js';
+import { ConfigError, resolveFrom } from '../config/errors.js';
+import type { LoadedConfig } from '../config/load.js';
 
 export type Db = Database.Database;
 
