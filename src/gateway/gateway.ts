@@ -192,9 +192,13 @@ export class Gateway extends EventEmitter {
 
   /** Warns once per pattern that matches no tool of a connected upstream (a typo silently changes access otherwise). */
   private checkPatterns(catalog: ToolRecord[]): void {
-    const connected = new Set(this.pool.status().filter((s) => s.state === 'ready').map((s) => s.name));
+    const status = this.pool.status();
+    const connected = new Set(status.filter((s) => s.state === 'ready').map((s) => s.name));
     const before = new Set(this.patternIssues.map((i) => i.key));
-    this.patternIssues = unmatchedPatterns(this.loaded.personas, catalog, connected);
+    // A pattern without a server is judged only once every upstream is connected: a tool of
+    // one still starting (or failed) may be the one it matches.
+    const all = connected.size === status.length;
+    this.patternIssues = unmatchedPatterns(this.loaded.personas, catalog, connected).filter((i) => all || /^[^*.][^.]*\./.test(i.pattern));
     for (const issue of this.patternIssues) {
       if (!before.has(issue.key)) log.warn({ file: this.loaded.config.policy.personas, key: issue.key }, `${this.loaded.config.policy.personas}: ${issue.key}: ${issue.message}`);
     }

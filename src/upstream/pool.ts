@@ -167,6 +167,8 @@ export class UpstreamPool extends EventEmitter {
       u.state = 'failed';
       u.error = (err as Error).message;
       u.authState = err instanceof UpstreamAuthError ? 'refused' : u.authState;
+      // A start cut short by the gateway's own shutdown is not a failure worth an error line.
+      if (this.closing) return false;
       log.error({ upstream: u.name, err: u.error }, `upstream "${u.name}" failed to start; serving the others`);
       this.scheduleReconnect(u);
       return false;
