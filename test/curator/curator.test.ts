@@ -6,19 +6,10 @@ import { bm25Share } from '../../src/curator/trust.js';
 import { evalCommand } from '../../src/eval/command.js';
 import { openDb } from '../../src/store/db.js';
 import { EmbeddingStore } from '../../src/store/embeddings.js';
-import { fakeEmbedder, tool } from './fakeEmbedder.js';
+import { CAMPUS_TOOLS, fakeEmbedder, tool } from './fakeEmbedder.js';
 
 const CATALOG = [
-  tool('get_fee_dues', 'outstanding tuition fees owed'),
-  tool('make_payment', 'pay a fee by card'),
-  tool('get_grades', 'marks and letter grades per course'),
-  tool('get_attendance_summary', 'attendance percentage per course'),
-  tool('get_exam_eligibility', 'may the student sit the exams'),
-  tool('search_library_catalog', 'find books in the library'),
-  tool('borrow_book', 'check out a library book'),
-  tool('get_bus_routes', 'campus shuttle routes and timings'),
-  tool('get_mess_menu', 'dining hall menu this week'),
-  tool('submit_grievance', 'file a formal complaint'),
+  ...CAMPUS_TOOLS,
   tool('get_my_profile', 'profile of the signed-in student'),
   tool('report_lost_item', 'report an item lost on campus'),
 ];

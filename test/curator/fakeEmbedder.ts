@@ -51,3 +51,17 @@ export function tool(name: string, description = '', params: Record<string, stri
     inputSchema: { type: 'object' as const, properties: Object.fromEntries(Object.entries(params).map(([p, d]) => [p, { type: 'string', description: d }])) },
   };
 }
+
+/** Ten campus tools of distinct topics, the catalog the curator tests build on (each test appends its own). */
+export const CAMPUS_TOOLS = [
+  tool('get_fee_dues', 'outstanding tuition fees owed'),
+  tool('make_payment', 'pay a fee by card'),
+  tool('get_grades', 'marks and letter grades per course'),
+  tool('get_attendance_summary', 'attendance percentage per course'),
+  tool('get_exam_eligibility', 'may the student sit the exams'),
+  tool('search_library_catalog', 'find books in the library'),
+  tool('borrow_book', 'check out a library book'),
+  tool('get_bus_routes', 'campus shuttle routes and timings'),
+  tool('get_mess_menu', 'dining hall menu this week'),
+  tool('submit_grievance', 'file a formal complaint'),
+];
