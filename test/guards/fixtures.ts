@@ -75,3 +75,12 @@ export function approverFixture(approvalsToken?: string) {
     },
   };
 }
+
+/** The name pairs issue 10 found silently corrected (the opposite action ran): asked, near neighbour. */
+export const ISSUE_PAIRS: [string, string][] = [
+  ['unenroll_in_course', 'enroll_in_course'],
+  ['deregister_for_supplementary_exam', 'register_for_supplementary_exam'],
+  ['unregister_visitor', 'register_visitor'],
+  ['post_announcements', 'get_announcements'],
+  ['get_event_registration', 'get_placement_registrations'],
+];

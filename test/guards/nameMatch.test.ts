@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { ToolRecord } from '../../src/catalog/types.js';
 import { MAX_COMPARISONS, NameIndex } from '../../src/guards/nameIndex.js';
 import { classifyPair, editDistance, nameTokens, tokenTypo } from '../../src/guards/nameMatch.js';
+import { ISSUE_PAIRS } from './fixtures.js';
 
 const rec = (name: string): ToolRecord => ({ server: 's', upstreamName: name, name, description: '', inputSchema: { type: 'object' }, isAction: false });
 
@@ -23,11 +24,7 @@ describe('nameTokens and editDistance', () => {
 describe('classifyPair', () => {
   test.each([
     // The issue's pairs: each adds/removes a token or a reversing affix, or swaps the verb or the noun.
-    ['unenroll_in_course', 'enroll_in_course'],
-    ['deregister_for_supplementary_exam', 'register_for_supplementary_exam'],
-    ['unregister_visitor', 'register_visitor'],
-    ['post_announcements', 'get_announcements'],
-    ['get_event_registration', 'get_placement_registrations'],
+    ...ISSUE_PAIRS,
     // More of the same kinds.
     ['enroll_in_course', 'unenroll_in_course'],
     ['unenrol_in_course', 'enroll_in_course'],

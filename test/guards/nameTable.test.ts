@@ -18,6 +18,7 @@ import { compose } from '../../src/guards/types.js';
 import { Policy } from '../../src/policy/policy.js';
 import { ROOT } from '../helpers/reference.js';
 import { University } from '../mock-servers/university.js';
+import { ISSUE_PAIRS } from './fixtures.js';
 import { context, recordingUpstream, text } from './helpers.js';
 
 const REFERENCE = {
@@ -113,13 +114,7 @@ describe('correction decisions over every pair of university and reference tool 
     expect(wrong).toEqual([]);
   });
 
-  test.each([
-    ['unenroll_in_course', 'enroll_in_course'],
-    ['deregister_for_supplementary_exam', 'register_for_supplementary_exam'],
-    ['unregister_visitor', 'register_visitor'],
-    ['post_announcements', 'get_announcements'],
-    ['get_event_registration', 'get_placement_registrations'],
-  ])('the issue’s pair %s → %s: never corrected onto it; "did you mean" when no typo of the name exists', async (asked, near) => {
+  test.each(ISSUE_PAIRS)('the issue’s pair %s → %s: never corrected onto it; "did you mean" when no typo of the name exists', async (asked, near) => {
     const full = [...names.filter((n) => n !== asked), ...(names.includes(near) ? [] : [near])];
     // The university has post_announcement and get_event_registrations: a plural slip, rightly corrected.
     const d = await decide(asked, full.map(record));
