@@ -16,8 +16,11 @@
  * cold and on a warm build; the warm build to a dense-ready index (vectors and catalog
  * trust cached); the catalog trust measured cold; the longest event-loop stall during
  * the warm build (what tools/list could wait); select() p50/p99 after the query embedding
- * (query vectors computed beforehand) and its dense and BM25 stages alone; RSS after GC
- * with the index built, and the process's peak RSS.
+ * (query vectors computed beforehand) and its dense and BM25 stages alone (the dense
+ * stage at the depth select() asks for; through the HNSW graph from curator.approximate's
+ * threshold on, with the share of the exact dense top 10 it finds); RSS after GC with
+ * the index built, and the process's peak RSS. BENCH_APPROXIMATE_FROM=<tools> moves the
+ * threshold (0: every size approximate).
  *
  * `node dist/bench/sizes.js` runs 1k and 10k (about 3 minutes here); BENCH_100K=1 adds
  * 100k (several GiB of vectors: see docs/PERFORMANCE.md).
@@ -34,6 +37,9 @@ import { SERVER_SEPARATOR } from '../src/catalog/catalog.js';
 import type { ToolRecord } from '../src/catalog/types.js';
 import { buildBm25, buildDense } from '../src/curator/build.js';
 import { createCurator } from '../src/curator/index.js';
+import { rankingDepth } from '../src/curator/curator.js';
+import { RRF_DEPTH } from '../src/curator/rrf.js';
+import { DEFAULT_APPROXIMATE, type ApproximateOptions } from '../src/curator/types.js';
 import { measureTrust } from '../src/curator/trust.js';
 import { createEmbedder } from '../src/embedding/index.js';
 import type { Embedder } from '../src/embedding/types.js';
@@ -48,6 +54,11 @@ const WARMUP = 20;
 const TOP_K = 10;
 const DIM = 512;
 const COLD_TOOLS = 1_000;
+/** The curator's approximate search; BENCH_APPROXIMATE_FROM=<tools> moves its threshold (0: always). */
+const APPROXIMATE: ApproximateOptions = {
+  ...DEFAULT_APPROXIMATE,
+  ...(process.env.BENCH_APPROXIMATE_FROM !== undefined ? { from: Number(process.env.BENCH_APPROXIMATE_FROM) } : {}),
+};
 
 interface SizeRow {
   tools: number;
@@ -66,6 +77,10 @@ interface SizeRow {
   trustColdCpuMs: number;
   rssMiB: number;
   peakMiB: number;
+  /** Whether the dense stage searched the HNSW graph (catalog ≥ approximate.from). */
+  approximate: boolean;
+  /** Mean share of the exact dense top 10 that the dense stage's top 10 holds (1 when exact). */
+  denseRecall10: number;
 }
 
 interface ColdRow {
@@ -171,7 +186,7 @@ async function measureSize(n: number): Promise<SizeRow> {
     // Cold (cheap vectors): fills the store; what matters here is when BM25 answers. Dropped after, so RSS holds one index.
     let t0 = performance.now();
     const bm25ColdMs = await (async () => {
-      const cold = createCurator({ mode: 'hybrid', embedder, cache });
+      const cold = createCurator({ mode: 'hybrid', embedder, cache, approximate: APPROXIMATE });
       const coldBuild = cold.buildIndex(tools);
       await cold.whenSearchable();
       const ms = performance.now() - t0;
@@ -180,7 +195,7 @@ async function measureSize(n: number): Promise<SizeRow> {
     })();
 
     // Warm: a new curator over the same store, as after a restart.
-    const curator = createCurator({ mode: 'hybrid', embedder, cache });
+    const curator = createCurator({ mode: 'hybrid', embedder, cache, approximate: APPROXIMATE });
     let bm25WarmMs = 0;
     let c0 = cpuMs();
     t0 = performance.now();
@@ -201,16 +216,30 @@ async function measureSize(n: number): Promise<SizeRow> {
 
     // Stages alone, on retrievers built the same way (warm).
     const bm25 = await buildBm25(tools, {});
-    const built = await buildDense(embedder, tools, {}, cache);
+    const built = await buildDense(embedder, tools, {}, cache, undefined, APPROXIMATE);
     c0 = cpuMs();
     t0 = performance.now();
     await measureTrust(built.probes, bm25, DIM);
     const trustColdMs = performance.now() - t0;
     const trustColdCpuMs = cpuMs() - c0;
     const all = new Uint8Array(tools.length).fill(1);
-    const dense = await latency(queries, (q) => built.index.search(vectors.get(q)!, all));
+    // The depth select() asks of the dense stage for this top_k.
+    const depth = Math.max(rankingDepth(TOP_K), RRF_DEPTH);
+    const dense = await latency(queries, (q) => built.index.search(vectors.get(q)!, all, depth));
     const lexical = await latency(queries, (q) => bm25.query(q, all));
-    return { tools: n, texts: new Set(built.texts).size, bm25ColdMs, bm25WarmMs, warmBuildMs, warmBuildCpuMs, trustColdMs, trustColdCpuMs, stallMs, select, dense, bm25: lexical, rssMiB, peakMiB: peakMiB() };
+    // A tool of the approximate top 10 counts as found when its exact score reaches the exact
+    // tenth's: the copies share description sentences, so many tools tie and which of the
+    // tied ones the top 10 holds is arbitrary. The tolerance covers float32 vs float64 sums.
+    let found = 0;
+    for (const q of queries) {
+      const full = built.index.search(vectors.get(q)!, all);
+      const tenth = full.similarities[9] ?? -Infinity;
+      found += [...built.index.search(vectors.get(q)!, all, depth).indices.slice(0, 10)].filter((i) => full.score[i]! >= tenth - 1e-6).length;
+    }
+    return {
+      tools: n, texts: new Set(built.texts).size, bm25ColdMs, bm25WarmMs, warmBuildMs, warmBuildCpuMs, trustColdMs, trustColdCpuMs, stallMs, select, dense, bm25: lexical,
+      rssMiB, peakMiB: peakMiB(), approximate: built.index.approximate, denseRecall10: found / (10 * queries.length),
+    };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -259,10 +288,10 @@ export async function benchSizes(): Promise<string[]> {
   const lines = [
     'Wall-clock figures, then (in brackets) CPU time of the process, which other jobs on the machine do not inflate.',
     '',
-    '| tools | distinct texts | BM25 answers after (cold / warm) s | warm build to dense-ready s [CPU s] | catalog trust, measured cold s [CPU s] | longest event-loop stall in the warm build ms | select p50 / p99 ms after the query embedding [CPU p50 / p99] | dense stage p50 / p99 ms [CPU] | BM25 stage p50 / p99 ms [CPU] | RSS after GC MiB | peak RSS MiB | cold build with USE (ESTIMATE from the rate below) |',
+    '| tools | distinct texts | BM25 answers after (cold / warm) s | warm build to dense-ready s [CPU s] | catalog trust, measured cold s [CPU s] | longest event-loop stall in the warm build ms | select p50 / p99 ms after the query embedding [CPU p50 / p99] | dense stage p50 / p99 ms [CPU] (search; dense R@10 vs exact) | BM25 stage p50 / p99 ms [CPU] | RSS after GC MiB | peak RSS MiB | cold build with USE (ESTIMATE from the rate below) |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) =>
-      `| ${r.tools.toLocaleString('en')} | ${r.texts.toLocaleString('en')} | ${f2(r.bm25ColdMs / 1000)} / ${f2(r.bm25WarmMs / 1000)} | ${f2(r.warmBuildMs / 1000)} [${f2(r.warmBuildCpuMs / 1000)}] | ${f2(r.trustColdMs / 1000)} [${f2(r.trustColdCpuMs / 1000)}] | ${f0(r.stallMs)} | ${pq(r.select)} | ${pq(r.dense)} | ${pq(r.bm25)} | ${r.rssMiB} | ${r.peakMiB} | ~${f0(r.texts / cold.rate / 60)} min |`),
+      `| ${r.tools.toLocaleString('en')} | ${r.texts.toLocaleString('en')} | ${f2(r.bm25ColdMs / 1000)} / ${f2(r.bm25WarmMs / 1000)} | ${f2(r.warmBuildMs / 1000)} [${f2(r.warmBuildCpuMs / 1000)}] | ${f2(r.trustColdMs / 1000)} [${f2(r.trustColdCpuMs / 1000)}] | ${f0(r.stallMs)} | ${pq(r.select)} | ${pq(r.dense)} (${r.approximate ? `HNSW; ${r.denseRecall10.toFixed(3)}` : 'exact'}) | ${pq(r.bm25)} | ${r.rssMiB} | ${r.peakMiB} | ~${f0(r.texts / cold.rate / 60)} min |`),
     '',
     'Vectors above: CHEAP (hashing bag of words, 512 dimensions): the index measured, not the embedder; no quality figure.',
     '',

@@ -33,7 +33,7 @@ Usage:
   tool-curator tools [--config F] [--persona P] [--json] [--strict]
   tool-curator index [--config F] [--strict]
   tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all>
-                    [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]
+                    [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
   tool-curator auth <upstream> [--logout] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
@@ -55,6 +55,7 @@ const OPTIONS = {
   mode: { type: 'string' },
   sample: { type: 'string' },
   fusion: { type: 'string' },
+  approximate: { type: 'boolean' },
   logout: { type: 'boolean' },
   'key-file': { type: 'string' },
   strict: { type: 'boolean' },
@@ -225,6 +226,7 @@ function passThrough(flags: Flags): string[] {
     ...(flags.sample !== undefined ? ['--sample', flags.sample] : []),
     ...(flags['top-k'] !== undefined ? ['--top-k', flags['top-k']] : []),
     ...(flags.fusion !== undefined ? ['--fusion', flags.fusion] : []),
+    ...(flags.approximate ? ['--approximate'] : []),
     ...(flags['key-file'] !== undefined ? ['--key-file', flags['key-file']] : []),
   ];
 }

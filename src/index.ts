@@ -19,7 +19,7 @@ export { lastUserText } from './library/query.js';
 export { createCurator, DEFAULT_TOP_K, type CuratorOptions } from './curator/curator.js';
 export { DEFAULT_FUSION, FUSIONS, type Fusion } from './curator/fusion.js';
 export type { CatalogTrust } from './curator/trust.js';
-export type { CuratorMode, ExtraContext, Explanation, Selection, SelectOptions, ToolCurator } from './curator/types.js';
+export type { ApproximateOptions, CuratorMode, ExtraContext, Explanation, Quantization, Selection, SelectOptions, ToolCurator } from './curator/types.js';
 
 // Embedders and the SQLite embedding cache (loaded on first use: importing the package stays cheap).
 export { createEmbedder, parsePersonas } from './library/lazy.js';

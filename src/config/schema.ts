@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_FUSION, FUSIONS } from '../curator/fusion.js';
+import { DEFAULT_APPROXIMATE, QUANTIZATIONS } from '../curator/types.js';
 import { embedderConfigSchema } from '../embedding/index.js';
 
 const stringMap = z.record(z.string(), z.string());
@@ -137,6 +138,19 @@ export const curatorSchema = z
      * k = 60 over the top 50 of each list). Default `score`.
      */
     fusion: z.enum(FUSIONS).default(DEFAULT_FUSION),
+    /**
+     * Approximate dense search for large catalogs (src/curator/ann.ts): from `from` tools
+     * on, a usearch HNSW graph with vectors stored `quantization` proposes the candidates
+     * and each is rescored exactly. Below it every row is scored. Default from 20,000
+     * tools, i8 (docs/PERFORMANCE.md has the recall lost and the speed gained).
+     */
+    approximate: z
+      .object({
+        from: z.number().int().nonnegative().default(DEFAULT_APPROXIMATE.from),
+        quantization: z.enum(QUANTIZATIONS).default(DEFAULT_APPROXIMATE.quantization),
+      })
+      .strict()
+      .prefault({}),
     embedder: embedderSchema,
   })
   .strict();

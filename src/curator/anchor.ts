@@ -27,13 +27,19 @@ export function nameTokens(name: string): string[] {
 export class NameAnchor {
   /** token → catalog indices of the tools whose name has it. */
   private readonly postings = new Map<string, number[]>();
-  private readonly tokenCount: Int32Array;
+  private readonly tokenCount: number[] = [];
 
-  constructor(names: readonly string[]) {
-    this.tokenCount = new Int32Array(names.length);
-    names.forEach((name, i) => {
+  constructor(names: readonly string[] = []) {
+    this.add(names, 0);
+  }
+
+  /** Adds `names` as catalog indices `first`, `first + 1`, … (the next ones), so a large catalog can be indexed in chunks. */
+  add(names: readonly string[], first: number): void {
+    if (first !== this.tokenCount.length) throw new Error(`NameAnchor.add: names must follow on; expected first index ${this.tokenCount.length}, got ${first}.`);
+    names.forEach((name, k) => {
+      const i = first + k;
       const tokens = nameTokens(name);
-      this.tokenCount[i] = tokens.length;
+      this.tokenCount.push(tokens.length);
       for (const t of tokens) {
         const list = this.postings.get(t);
         if (list) list.push(i);

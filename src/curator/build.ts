@@ -14,20 +14,45 @@ import type { EmbeddingStore } from '../store/embeddings.js';
 import { Bm25Index } from './bm25.js';
 import { DenseIndex } from './dense.js';
 import { embedDocuments } from './embedCache.js';
+import { ExactNames } from './exactNames.js';
+import { NameAnchor } from './anchor.js';
+import { ScriptProfile } from './script.js';
 import { yieldToEventLoop, type ProgressListener } from './progress.js';
 import { measureTrust, type CatalogTrust, type ToolProbe } from './trust.js';
-import type { ExtraContext } from './types.js';
+import type { ApproximateOptions, ExtraContext } from './types.js';
 
-/** Version of the cached catalog trust's key; 3: measured on a bounded sample (trust.ts MAX_PROBES), key hashed. */
-const TRUST_KEY_VERSION = 3;
-/** Tools per synchronous chunk of BM25 indexing. */
+/** Version of the cached catalog trust's key; 3: measured on a bounded sample (trust.ts MAX_PROBES), key hashed; 4: ranked within a bounded scope (MAX_SCOPE). */
+const TRUST_KEY_VERSION = 4;
+/** Tools per synchronous chunk of BM25 indexing (and of the lookups and passage texts). */
 const BM25_CHUNK = 2_000;
+/** Texts hashed per synchronous chunk for the catalog trust's cache key. */
+const HASH_CHUNK = 20_000;
 
 /** What buildDense makes: the dense index, the catalog-trust probes and every text embedded (document, passages per tool). */
 export interface DenseBuild {
   index: DenseIndex;
   probes: ToolProbe[];
   texts: string[];
+}
+
+/** What select() looks names and scripts up in, besides the retrievers. */
+export interface Lookups {
+  anchor: NameAnchor;
+  exact: ExactNames;
+  scripts: ScriptProfile;
+}
+
+/** The name anchor, the exact-name table and the script profile of `tools`, built in chunks so requests are served in between. */
+export async function buildLookups(tools: readonly ToolRecord[], extra: ExtraContext): Promise<Lookups> {
+  const lookups = { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() };
+  for (let at = 0; at < tools.length; at += BM25_CHUNK) {
+    const chunk = tools.slice(at, at + BM25_CHUNK);
+    lookups.anchor.add(chunk.map((t) => t.name), at);
+    lookups.exact.add(chunk, at);
+    lookups.scripts.add(chunk.map((t) => retrievalText(t, extra.synonyms?.[t.name])));
+    await yieldToEventLoop();
+  }
+  return lookups;
 }
 
 /** The BM25 index of `tools`, built in chunks so requests are served in between. */
@@ -49,7 +74,9 @@ export async function buildBm25(tools: readonly ToolRecord[], extra: ExtraContex
  * Embeds each tool's document and passages (passageParts(): name phrase, description
  * sentences, synonyms; then its exemplars) through the cache, in batches stored as they
  * are computed (embedCache.ts). Returns the dense index and the catalog-trust probes
- * built from the same vectors.
+ * built from the same vectors. A catalog of at least `approximate.from` tools also gets
+ * the HNSW graph of its rows (ann.ts) before the index is returned; `current()` false
+ * stops that (a newer catalog superseded this one) and the index stays exact.
  * @throws what the embedder throws; the caller falls back to BM25.
  */
 export async function buildDense(
@@ -58,12 +85,18 @@ export async function buildDense(
   extra: ExtraContext,
   cache?: EmbeddingStore,
   onProgress?: ProgressListener,
+  approximate?: ApproximateOptions,
+  current: () => boolean = () => true,
 ): Promise<DenseBuild> {
-  const views = tools.map((t) => {
-    const parts = passageParts(t, extra.synonyms?.[t.name]);
-    const own = [...(parts.name ? [parts.name] : []), ...parts.sentences, ...(parts.synonyms ? [parts.synonyms] : [])];
-    return { parts, document: retrievalText(t, extra.synonyms?.[t.name]), passages: [...own, ...(extra.exemplars?.[t.name] ?? [])] };
-  });
+  const views = [];
+  for (let at = 0; at < tools.length; at += BM25_CHUNK) {
+    for (const t of tools.slice(at, at + BM25_CHUNK)) {
+      const parts = passageParts(t, extra.synonyms?.[t.name]);
+      const own = [...(parts.name ? [parts.name] : []), ...parts.sentences, ...(parts.synonyms ? [parts.synonyms] : [])];
+      views.push({ parts, document: retrievalText(t, extra.synonyms?.[t.name]), passages: [...own, ...(extra.exemplars?.[t.name] ?? [])] });
+    }
+    await yieldToEventLoop();
+  }
   const texts = views.flatMap((v) => [v.document, ...v.passages]);
   const { vectors, embedded } = await embedDocuments(embedder, texts, cache, onProgress);
   let next = 0;
@@ -81,7 +114,14 @@ export async function buildDense(
   });
   log.debug({ embedder: embedder.id, vectors: vectors.length, embedded }, 'curator: document embeddings ready');
   await yieldToEventLoop();
-  return { index: new DenseIndex(embedder.dim, perTool), probes, texts };
+  const index = await DenseIndex.create(embedder.dim, perTool);
+  if (approximate && tools.length >= approximate.from) {
+    const started = performance.now();
+    log.info({ tools: tools.length, rows: index.rows, quantization: approximate.quantization }, 'curator: building the approximate (HNSW) index');
+    await index.buildGraph(approximate.quantization, current);
+    log.info({ rows: index.rows, approximate: index.approximate, ms: Math.round(performance.now() - started) }, 'curator: approximate index built');
+  }
+  return { index, probes, texts };
 }
 
 /**
@@ -96,7 +136,10 @@ export async function buildDense(
 export async function cachedTrust(embedderId: string, built: DenseBuild, bm25: Bm25Index, cache?: EmbeddingStore): Promise<CatalogTrust | undefined> {
   const id = `${embedderId}#trust`;
   const hash = createHash('sha256');
-  for (const t of built.texts) hash.update(t).update('\0');
+  for (let at = 0; at < built.texts.length; at += HASH_CHUNK) {
+    for (const t of built.texts.slice(at, at + HASH_CHUNK)) hash.update(t).update('\0');
+    await yieldToEventLoop();
+  }
   const key = `catalog trust v${TRUST_KEY_VERSION}\n${hash.digest('hex')}`;
   let stored = cache?.get(id, [key])[0];
   if (!stored) {

@@ -4,14 +4,13 @@
  * docs/CURATOR.md. Fail-open throughout: a failing embedder degrades to BM25, a failing
  * index to the whole allowed pool; a user is never left with no tools.
  */
-import { retrievalText } from '../catalog/retrievalText.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
-import { NameAnchor } from './anchor.js';
-import { buildBm25, buildDense, cachedTrust } from './build.js';
-import { ExactNames } from './exactNames.js';
+import type { NameAnchor } from './anchor.js';
+import { buildBm25, buildDense, buildLookups, cachedTrust } from './build.js';
+import type { ExactNames } from './exactNames.js';
 import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, reserveOf } from './expand.js';
 import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
@@ -21,9 +20,9 @@ import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './
 import { assembleShortlist } from './shortlist.js';
 import { MAX_PARTS, splitQuery } from './split.js';
 import type { ProgressListener } from './progress.js';
-import { ScriptProfile } from './script.js';
+import type { ScriptProfile } from './script.js';
 import type { CatalogTrust } from './trust.js';
-import type { CuratorMode, ExtraContext, Selection, SelectOptions, ToolCurator } from './types.js';
+import { DEFAULT_APPROXIMATE, type ApproximateOptions, type CuratorMode, type ExtraContext, type Selection, type SelectOptions, type ToolCurator } from './types.js';
 
 /**
  * Default limit: the most tools a selection returns. 17 = the reference system's top_k of
@@ -57,6 +56,12 @@ export interface CuratorOptions {
   lowConfidenceThreshold?: number;
   /** Called as document embeddings are computed during buildIndex (count, rate, ETA); a log line goes to stderr anyway. */
   onProgress?: ProgressListener;
+  /**
+   * Approximate dense search (HNSW, ann.ts) for catalogs of at least `from` tools, with
+   * vectors stored `quantization` in the graph; scores stay exact. Default
+   * DEFAULT_APPROXIMATE (from 20,000 tools, i8). `{ from: Infinity }`: always exact.
+   */
+  approximate?: Partial<ApproximateOptions>;
 }
 
 interface Index extends Retrievers {
@@ -68,6 +73,15 @@ interface Index extends Retrievers {
   scripts: ScriptProfile;
   deps: Map<number, number[]>;
   pinned: Set<string>;
+  /** The pool of each `allowed` array select() was given (the gateway passes one array per persona): a mask costs O(catalog) to build. */
+  pools: WeakMap<readonly ToolRecord[], Pool>;
+}
+
+/** An allowed list in catalog terms: the mask retrieve() reads, its indices and records (pinned and unknown tools left out). */
+interface Pool {
+  mask: Uint8Array;
+  indices: number[];
+  tools: ToolRecord[];
 }
 
 class Curator implements ToolCurator {
@@ -128,12 +142,13 @@ class Curator implements ToolCurator {
       }
       const bm25 = await buildBm25(tools, extra);
       if (!current()) return;
+      const lookups = await buildLookups(tools, extra);
+      if (!current()) return;
       const base = {
         tools, names, byName, deps, bm25, dense: null,
-        anchor: new NameAnchor(names),
-        exact: new ExactNames(tools),
-        scripts: new ScriptProfile(tools.map((t) => retrievalText(t, extra.synonyms?.[t.name]))),
+        ...lookups,
         pinned: new Set(extra.pinned ?? []),
+        pools: new WeakMap(),
       };
       this.index = base;
       this.markSearchable(generation);
@@ -146,7 +161,8 @@ class Curator implements ToolCurator {
       }
       let built;
       try {
-        built = await buildDense(embedder, tools, extra, this.options.cache, this.options.onProgress);
+        const approximate = { ...DEFAULT_APPROXIMATE, ...this.options.approximate };
+        built = await buildDense(embedder, tools, extra, this.options.cache, this.options.onProgress, approximate, current);
       } catch (err) {
         log.warn({ err, embedder: embedder.id }, 'curator: embedding the catalog failed, running BM25 only');
         return;
@@ -187,15 +203,7 @@ class Curator implements ToolCurator {
       log.warn('curator: select() before buildIndex(), returning the allowed pool');
       return passThrough(allowed, 'fallback', options.explain, topK);
     }
-    const mask = new Uint8Array(index.tools.length);
-    const pool: number[] = [];
-    for (const t of allowed) {
-      const i = index.byName.get(t.name);
-      if (i === undefined || mask[i] === 1 || index.pinned.has(t.name)) continue;
-      mask[i] = 1;
-      pool.push(i);
-    }
-    const poolTools = pool.map((i) => index.tools[i]!);
+    const { mask, indices: pool, tools: poolTools } = poolOf(index, allowed);
     if (this.mode === 'none' || pool.length <= topK) return passThrough(poolTools, 'passthrough', options.explain);
     if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain, topK);
     // Fail-open, in steps: a failing dense stage (or fusion) → BM25 alone → the allowed pool.
@@ -274,12 +282,33 @@ class Curator implements ToolCurator {
 }
 
 /**
+ * The pool of `allowed` in `index`, computed once per array: callers pass the same array
+ * for the same allowed list (the gateway one per persona, rebuilt when the catalog or
+ * policy changes) and must not change it afterwards.
+ */
+function poolOf(index: Index, allowed: ToolRecord[]): Pool {
+  const known = index.pools.get(allowed);
+  if (known) return known;
+  const mask = new Uint8Array(index.tools.length);
+  const indices: number[] = [];
+  for (const t of allowed) {
+    const i = index.byName.get(t.name);
+    if (i === undefined || mask[i] === 1 || index.pinned.has(t.name)) continue;
+    mask[i] = 1;
+    indices.push(i);
+  }
+  const pool = { mask, indices, tools: indices.map((i) => index.tools[i]!) };
+  index.pools.set(allowed, pool);
+  return pool;
+}
+
+/**
  * How deep a ranking the shortlist can read (shortlist.ts): the whole query's list up to
  * top_k + the low-confidence extra, past the tools the split parts took (at most MAX_PARTS
  * × their budget, ≤ top_k + 7 each), doubled for margin. Deeper ranks are never read, so
  * they are not put in order.
  */
-function rankingDepth(topK: number): number {
+export function rankingDepth(topK: number): number {
   return 2 * (topK + LOW_CONFIDENCE_EXTRA + MAX_PARTS * (topK + 7));
 }
 

@@ -17,21 +17,30 @@
  * score. A tool without passages scores its document alone.
  */
 import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
+import { RowGraph } from './ann.js';
+import { yieldToEventLoop } from './progress.js';
+import type { Quantization } from './types.js';
 import { topK } from './topk.js';
 
 /** Dense ranking of the allowed tools: catalog indices best first, and their scores. */
 export interface DenseRanking {
-  /** The best `depth` allowed tools (all of them without a depth), best first; ties in catalog order. */
+  /** The best `depth` scored tools (all of them without a depth), best first; ties in catalog order. */
   indices: Int32Array;
   /** The score above of each of `indices`, in [-1, 1]. */
   similarities: Float32Array;
-  /** Every allowed tool, in catalog order. */
+  /**
+   * The allowed tools that were scored, in catalog order: every allowed tool for an exact
+   * search; for an approximate one, the graph's candidates, the `extra` tools asked for and
+   * an evenly spaced sample of the pool (what the minimum is taken over).
+   */
   pool: Int32Array;
   /** The score of every tool, by catalog index (meaningful for `pool` only). */
   score: Float32Array;
   /** Lowest and highest score over the pool (0 for an empty pool). */
   min: number;
   max: number;
+  /** True when a graph proposed the tools scored (approximate search); false when every allowed tool was scored. */
+  approximate: boolean;
 }
 
 /** The unit vectors of one tool's views. */
@@ -40,78 +49,214 @@ export interface ToolVectors {
   passages?: readonly Float32Array[];
 }
 
+/**
+ * Rows the graph is asked for per tool of the wanted depth: a tool has 3.3 rows on
+ * average (document, name phrase, sentences), and its best rows are often neighbours.
+ */
+const ROWS_PER_WANTED = 3;
+/** Fewest rows asked of the graph, however shallow the ranking. */
+const MIN_ROWS = 256;
+/**
+ * Pool tools scored, evenly spaced, besides the candidates in an approximate search: the
+ * minimum of the score fusion's [0, 1] scale (fusion.ts) is taken over them, since the
+ * candidates are the best tools, not a cross-section.
+ */
+const FLOOR_SAMPLE = 256;
+/** Tools whose rows are copied per synchronous chunk by DenseIndex.create. */
+const FILL_CHUNK = 5_000;
+
 export class DenseIndex {
   private readonly matrix: Float32Array;
+  /** Rows of tool i are first[i] … first[i + 1] − 1: its document, then its passages. */
+  private readonly first: Int32Array;
+  /** The tool of each row. */
   private readonly owner: Int32Array;
-  /** 1 for a passage row, 0 for a document row. */
-  private readonly passage: Uint8Array;
+  private graph: RowGraph | undefined;
   /** Number of tools indexed. */
   readonly size: number;
 
-  /** @param tools the views of each tool, in catalog order */
-  constructor(readonly dim: number, tools: readonly ToolVectors[]) {
-    const rows: Float32Array[] = [];
-    const owner: number[] = [];
-    const passage: number[] = [];
-    const add = (v: Float32Array, i: number, isPassage: number): void => {
-      if (v.length !== dim) throw new Error(`Embedding has ${v.length} dimensions, expected ${dim}: rebuild the index with one embedder.`);
-      rows.push(v);
-      owner.push(i);
-      passage.push(isPassage);
-    };
-    tools.forEach((t, i) => {
-      add(t.document, i, 0);
-      for (const p of t.passages ?? []) add(p, i, 1);
-    });
+  /**
+   * @param tools the views of each tool, in catalog order
+   * @param fill false leaves the rows to `fillRows` (DenseIndex.create fills them in chunks)
+   */
+  constructor(readonly dim: number, tools: readonly ToolVectors[], fill = true) {
     this.size = tools.length;
-    this.matrix = new Float32Array(rows.length * dim);
-    rows.forEach((v, r) => this.matrix.set(v, r * dim));
-    this.owner = Int32Array.from(owner);
-    this.passage = Uint8Array.from(passage);
+    this.first = new Int32Array(tools.length + 1);
+    tools.forEach((t, i) => (this.first[i + 1] = this.first[i]! + 1 + (t.passages?.length ?? 0)));
+    const rows = this.first[tools.length]!;
+    this.matrix = new Float32Array(rows * dim);
+    this.owner = new Int32Array(rows);
+    if (fill) this.fillRows(tools, 0, tools.length);
+  }
+
+  /**
+   * The index of `tools`, its rows copied CHUNK tools at a time with the event loop served
+   * in between (100,000 tools have 335,000 rows, 650 MiB).
+   */
+  static async create(dim: number, tools: readonly ToolVectors[]): Promise<DenseIndex> {
+    const index = new DenseIndex(dim, tools, false);
+    for (let at = 0; at < tools.length; at += FILL_CHUNK) {
+      index.fillRows(tools, at, Math.min(tools.length, at + FILL_CHUNK));
+      await yieldToEventLoop();
+    }
+    return index;
+  }
+
+  private fillRows(tools: readonly ToolVectors[], from: number, to: number): void {
+    for (let i = from; i < to; i++) {
+      const t = tools[i]!;
+      let row = this.first[i]!;
+      const put = (v: Float32Array): void => {
+        if (v.length !== this.dim) throw new Error(`Embedding has ${v.length} dimensions, expected ${this.dim}: rebuild the index with one embedder.`);
+        this.matrix.set(v, row * this.dim);
+        this.owner[row++] = i;
+      };
+      put(t.document);
+      for (const p of t.passages ?? []) put(p);
+    }
+  }
+
+  /** Rows indexed (documents and passages). */
+  get rows(): number {
+    return this.owner.length;
+  }
+
+  /** Whether searches with a depth go through a graph (buildGraph). */
+  get approximate(): boolean {
+    return this.graph !== undefined;
+  }
+
+  /**
+   * Builds the HNSW graph over every row (ann.ts), in chunks that serve the event loop;
+   * from then on a search with a depth is approximate. False when `current()` turned false.
+   */
+  async buildGraph(quantization: Quantization, current: () => boolean = () => true): Promise<boolean> {
+    const graph = await RowGraph.build(this.matrix, this.dim, quantization, current);
+    if (graph) this.graph = graph;
+    return graph !== undefined;
   }
 
   /**
    * The allowed tools ranked by their score for `query` (a unit vector); ties in catalog
-   * order. All rows are scored (exact search; ~0.3 ms for 2,500 × 512 here) and every
-   * allowed tool's score is returned, but only the best `depth` are put in order (top-k
-   * selection, topk.ts): the first `depth` of the full order, exactly. Default: all.
+   * order. Only the best `depth` are put in order (top-k selection, topk.ts). Default:
+   * all, and exact.
+   *
+   * Exact (no graph, or no depth): every row is scored (~2 ms for 33,000 × 512 rows
+   * here) and every allowed tool's score is returned; the order's first `depth` are
+   * exactly the full order's. Approximate (a graph and a depth): the graph proposes the
+   * tools of the rows nearest the query; those, the `extra` tools (BM25's best, so the
+   * fusion has a dense score for them) and an evenly spaced sample of the pool are scored
+   * exactly. A pool so narrow that the graph's candidates hold fewer than `depth` of its
+   * tools is scored whole instead.
    */
-  search(query: Float32Array, allowed?: Uint8Array, depth = Infinity): DenseRanking {
+  search(query: Float32Array, allowed?: Uint8Array, depth = Infinity, extra: ArrayLike<number> = []): DenseRanking {
+    if (this.graph && depth < this.size) return this.searchApproximate(this.graph, query, allowed, depth, extra);
+    return this.searchExact(query, allowed, depth);
+  }
+
+  private searchExact(query: Float32Array, allowed: Uint8Array | undefined, depth: number): DenseRanking {
     const rows = this.owner.length;
-    if (rows === 0) return { indices: new Int32Array(0), similarities: new Float32Array(0), pool: new Int32Array(0), score: new Float32Array(this.size), min: 0, max: 0 };
+    if (rows === 0) return ranking([], new Float32Array(this.size), depth, false);
     // Every row against the one query (k = 1): the distances come back in row order, with
     // no sort of all rows and no key to convert, the same inner products as a search of
     // the query over the rows.
     const m = exactSearch(query, this.matrix, this.dim, 1, MetricKind.IP, 1) as BatchMatches;
-    const document = new Float32Array(this.size);
-    const best = new Float32Array(this.size).fill(-Infinity);
-    for (let row = 0; row < rows; row++) {
-      const tool = this.owner[row]!;
-      // usearch's IP "distance" is 1 − dot.
-      const sim = 1 - m.distances[row]!;
-      if (this.passage[row] === 1) best[tool] = Math.max(best[tool]!, sim);
-      else document[tool] = sim;
-    }
     const tools: number[] = [];
     const score = new Float32Array(this.size);
-    let min = Infinity;
-    let max = -Infinity;
     for (let i = 0; i < this.size; i++) {
       if (allowed && allowed[i] !== 1) continue;
-      score[i] = best[i] === -Infinity ? document[i]! : (document[i]! + best[i]!) / 2;
-      const s = score[i]!;
-      min = Math.min(min, s);
-      max = Math.max(max, s);
+      // usearch's IP "distance" is 1 − dot; each row's similarity kept as float32.
+      const document = Math.fround(1 - m.distances[this.first[i]!]!);
+      let best = -Infinity;
+      for (let row = this.first[i]! + 1; row < this.first[i + 1]!; row++) best = Math.max(best, Math.fround(1 - m.distances[row]!));
+      score[i] = best === -Infinity ? document : (document + best) / 2;
       tools.push(i);
     }
-    const order = topK(tools, depth, (a, b) => score[a]! > score[b]! || (score[a] === score[b] && a < b));
-    return {
-      indices: Int32Array.from(order),
-      similarities: Float32Array.from(order, (i) => score[i]!),
-      pool: Int32Array.from(tools),
-      score,
-      min: tools.length > 0 ? min : 0,
-      max: tools.length > 0 ? max : 0,
-    };
+    return ranking(tools, score, depth, false);
   }
+
+  private searchApproximate(graph: RowGraph, query: Float32Array, allowed: Uint8Array | undefined, depth: number, extra: ArrayLike<number>): DenseRanking {
+    const scored = new Uint8Array(this.size);
+    const tools: number[] = [];
+    const score = new Float32Array(this.size);
+    const take = (i: number): void => {
+      if (scored[i] === 1 || (allowed && allowed[i] !== 1)) return;
+      scored[i] = 1;
+      score[i] = this.toolScore(query, i);
+      tools.push(i);
+    };
+    for (const row of graph.nearest(query, Math.max(MIN_ROWS, ROWS_PER_WANTED * depth))) take(this.owner[row]!);
+    const pool = allowed ? poolOf(allowed) : undefined;
+    const poolSize = pool ? pool.length : this.size;
+    if (tools.length < Math.min(depth, poolSize)) {
+      // A narrow pool (a persona allowing few tools) barely shows among the graph's
+      // candidates: score the pool whole, or every row when the pool is large.
+      if (!pool || pool.length * (this.rows / this.size) > this.rows / 4) return this.searchExact(query, allowed, depth);
+      for (const i of pool) take(i);
+    }
+    for (let k = 0; k < extra.length; k++) take(extra[k]!);
+    const spaced = Math.min(FLOOR_SAMPLE, poolSize);
+    for (let k = 0; k < spaced; k++) {
+      const at = Math.floor((k * poolSize) / spaced);
+      take(pool ? pool[at]! : at);
+    }
+    tools.sort((a, b) => a - b);
+    return ranking(tools, score, depth, true);
+  }
+
+  /** A tool's score (document + best passage) / 2 from its rows, exactly (float32 vectors, float64 sums). */
+  private toolScore(query: Float32Array, i: number): number {
+    const document = this.dot(query, this.first[i]!);
+    let best = -Infinity;
+    for (let row = this.first[i]! + 1; row < this.first[i + 1]!; row++) best = Math.max(best, this.dot(query, row));
+    return best === -Infinity ? document : (document + best) / 2;
+  }
+
+  private dot(query: Float32Array, row: number): number {
+    const m = this.matrix;
+    const dim = this.dim;
+    let at = row * dim;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let j = 0;
+    for (; j + 3 < dim; j += 4, at += 4) {
+      s0 += m[at]! * query[j]!;
+      s1 += m[at + 1]! * query[j + 1]!;
+      s2 += m[at + 2]! * query[j + 2]!;
+      s3 += m[at + 3]! * query[j + 3]!;
+    }
+    for (; j < dim; j++, at++) s0 += m[at]! * query[j]!;
+    return s0 + s1 + s2 + s3;
+  }
+}
+
+/** The allowed tools of a mask, in catalog order. */
+function poolOf(allowed: Uint8Array): Int32Array {
+  let n = 0;
+  for (let i = 0; i < allowed.length; i++) n += allowed[i] === 1 ? 1 : 0;
+  const out = new Int32Array(n);
+  for (let i = 0, k = 0; i < allowed.length; i++) if (allowed[i] === 1) out[k++] = i;
+  return out;
+}
+
+/** The ranking of the scored `tools` (catalog order): the first `depth` by score, ties in catalog order. */
+function ranking(tools: number[], score: Float32Array, depth: number, approximate: boolean): DenseRanking {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const i of tools) {
+    min = Math.min(min, score[i]!);
+    max = Math.max(max, score[i]!);
+  }
+  const order = topK(tools, depth, (a, b) => score[a]! > score[b]! || (score[a] === score[b] && a < b));
+  return {
+    indices: Int32Array.from(order),
+    similarities: Float32Array.from(order, (i) => score[i]!),
+    pool: Int32Array.from(tools),
+    score,
+    min: tools.length > 0 ? min : 0,
+    max: tools.length > 0 ? max : 0,
+    approximate,
+  };
 }

@@ -45,6 +45,8 @@ export async function embedDocuments(
     cache?.put(embedder.id, batch.map((text, i) => ({ text, vector: fresh[i]! })));
     batch.forEach((t, i) => byText.set(t, fresh[i]!));
     meter.advance(batch.length);
+    // An in-process embedder resolves without ever leaving the microtask queue: serve requests between batches.
+    await yieldToEventLoop();
   }
   return { vectors: texts.map((t) => byText.get(t)!), embedded: missing.length };
 }

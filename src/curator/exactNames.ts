@@ -36,8 +36,14 @@ export class ExactNames {
    * Every spelling of each tool: its exposed name, its upstream name, and the
    * server-qualified forms `server.tool` and `server__tool` of both.
    */
-  constructor(tools: readonly Pick<ToolRecord, 'name' | 'upstreamName' | 'server'>[]) {
-    tools.forEach((t, i) => {
+  constructor(tools: readonly Pick<ToolRecord, 'name' | 'upstreamName' | 'server'>[] = []) {
+    this.add(tools, 0);
+  }
+
+  /** Adds `tools` as catalog indices `first`, `first + 1`, …, so a large catalog can be indexed in chunks. */
+  add(tools: readonly Pick<ToolRecord, 'name' | 'upstreamName' | 'server'>[], first: number): void {
+    tools.forEach((t, k) => {
+      const i = first + k;
       const forms = new Set<string>();
       for (const n of new Set([t.name, t.upstreamName])) {
         forms.add(n);

@@ -54,8 +54,10 @@ export function retrieve(
   depth = Infinity,
 ): Ranking {
   const bm25 = mode === 'dense' ? [] : r.bm25.query(text, allowed);
-  // RRF reads the dense list's top RRF_DEPTH.
-  const dense = vector && r.dense && mode !== 'bm25' ? r.dense.search(vector, allowed, Math.max(depth, RRF_DEPTH)) : undefined;
+  // RRF reads the dense list's top RRF_DEPTH. An approximate dense search scores BM25's
+  // best too, so the fusion has both scores for every tool that can reach the head.
+  const denseDepth = Math.max(depth, RRF_DEPTH);
+  const dense = vector && r.dense && mode !== 'bm25' ? r.dense.search(vector, allowed, denseDepth, bm25Heads(bm25, denseDepth)) : undefined;
   // BM25's share p of the vote (dense has 1 − p): its coverage scaled by the catalog trust; 1 when it runs alone.
   // Zero-score guard: no query term occurs in any allowed tool, so BM25 has no ranking.
   const coverage = bm25.length === 0 ? 0 : bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
@@ -64,6 +66,14 @@ export function retrieve(
   const used = mode === 'hybrid' ? fusion : 'score';
   const f = fuse(dense, bm25, p, used, depth);
   return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense, coverage };
+}
+
+/** The catalog indices of BM25's first `depth` hits. */
+function bm25Heads(hits: readonly Bm25Hit[], depth: number): Int32Array {
+  const n = Math.min(hits.length, depth);
+  const out = new Int32Array(n);
+  for (let k = 0; k < n; k++) out[k] = hits[k]!.index;
+  return out;
 }
 
 /**

@@ -46,14 +46,23 @@ export const MIN_CATALOG_LETTERS = 20;
 export const FOREIGN_SHARE = 0.5;
 
 export class ScriptProfile {
-  /** Scripts the catalog uses, most letters first. */
-  readonly used: Script[];
+  private readonly total = new Map<Script, number>();
+  private usedCache: Script[] | undefined;
 
   /** @param texts the catalog's indexed texts (one per tool is enough) */
-  constructor(texts: Iterable<string>) {
-    const total = new Map<Script, number>();
-    for (const t of texts) for (const [s, n] of scriptCounts(t)) total.set(s, (total.get(s) ?? 0) + n);
-    this.used = [...total].filter(([, n]) => n >= MIN_CATALOG_LETTERS).sort((a, b) => b[1] - a[1]).map(([s]) => s);
+  constructor(texts: Iterable<string> = []) {
+    this.add(texts);
+  }
+
+  /** Counts more of the catalog's texts (a large catalog is profiled in chunks). */
+  add(texts: Iterable<string>): void {
+    for (const t of texts) for (const [s, n] of scriptCounts(t)) this.total.set(s, (this.total.get(s) ?? 0) + n);
+    this.usedCache = undefined;
+  }
+
+  /** Scripts the catalog uses, most letters first. */
+  get used(): Script[] {
+    return (this.usedCache ??= [...this.total].filter(([, n]) => n >= MIN_CATALOG_LETTERS).sort((a, b) => b[1] - a[1]).map(([s]) => s));
   }
 
   /**

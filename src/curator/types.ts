@@ -142,7 +142,27 @@ export interface ToolCurator {
   whenSearchable(): Promise<void>;
   /**
    * Ranks `allowed` (a subset of the indexed tools, e.g. a persona's) for `query`.
-   * Tools in `allowed` that were not indexed are ignored.
+   * Tools in `allowed` that were not indexed are ignored. The pool an array stands for
+   * is computed once per index (O(catalog)) and kept while the array lives: pass the same
+   * array for the same list, and a new array, never a changed one, for another.
    */
   select(query: string, allowed: ToolRecord[], options?: SelectOptions): Promise<Selection>;
 }
+
+/** How the approximate index's graph stores vectors (ann.ts). */
+export const QUANTIZATIONS = ['i8', 'f16', 'f32'] as const;
+export type Quantization = (typeof QUANTIZATIONS)[number];
+
+/** When the dense stage searches a graph instead of every row, and how the graph stores vectors (ann.ts). */
+export interface ApproximateOptions {
+  /** Catalogs of at least this many tools get a graph; smaller ones are searched exactly. */
+  from: number;
+  quantization: Quantization;
+}
+
+/**
+ * Default: a graph from 20,000 tools on, i8. Below it the exact scan is fast enough
+ * (about 2 ms of inner products at 10,000 tools here) and costs no start-up; above it
+ * the scan grows linearly while the graph's search stays near a millisecond.
+ */
+export const DEFAULT_APPROXIMATE: ApproximateOptions = { from: 20_000, quantization: 'i8' };

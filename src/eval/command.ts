@@ -1,12 +1,14 @@
 /**
- * `tool-curator eval <target> [--mode M] [--fusion F] [--top-k N] [--sample N] [--json] [--config F]`:
+ * `tool-curator eval <target> [--mode M] [--fusion F] [--top-k N] [--sample N] [--approximate] [--json] [--config F]`:
  * wiring only. Targets: a suite file (`*.yaml`, e.g. eval/university.yaml, run over the
  * upstreams of the gateway config: --config, else $TOOL_CURATOR_CONFIG, else
  * ./gateway.config.yaml), a public data set (metatool, toollens, api_bank, mcptoolbenchpp),
  * `public` (all four), `dev` (the dev suite), `calibrate` (low-confidence threshold
  * measurement), `all` (public + dev + eval/university.yaml). `--fusion score|rrf` picks the
  * hybrid fusion (default: a suite uses the config's curator.fusion, the public and dev sets
- * the curator's default). Document and query embeddings
+ * the curator's default). `--approximate` searches the public sets' dense stage through
+ * the HNSW graph whatever their size (ann.ts; to measure the recall it loses against exact
+ * search). Document and query embeddings
  * are cached in $TOOL_CURATOR_EVAL_CACHE (default .tool-curator/eval.db), so a re-run
  * embeds nothing.
  */
@@ -24,7 +26,7 @@ import { formatCalibration, formatPublicTable, formatSuiteReport, formatUniversi
 import { loadSuite, runUniversitySuite, UNIVERSITY_SUITE } from './university.js';
 
 const MODES: readonly CuratorMode[] = ['none', 'bm25', 'dense', 'hybrid'];
-const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--json] [--config F]';
+const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]';
 
 function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -38,7 +40,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { mode: { type: 'string' }, fusion: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } },
+    options: { mode: { type: 'string' }, fusion: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, approximate: { type: 'boolean' }, json: { type: 'boolean' }, config: { type: 'string' } },
   });
   const target = positionals[0];
   const modeArg = values.mode ?? 'all';
@@ -97,7 +99,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     const results: PublicEvalResult[] = [];
     for (const set of sets) {
-      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion }));
+      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, ...(values.approximate ? { approximate: { from: 0 } } : {}) }));
       out.public = results;
     }
     if (results.length > 0) print(formatPublicTable(results));

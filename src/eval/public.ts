@@ -3,7 +3,7 @@
  * for each query's shortlist and averages the ranking metrics of that shortlist.
  */
 import { createCurator, DEFAULT_FUSION } from '../curator/index.js';
-import type { CuratorMode, Fusion } from '../curator/types.js';
+import type { ApproximateOptions, CuratorMode, Fusion } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
 import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './data.js';
@@ -23,6 +23,8 @@ export interface PublicEvalOptions {
   dir?: string;
   /** Hybrid fusion; default the curator's ('score'). */
   fusion?: Fusion;
+  /** Approximate dense search (CuratorOptions.approximate); `{ from: 0 }` forces it on every set. Default the curator's. */
+  approximate?: Partial<ApproximateOptions>;
 }
 
 export interface ModeResult extends RetrievalMetrics {
@@ -71,7 +73,7 @@ export function memoizeQueries(embedder: Embedder, cache?: EmbeddingStore): Embe
 /** Runs one mode over a loaded set. */
 export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: Embedder | null, options: PublicEvalOptions = {}): Promise<ModeResult> {
   const topK = options.topK ?? 15;
-  const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache });
+  const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache, approximate: options.approximate });
   await curator.buildIndex(set.tools);
   const cases = options.sample ? everyKth(set.cases, options.sample) : set.cases;
   const acc = new MetricsAccumulator();

@@ -161,7 +161,7 @@ export class Gateway extends EventEmitter {
     // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
-    this.curator = createCurator({ mode, fusion: config.curator.fusion, embedder, cache: new EmbeddingStore(this.db), onProgress: (p) => this.emit('progress', p) });
+    this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: new EmbeddingStore(this.db), onProgress: (p) => this.emit('progress', p) });
     await upstreams;
     this.startup.upstreamsMs = since();
     this.setCatalog(this.buildCatalog());

@@ -8,7 +8,7 @@
 import type { ToolRecord } from '../catalog/types.js';
 import { createCurator, DEFAULT_TOP_K } from '../curator/curator.js';
 import type { Fusion } from '../curator/fusion.js';
-import type { CuratorMode, ExtraContext, Selection, ToolCurator } from '../curator/types.js';
+import type { ApproximateOptions, CuratorMode, ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { EmbedderConfig } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
@@ -22,6 +22,12 @@ export interface ToolSelectorOptions extends Omit<ExtraContext, 'pinned'> {
   mode?: CuratorMode;
   /** Hybrid fusion, 'score' (default) or 'rrf' (docs/CURATOR.md). */
   fusion?: Fusion;
+  /**
+   * Approximate dense search for large catalogs: from `from` tools (default 20,000) an HNSW
+   * graph with vectors stored `quantization` (default 'i8') proposes the candidates, each
+   * rescored exactly; `{ from: Infinity }` keeps every search exact (docs/PERFORMANCE.md).
+   */
+  approximate?: Partial<ApproximateOptions>;
   /**
    * An Embedder you built, an embedder config (`{ provider: 'use' }`, `{ provider:
    * 'transformers', model }`, `{ provider: 'openai', baseUrl, model }`…), or null for BM25
@@ -103,7 +109,7 @@ export class ToolSelector {
       }
     }
     const db = options.cachePath ? openDb(options.cachePath) : undefined;
-    const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: db ? new EmbeddingStore(db) : undefined });
+    const curator = createCurator({ mode, fusion: options.fusion, approximate: options.approximate, embedder, cache: db ? new EmbeddingStore(db) : undefined });
     const selector = new ToolSelector(curator, options, { embedder: ownsEmbedder ? embedder : null, db });
     await selector.update(tools);
     return selector;
