@@ -22,14 +22,30 @@ function catalog(n: number): ToolRecord[] {
 /** One letter doubled in the middle of the name. */
 const misspell = (name: string) => name.slice(0, name.length >> 1) + name[name.length >> 1] + name.slice(name.length >> 1);
 
-export function benchNames(): string[] {
-  const lines = ['| tools | index build ms | lookup p50 ms | p99 ms | max comparisons | found |', '|---|---|---|---|---|---|'];
+export async function benchNames(): Promise<string[]> {
+  const lines = [
+    '| tools | index build on the first lookup ms | prepare() in the background: total ms / longest chunk ms | lookup p50 ms | p99 ms | max comparisons | found |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const n of [1_000, 10_000, 100_000]) {
     const tools = catalog(n);
     const index = new NameIndex(tools);
     let t0 = performance.now();
     index.fuzzy('warm_up', () => true, 0.6);
     const build = performance.now() - t0;
+    // What the gateway does when a catalog arrives: the same index built in chunks, the event loop served between them.
+    const prepared = new NameIndex(tools);
+    let last = performance.now();
+    let longest = 0;
+    const tick = setInterval(() => {
+      longest = Math.max(longest, performance.now() - last);
+      last = performance.now();
+    }, 0);
+    t0 = performance.now();
+    await prepared.prepare();
+    const prepare = performance.now() - t0;
+    clearInterval(tick);
+    longest = Math.max(longest, performance.now() - last);
     const times: number[] = [];
     let maxComparisons = 0;
     let found = 0;
@@ -42,9 +58,9 @@ export function benchNames(): string[] {
       if (r.candidates[0]?.tool.name === target) found++;
     }
     times.sort((a, b) => a - b);
-    lines.push(`| ${n} | ${build.toFixed(0)} | ${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.99).toFixed(2)} | ${maxComparisons} (cap ${MAX_COMPARISONS}) | ${found}/200 |`);
+    lines.push(`| ${n} | ${build.toFixed(0)} | ${prepare.toFixed(0)} / ${longest.toFixed(0)} | ${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.99).toFixed(2)} | ${maxComparisons} (cap ${MAX_COMPARISONS}) | ${found}/200 |`);
   }
   return lines;
 }
 
-if (process.argv[1]?.endsWith('names.js')) console.log(benchNames().join('\n'));
+if (process.argv[1]?.endsWith('names.js')) console.log((await benchNames()).join('\n'));

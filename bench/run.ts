@@ -9,6 +9,7 @@ import { benchEmbed } from './embed.js';
 import { benchGateways } from './gateway.js';
 import { benchHttp } from './http.js';
 import { benchLibrary } from './library.js';
+import { benchNames } from './names.js';
 import { benchScale } from './scale.js';
 import { benchSelect } from './select.js';
 import { benchSizes } from './sizes.js';
@@ -30,6 +31,7 @@ try {
   await embedder.close();
 }
 out('Curator at 1k / 10k tools (100k with BENCH_100K=1): index build, stages, memory; cheap vectors, plus a cold USE build', await benchSizes());
+out('Name guard at 1k / 10k / 100k look-alike names: misspelled-name lookups', await benchNames());
 out('USE embedder', await benchEmbed(400));
 const rss = process.memoryUsage();
 out('Memory of this process at the end', [`rss ${(rss.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(rss.heapUsed / 2 ** 20).toFixed(0)} MiB`]);

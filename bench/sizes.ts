@@ -53,7 +53,8 @@ const QUERIES_PER_SET = 50;
 const WARMUP = 20;
 const TOP_K = 10;
 const DIM = 512;
-const COLD_TOOLS = 1_000;
+/** Tools of the cold USE build; BENCH_COLD_TOOLS=10000 measures the cold 10,000-tool build (about 12 minutes at 30 texts/s). */
+const COLD_TOOLS = Number(process.env.BENCH_COLD_TOOLS ?? 1_000);
 /** The curator's approximate search; BENCH_APPROXIMATE_FROM=<tools> moves its threshold (0: always). */
 const APPROXIMATE: ApproximateOptions = {
   ...DEFAULT_APPROXIMATE,

@@ -19,6 +19,7 @@ import { ApprovalStore } from '../store/approvals.js';
 import { AuditLog } from '../store/audit.js';
 import { approverCheck, approverKeyPath } from '../guards/approver.js';
 import { createCallPath } from '../guards/pipeline.js';
+import { nameIndexOf } from '../guards/nameIndex.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
@@ -208,6 +209,8 @@ export class Gateway extends EventEmitter {
     this.catalog = catalog;
     this.allowedCache.clear();
     this.version++;
+    // The name guard's fuzzy index, built in the background so a first misspelled name does not wait for it.
+    void nameIndexOf(catalog).prepare();
   }
 
   private async index(): Promise<void> {

@@ -77,19 +77,39 @@ export class NameIndex {
     return this.lower.get(name.toLowerCase()) ?? [];
   }
 
-  /** Built on the first fuzzy lookup: exact hits never pay for it. */
+  /** Built by prepare(), or on the first fuzzy lookup if that comes first: exact hits never pay for it. */
   private trigramPostings(): Map<number, number[]> {
     if (!this.postings) {
-      this.postings = new Map();
-      this.tools.forEach((t, id) => {
-        for (const g of trigrams(t.name)) {
-          const list = this.postings!.get(g);
-          if (list) list.push(id);
-          else this.postings!.set(g, [id]);
-        }
-      });
+      const postings = new Map<number, number[]>();
+      this.addTrigrams(postings, 0, this.tools.length);
+      this.postings = postings;
     }
     return this.postings;
+  }
+
+  private addTrigrams(postings: Map<number, number[]>, from: number, to: number): void {
+    for (let id = from; id < to; id++) {
+      for (const g of trigrams(this.tools[id]!.name)) {
+        const list = postings.get(g);
+        if (list) list.push(id);
+        else postings.set(g, [id]);
+      }
+    }
+  }
+
+  /**
+   * Builds the trigram index ahead of the first misspelled name (the gateway calls it
+   * when a catalog arrives), PREPARE_CHUNK names at a time with the event loop served in
+   * between: 100,000 names take about half a second in all, which that first lookup
+   * would otherwise wait for. A lookup during the build builds it at once; this then stops.
+   */
+  async prepare(): Promise<void> {
+    const postings = new Map<number, number[]>();
+    for (let at = 0; at < this.tools.length && !this.postings; at += PREPARE_CHUNK) {
+      this.addTrigrams(postings, at, Math.min(this.tools.length, at + PREPARE_CHUNK));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.postings ??= postings;
   }
 
   /**
@@ -136,6 +156,9 @@ export class NameIndex {
     return { candidates, comparisons: picked.length };
   }
 }
+
+/** Names indexed per synchronous chunk by NameIndex.prepare. */
+const PREPARE_CHUNK = 10_000;
 
 const indexes = new WeakMap<readonly ToolRecord[], NameIndex>();
 

@@ -97,4 +97,27 @@ describe('NameIndex at 100,000 tools', () => {
   test('a persona that allows nothing costs no comparison', () => {
     expect(index.fuzzy('get_course_course_item7', () => false, 0.6)).toEqual({ candidates: [], comparisons: 0 });
   });
+
+  test('prepare() builds the trigram index ahead, in chunks, to the same lookups as one built on demand', async () => {
+    const prepared = new NameIndex(names.map(rec));
+    let turns = 0;
+    const counter = setInterval(() => turns++, 0);
+    await prepared.prepare();
+    clearInterval(counter);
+    // The event loop ran between chunks (100,000 names, 10,000 per chunk).
+    expect(turns).toBeGreaterThan(0);
+    for (const typo of ['get_coursee_course_item0', 'lst_exam_fee_item4242', 'cancel_ticket_report_item99999x']) {
+      expect(prepared.fuzzy(typo, () => true, 0.6)).toEqual(index.fuzzy(typo, () => true, 0.6));
+    }
+    expect(prepared.fuzzy('get_coursee_course_item0', () => true, 0.6).candidates[0]!.tool.name).toBe('get_course_course_item0');
+  });
+
+  test('a lookup during prepare() builds the index at once and prepare() keeps that one', async () => {
+    const racing = new NameIndex(names.map(rec));
+    const preparing = racing.prepare();
+    const during = racing.fuzzy('get_coursee_course_item0', () => true, 0.6);
+    await preparing;
+    expect(during.candidates[0]!.tool.name).toBe('get_course_course_item0');
+    expect(racing.fuzzy('get_coursee_course_item0', () => true, 0.6)).toEqual(during);
+  });
 });
