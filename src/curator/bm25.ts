@@ -139,7 +139,7 @@ export class Bm25Index {
         const via = matched.filter((j) => j >= terms.length).flatMap((j) => synonyms.get(sources[j]!)!);
         return { direct, viaSynonym: [...new Set(via)].filter((t) => !direct.includes(t)) };
       });
-      return { index: doc, score: s.hitScores[i]!, terms: [...direct], viaSynonym: [...viaSynonym] };
+      return { index: doc, score: s.hitScores[i]!, terms: direct.slice(), viaSynonym: viaSynonym.slice() };
     });
     s.clear();
     return out;

@@ -72,13 +72,14 @@ function oracleSuite(label: string, load: () => Promise<Corpus>, skip = false): 
       expect(r.got.flat().every((h) => mask[h.index] === 1)).toBe(true);
     });
 
-    test('one field: names, descriptions (as the catalog-trust probes query them) and both in reverse order', () => {
+    test('some fields: names, descriptions (as the catalog-trust probes query them), two in reverse order, none', () => {
       const probes = [...corpus.queries, ...corpus.docs.filter((_, i) => i % 4 === 0).flatMap((d) => [d.name, d.description.split('. ')[0]!])];
       for (const fields of [['name'], ['description'], ['parameters', 'name']] as Field[][]) {
         const r = compare(ours, oracle, probes, (index, q) => index.query(q, undefined, fields));
         expect(r.got).toEqual(r.want);
         expect(r.hits).toBeGreaterThan(probes.length);
       }
+      expect([ours.query(corpus.queries[0]!, undefined, []), oracle.query(corpus.queries[0]!, undefined, [])]).toEqual([[], []]);
     });
 
     test('limit: the first entries of the full order', () => {
