@@ -43,8 +43,10 @@ const full = latency(queries, (q) => index.query(q, all));
 const top = latency(queries, (q) => index.query(q, all, undefined, LIMIT));
 const hits = queries.reduce((s, q) => s + index.query(q, all).length, 0) / queries.length;
 const f = (ms: number): string => ms.toFixed(ms < 10 ? 2 : 0);
+const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
+const memory = process.memoryUsage();
 process.stdout.write(
   `${n} tools: retrievalFields ${f(fieldsMs)} ms, index ${f(indexMs)} ms, first query ${f(firstMs)} ms; ` +
     `query p50 / p99 ${f(full[0])} / ${f(full[1])} ms (all hits, ${Math.round(hits)} on average), ` +
-    `${f(top[0])} / ${f(top[1])} ms (limit ${LIMIT}); heap ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MiB\n`,
+    `${f(top[0])} / ${f(top[1])} ms (limit ${LIMIT}); JS heap + array buffers ${mib(memory.heapUsed + memory.arrayBuffers)} MiB (catalog included)\n`,
 );
