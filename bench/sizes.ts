@@ -103,7 +103,7 @@ const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
 const peakMiB = (): number => Math.round(process.resourceUsage().maxRSS / 1024);
 
 /** The union of the public catalogs, copied under distinct names up to `n` tools; and 200 of their queries. */
-function catalog(n: number): { tools: ToolRecord[]; queries: string[] } {
+export function catalog(n: number): { tools: ToolRecord[]; queries: string[] } {
   const sets = PUBLIC_SETS.map((s) => loadPublicSet(s));
   const { tools: union } = unionCatalog(sets);
   const tools: ToolRecord[] = [];
