@@ -53,11 +53,16 @@ export function retrieve(
   fusion: Fusion,
   depth = Infinity,
 ): Ranking {
-  const bm25 = mode === 'dense' ? [] : r.bm25.query(text, allowed);
-  // RRF reads the dense list's top RRF_DEPTH. An approximate dense search scores BM25's
-  // best too, so the fusion has both scores for every tool that can reach the head.
+  // RRF reads each list's top RRF_DEPTH. An approximate dense search scores BM25's best
+  // too, so the fusion has both scores for every tool that can reach the head.
   const denseDepth = Math.max(depth, RRF_DEPTH);
-  const dense = vector && r.dense && mode !== 'bm25' ? r.dense.search(vector, allowed, denseDepth, bm25Heads(bm25, denseDepth)) : undefined;
+  const denseIndex = vector && mode !== 'bm25' ? r.dense : null;
+  // BM25 hits past that depth count only where every allowed tool is fused (an exact dense
+  // stage): BM25 alone, or beside an approximate search, needs its first denseDepth hits
+  // (top-k selection; the same ranking as with every hit).
+  const limit = Number.isFinite(depth) && (!denseIndex || denseIndex.approximate) ? denseDepth : undefined;
+  const bm25 = mode === 'dense' ? [] : r.bm25.query(text, allowed, undefined, limit);
+  const dense = denseIndex ? denseIndex.search(vector!, allowed, denseDepth, bm25Heads(bm25, denseDepth)) : undefined;
   // BM25's share p of the vote (dense has 1 − p): its coverage scaled by the catalog trust; 1 when it runs alone.
   // Zero-score guard: no query term occurs in any allowed tool, so BM25 has no ranking.
   const coverage = bm25.length === 0 ? 0 : bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
