@@ -188,7 +188,7 @@ export async function runUniversitySuite(cases: readonly SuiteCase[], options: U
     const results: UniversityModeResult[] = [];
     for (const mode of options.modes) {
       const ranAs = new Map<CuratorMode, number>();
-      const curator = asHostSees(createCurator({ mode, fusion, embedder: options.embedder, cache: options.cache }), ranAs);
+      const curator = asHostSees(createCurator({ mode, fusion, approximate: loaded.config.curator.approximate, embedder: options.embedder, cache: options.cache }), ranAs);
       await curator.buildIndex(gateway.catalog, gateway.extraContext);
       const report = await runSuite(curator, cases, allowedFor, { topK, pinned });
       results.push({ mode, ranAs: [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? mode, report });
