@@ -30,7 +30,7 @@ try {
 } finally {
   await embedder.close();
 }
-out('Curator at 1k / 10k tools (100k with BENCH_100K=1): index build, stages, memory; cheap vectors, plus a cold USE build', await benchSizes());
+out('Curator at 191 / 1k / 10k tools (100k with BENCH_100K=1): index build, stages, memory; cheap vectors, plus a cold USE build', await benchSizes());
 out('Name guard at 1k / 10k / 100k look-alike names: misspelled-name lookups', await benchNames());
 out('USE embedder', await benchEmbed(400));
 const rss = process.memoryUsage();

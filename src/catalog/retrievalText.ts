@@ -77,7 +77,11 @@ export function retrievalFields(tool: ToolRecord, synonyms?: string): RetrievalF
  * ```
  */
 export function retrievalText(tool: ToolRecord, synonyms?: string): string {
-  const f = retrievalFields(tool, synonyms);
+  return fieldsText(retrievalFields(tool, synonyms));
+}
+
+/** The retrieval text made of its fields (retrievalText without computing them again). */
+export function fieldsText(f: RetrievalFields): string {
   const parts = [f.name, f.description];
   if (f.parameters) parts.push(`Parameters: ${f.parameters}`);
   return clean(parts).join('. ') + '.';

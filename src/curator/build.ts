@@ -6,7 +6,7 @@
  * no dense index means BM25 alone, no trust means the per-query gate alone.
  */
 import { createHash } from 'node:crypto';
-import { passageParts, retrievalFields, retrievalText } from '../catalog/retrievalText.js';
+import { fieldsText, passageParts, retrievalFields, retrievalText, type RetrievalFields } from '../catalog/retrievalText.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
@@ -42,29 +42,39 @@ export interface Lookups {
   scripts: ScriptProfile;
 }
 
-/** The name anchor, the exact-name table and the script profile of `tools`, built in chunks so requests are served in between. */
-export async function buildLookups(tools: readonly ToolRecord[], extra: ExtraContext): Promise<Lookups> {
+/** The retrieval fields of every tool (retrievalFields), in chunks so requests are served in between. */
+export async function buildFields(tools: readonly ToolRecord[], extra: ExtraContext): Promise<RetrievalFields[]> {
+  const fields: RetrievalFields[] = [];
+  for (let at = 0; at < tools.length; at += BM25_CHUNK) {
+    for (const t of tools.slice(at, at + BM25_CHUNK)) fields.push(retrievalFields(t, extra.synonyms?.[t.name]));
+    await yieldToEventLoop();
+  }
+  return fields;
+}
+
+/**
+ * The name anchor, the exact-name table and the script profile of `tools` (the script
+ * profile counts each tool's retrieval text, made of `fields`), in chunks so requests
+ * are served in between.
+ */
+export async function buildLookups(tools: readonly ToolRecord[], fields: readonly RetrievalFields[]): Promise<Lookups> {
   const lookups = { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() };
   for (let at = 0; at < tools.length; at += BM25_CHUNK) {
     const chunk = tools.slice(at, at + BM25_CHUNK);
     lookups.anchor.add(chunk.map((t) => t.name), at);
     lookups.exact.add(chunk, at);
-    lookups.scripts.add(chunk.map((t) => retrievalText(t, extra.synonyms?.[t.name])));
+    lookups.scripts.add(fields.slice(at, at + BM25_CHUNK).map(fieldsText));
     await yieldToEventLoop();
   }
   return lookups;
 }
 
-/** The BM25 index of `tools`, built in chunks so requests are served in between. */
-export async function buildBm25(tools: readonly ToolRecord[], extra: ExtraContext): Promise<Bm25Index> {
-  const fields = [];
-  for (let at = 0; at < tools.length; at += BM25_CHUNK) {
-    for (const t of tools.slice(at, at + BM25_CHUNK)) fields.push(retrievalFields(t, extra.synonyms?.[t.name]));
-    await yieldToEventLoop();
-  }
+/** The BM25 index of `tools` (of their `fields` when computed already), built in chunks so requests are served in between. */
+export async function buildBm25(tools: readonly ToolRecord[], extra: ExtraContext, fields?: readonly RetrievalFields[]): Promise<Bm25Index> {
+  const all = fields ?? (await buildFields(tools, extra));
   const index = new Bm25Index();
-  for (let at = 0; at < fields.length; at += BM25_CHUNK) {
-    index.add(fields.slice(at, at + BM25_CHUNK), at);
+  for (let at = 0; at < all.length; at += BM25_CHUNK) {
+    index.add(all.slice(at, at + BM25_CHUNK), at);
     await yieldToEventLoop();
   }
   return index;

@@ -56,6 +56,9 @@ export interface ToolVectors {
 const ROWS_PER_WANTED = 3;
 /** Fewest rows asked of the graph, however shallow the ranking. */
 const MIN_ROWS = 256;
+/** When the rows asked for hold too few tools, the graph is asked again for WIDEN times as many, at most MAX_WIDENINGS times. */
+const WIDEN = 4;
+const MAX_WIDENINGS = 2;
 /**
  * Pool tools scored, evenly spaced, besides the candidates in an approximate search: the
  * minimum of the score fusion's [0, 1] scale (fusion.ts) is taken over them, since the
@@ -146,8 +149,9 @@ export class DenseIndex {
    * exactly the full order's. Approximate (a graph and a depth): the graph proposes the
    * tools of the rows nearest the query; those, the `extra` tools (BM25's best, so the
    * fusion has a dense score for them) and an evenly spaced sample of the pool are scored
-   * exactly. A pool so narrow that the graph's candidates hold fewer than `depth` of its
-   * tools is scored whole instead.
+   * exactly. Too few distinct tools among the rows returned: the graph is asked for more
+   * rows (up to 16 times as many); a pool so narrow that they still hold fewer than
+   * `depth` of its tools is scored whole instead.
    */
   search(query: Float32Array, allowed?: Uint8Array, depth = Infinity, extra: ArrayLike<number> = []): DenseRanking {
     if (this.graph && depth < this.size) return this.searchApproximate(this.graph, query, allowed, depth, extra);
@@ -185,10 +189,16 @@ export class DenseIndex {
       score[i] = this.toolScore(query, i);
       tools.push(i);
     };
-    for (const row of graph.nearest(query, Math.max(MIN_ROWS, ROWS_PER_WANTED * depth))) take(this.owner[row]!);
     const pool = allowed ? poolOf(allowed) : undefined;
     const poolSize = pool ? pool.length : this.size;
-    if (tools.length < Math.min(depth, poolSize)) {
+    const wanted = Math.min(depth, poolSize);
+    // Rows of one tool (and tools with identical texts) crowd the nearest rows: ask for
+    // more rows while too few distinct allowed tools came back.
+    for (let k = Math.max(MIN_ROWS, ROWS_PER_WANTED * depth), asks = 0; ; k *= WIDEN, asks++) {
+      for (const row of graph.nearest(query, k)) take(this.owner[row]!);
+      if (tools.length >= wanted || k >= this.rows || asks === MAX_WIDENINGS) break;
+    }
+    if (tools.length < wanted) {
       // A narrow pool (a persona allowing few tools) barely shows among the graph's
       // candidates: score the pool whole, or every row when the pool is large.
       if (!pool || pool.length * (this.rows / this.size) > this.rows / 4) return this.searchExact(query, allowed, depth);
