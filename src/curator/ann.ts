@@ -26,12 +26,11 @@ export class RowGraph {
   private constructor(private readonly index: Index, readonly rows: number) {}
 
   /**
-   * Inserts `rows` unit vectors of `dim` (row-major in `matrix`) as keys 0 … rows − 1, in
-   * chunks that yield to the event loop. `current()` false stops the build (a newer
-   * catalog superseded it): resolves undefined.
+   * Inserts the rows `rows` (row numbers of `matrix`, unit vectors of `dim`, row-major) as
+   * keys 0, 1, … in that order, in chunks that yield to the event loop. `current()` false
+   * stops the build (a newer catalog superseded it): resolves undefined.
    */
-  static async build(matrix: Float32Array, dim: number, quantization: Quantization, current: () => boolean = () => true): Promise<RowGraph | undefined> {
-    const rows = matrix.length / dim;
+  static async build(matrix: Float32Array, dim: number, rows: Int32Array, quantization: Quantization, current: () => boolean = () => true): Promise<RowGraph | undefined> {
     const index = new Index({
       dimensions: dim,
       metric: MetricKind.IP,
@@ -41,18 +40,23 @@ export class RowGraph {
       expansion_search: 64,
       multi: false,
     });
-    for (let at = 0; at < rows; at += ADD_CHUNK) {
-      const end = Math.min(rows, at + ADD_CHUNK);
+    for (let at = 0; at < rows.length; at += ADD_CHUNK) {
+      const end = Math.min(rows.length, at + ADD_CHUNK);
       const keys = new BigUint64Array(end - at);
-      for (let k = 0; k < keys.length; k++) keys[k] = BigInt(at + k);
-      index.add(keys, matrix.subarray(at * dim, end * dim), 0);
+      const vectors = new Float32Array((end - at) * dim);
+      for (let k = 0; k < keys.length; k++) {
+        keys[k] = BigInt(at + k);
+        const row = rows[at + k]!;
+        vectors.set(matrix.subarray(row * dim, (row + 1) * dim), k * dim);
+      }
+      index.add(keys, vectors, 0);
       await yieldToEventLoop();
       if (!current()) return undefined;
     }
-    return new RowGraph(index, rows);
+    return new RowGraph(index, rows.length);
   }
 
-  /** The (about) `k` rows nearest `query`, nearest first, as row numbers. */
+  /** The keys of the (about) `k` inserted rows nearest `query`, nearest first. */
   nearest(query: Float32Array, k: number): Int32Array {
     const m = this.index.search(query, Math.min(k, this.rows), 1);
     const out = new Int32Array(m.keys.length);

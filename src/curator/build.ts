@@ -128,7 +128,7 @@ export async function buildDense(
   if (approximate && tools.length >= approximate.from) {
     const started = performance.now();
     log.info({ tools: tools.length, rows: index.rows, quantization: approximate.quantization }, 'curator: building the approximate (HNSW) index');
-    await index.buildGraph(approximate.quantization, current);
+    await index.buildGraph(approximate.quantization, current, texts);
     log.info({ rows: index.rows, approximate: index.approximate, ms: Math.round(performance.now() - started) }, 'curator: approximate index built');
   }
   return { index, probes, texts };

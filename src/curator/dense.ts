@@ -75,6 +75,13 @@ export class DenseIndex {
   /** The tool of each row. */
   private readonly owner: Int32Array;
   private graph: RowGraph | undefined;
+  /**
+   * The graph holds one row per distinct text (rows with the same text have the same
+   * vector, and a graph crowded with identical points loses its way among them): the rows
+   * of graph key g are members[memberStart[g] … memberStart[g + 1] − 1].
+   */
+  private memberStart = new Int32Array(0);
+  private members = new Int32Array(0);
   /** Number of tools indexed. */
   readonly size: number;
 
@@ -130,13 +137,38 @@ export class DenseIndex {
   }
 
   /**
-   * Builds the HNSW graph over every row (ann.ts), in chunks that serve the event loop;
+   * Builds the HNSW graph (ann.ts) over one row per distinct text of `rowTexts` (the text
+   * of each row; without them every row is its own), in chunks that serve the event loop;
    * from then on a search with a depth is approximate. False when `current()` turned false.
    */
-  async buildGraph(quantization: Quantization, current: () => boolean = () => true): Promise<boolean> {
-    const graph = await RowGraph.build(this.matrix, this.dim, quantization, current);
-    if (graph) this.graph = graph;
-    return graph !== undefined;
+  async buildGraph(quantization: Quantization, current: () => boolean = () => true, rowTexts?: readonly string[]): Promise<boolean> {
+    const rows = this.rows;
+    // Graph key of each row: one per distinct text (each row its own without texts).
+    const key = new Int32Array(rows);
+    const representatives: number[] = [];
+    const byText = new Map<string, number>();
+    for (let row = 0; row < rows; row++) {
+      const text = rowTexts?.[row];
+      let k = text === undefined ? undefined : byText.get(text);
+      if (k === undefined) {
+        k = representatives.length;
+        representatives.push(row);
+        if (text !== undefined) byText.set(text, k);
+      }
+      key[row] = k;
+    }
+    const start = new Int32Array(representatives.length + 1);
+    for (let row = 0; row < rows; row++) start[key[row]! + 1]!++;
+    for (let k = 0; k < representatives.length; k++) start[k + 1]! += start[k]!;
+    const fill = start.slice(0, representatives.length);
+    const members = new Int32Array(rows);
+    for (let row = 0; row < rows; row++) members[fill[key[row]!]!++] = row;
+    const graph = await RowGraph.build(this.matrix, this.dim, Int32Array.from(representatives), quantization, current);
+    if (!graph) return false;
+    this.memberStart = start;
+    this.members = members;
+    this.graph = graph;
+    return true;
   }
 
   /**
@@ -195,7 +227,9 @@ export class DenseIndex {
     // Rows of one tool (and tools with identical texts) crowd the nearest rows: ask for
     // more rows while too few distinct allowed tools came back.
     for (let k = Math.max(MIN_ROWS, ROWS_PER_WANTED * depth), asks = 0; ; k *= WIDEN, asks++) {
-      for (const row of graph.nearest(query, k)) take(this.owner[row]!);
+      for (const g of graph.nearest(query, k)) {
+        for (let m = this.memberStart[g]!; m < this.memberStart[g + 1]!; m++) take(this.owner[this.members[m]!]!);
+      }
       if (tools.length >= wanted || k >= this.rows || asks === MAX_WIDENINGS) break;
     }
     if (tools.length < wanted) {

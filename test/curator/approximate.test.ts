@@ -66,6 +66,21 @@ describe('approximate dense search', () => {
     expect(found / 400).toBeGreaterThanOrEqual(0.95);
   });
 
+  test('tools with identical texts (one description copied across servers) are found together: the graph holds each text once', async () => {
+    // 100 families of 100 tools; a family's tools have the same text and so the same vector.
+    const { vectors: distinct, near } = clusteredCatalog(100, 17);
+    const vectors = Array.from({ length: 10_000 }, (_, i) => ({ document: distinct[i % 100]!.document }));
+    const texts = Array.from({ length: 10_000 }, (_, i) => `text of family ${i % 100}`);
+    const index = new DenseIndex(DIM, vectors);
+    await index.buildGraph('i8', () => true, texts);
+    const exact = new DenseIndex(DIM, vectors);
+    for (let q = 0; q < 10; q++) {
+      const query = near(q * 13);
+      // The exact top 40: the best family's first 40 tools (ties in catalog order).
+      expect([...index.search(query, undefined, 40).indices]).toEqual([...exact.search(query).indices.slice(0, 40)]);
+    }
+  });
+
   test('a pool too narrow to show among the candidates is scored whole, in exact order', async () => {
     const { vectors, near } = clusteredCatalog(3_000, 11);
     const index = new DenseIndex(DIM, vectors);
