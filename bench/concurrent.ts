@@ -8,7 +8,9 @@
  * of read-only student tools (identity injected by the gateway).
  * Figures: errors (a thrown request or an `isError` result; must be 0), requests/s over
  * the wall time of the whole burst, initialize and request latency p50 / p99 (client side).
- * A second burst of tools/call only separates the call path from find_tools' retrieval.
+ * A second burst of tools/call only separates the call path from find_tools' retrieval. The
+ * gateway's CPU time and run-queue wait (/proc schedstat, all threads) per request say how
+ * much was its own work and how much waiting for a core the machine's other jobs held.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +20,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { percentile } from '../src/eval/metrics.js';
 import { hwmOf, QUERIES, rssOf, writeConfig } from './http.js';
-import { HttpChild, httpClient, within } from './processes.js';
+import { HttpChild, httpClient, schedOf, within } from './processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MiB = 2 ** 20;
@@ -78,11 +80,13 @@ async function oneSession(url: string, token: string, s: number, requests: numbe
 }
 
 /** `sessions` sessions at once; one table row per figure, in the column of this burst. */
-async function burst(url: string, token: string, sessions: number, requests: number, mixed: boolean): Promise<string[]> {
+async function burst(gw: HttpChild, url: string, token: string, sessions: number, requests: number, mixed: boolean): Promise<string[]> {
   const load = loadavg();
+  const before = schedOf(gw.pid);
   const started = performance.now();
   const runs = await Promise.all(Array.from({ length: sessions }, (_, s) => oneSession(url, token, s, requests, mixed)));
   const seconds = (performance.now() - started) / 1000;
+  const after = schedOf(gw.pid);
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const all = sorted(runs.flatMap((r) => [...r.findMs, ...r.callMs]));
   const errors = runs.flatMap((r) => r.errors);
@@ -94,6 +98,7 @@ async function burst(url: string, token: string, sessions: number, requests: num
     pp(sorted(runs.flatMap((r) => r.findMs))),
     pp(sorted(runs.flatMap((r) => r.callMs))),
     pp(sorted(runs.map((r) => r.initMs))),
+    `${((after.cpu - before.cpu) / all.length).toFixed(2)} / ${((after.wait - before.wait) / all.length).toFixed(2)}`,
     load.map((l) => l.toFixed(2)).join(' '),
   ];
 }
@@ -110,8 +115,8 @@ export async function benchConcurrent(opts: ConcurrentOptions = {}): Promise<str
     // A store without the university vectors means a cold USE build (minutes on a loaded 2-core machine).
     await gw.line(/"msg":"gateway ready"/, 900_000, 'university gateway index ready');
     const readyS = (performance.now() - t0) / 1000;
-    const mixed = await burst(url, token, sessions, requests, true);
-    const callsOnly = await burst(url, token, sessions, requests, false);
+    const mixed = await burst(gw, url, token, sessions, requests, true);
+    const callsOnly = await burst(gw, url, token, sessions, requests, false);
     const figures = [
       'errors (thrown or isError), of all requests incl. initialize',
       'requests/s over the burst (initialize not counted)',
@@ -119,6 +124,7 @@ export async function benchConcurrent(opts: ConcurrentOptions = {}): Promise<str
       'find_tools p50 / p99 ms',
       'tools/call p50 / p99 ms',
       `initialize p50 / p99 ms (all ${sessions} at once)`,
+      'gateway process CPU / run-queue wait per request, ms (all its threads; initialize and DELETE included)',
       'load average before the burst',
     ];
     return [

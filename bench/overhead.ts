@@ -26,7 +26,10 @@
  * 3. Concurrent Streamable HTTP sessions on the university example (bench/concurrent.ts).
  *
  * Units: ms unless stated; MiB = 2^20 bytes. Load averages (os.loadavg, as `uptime`)
- * are printed with each part: other jobs on the machine move every figure.
+ * are printed with each part: other jobs on the machine move every figure. So the
+ * overhead tables also give, per call, the CPU time of the process the client talks to
+ * (the upstream, the gateway or mcp-proxy; every thread, /proc schedstat) and how long it
+ * sat runnable waiting for a core: its own cost, apart from the machine's load.
  * Run: `npm run build && node dist/bench/overhead.js` (or `npm run bench`);
  * BENCH_OVERHEAD_CALLS sets CALLS (default 300), BENCH_OVERHEAD_BIG the large N.
  */
@@ -41,7 +44,7 @@ import { CORRECTED_META } from '../src/guards/nameGuard.js';
 import { benchConcurrent } from './concurrent.js';
 import { generatedTool } from './fixtures/manyTools.js';
 import { hwmOf, rssOf } from './http.js';
-import { freePort, HttpChild, httpClient, StdioPeer } from './processes.js';
+import { freePort, HttpChild, httpClient, schedOf, StdioPeer } from './processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -62,6 +65,15 @@ type ToolCall = { name: string; arguments: Record<string, unknown> };
 interface Path {
   label: string;
   client: Client;
+  /** The process the client talks to: the upstream, the gateway or mcp-proxy. */
+  pid: number;
+}
+
+/** Per path: call times (ms, sorted) and the CPU time and run-queue wait of its process during them (ms). */
+interface Timed {
+  ms: number[];
+  cpu: number;
+  wait: number;
 }
 
 const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
@@ -103,7 +115,7 @@ async function call(client: Client, c: ToolCall): Promise<CallToolResult> {
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ');
 
 /** WARMUP calls per path (the first checked for the upstream's echo), then CALLS each in interleaved blocks. */
-async function timeCalls(paths: Path[], c: ToolCall): Promise<Map<Path, number[]>> {
+async function timeCalls(paths: Path[], c: ToolCall): Promise<Map<Path, Timed>> {
   const once = async (p: Path) => {
     const r = await call(p.client, c);
     if (r.isError) throw new Error(`${p.label}: ${c.name} failed: ${text(r)}`);
@@ -115,6 +127,7 @@ async function timeCalls(paths: Path[], c: ToolCall): Promise<Map<Path, number[]
     for (let i = 1; i < WARMUP; i++) await once(p);
   }
   const times = new Map(paths.map((p) => [p, [] as number[]]));
+  const before = paths.map((p) => schedOf(p.pid));
   for (let done = 0; done < CALLS; done += BLOCK) {
     for (const p of paths) {
       for (let i = 0; i < Math.min(BLOCK, CALLS - done); i++) {
@@ -124,16 +137,23 @@ async function timeCalls(paths: Path[], c: ToolCall): Promise<Map<Path, number[]
       }
     }
   }
-  for (const t of times.values()) t.sort((a, b) => a - b);
-  return times;
+  return new Map(
+    paths.map((p, i) => {
+      const after = schedOf(p.pid);
+      return [p, { ms: times.get(p)!.sort((a, b) => a - b), cpu: after.cpu - before[i]!.cpu, wait: after.wait - before[i]!.wait }];
+    }),
+  );
 }
 
-function overheadTable(times: Map<Path, number[]>): string[] {
-  const direct = [...times.values()][0]!;
-  const lines = ['| path | calls | p50 ms | p99 ms | overhead vs direct, p50 / p99 ms |', '|---|---|---|---|---|'];
-  for (const [p, t] of times) {
+function overheadTable(times: Map<Path, Timed>): string[] {
+  const direct = [...times.values()][0]!.ms;
+  const lines = [
+    '| path | calls | p50 ms | p99 ms | overhead vs direct, p50 / p99 ms | CPU / run-queue wait per call of the process called (upstream, gateway or proxy), ms |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const [p, { ms: t, cpu, wait }] of times) {
     const over = t === direct ? '—' : `${ms(percentile(t, 0.5) - percentile(direct, 0.5))} / ${ms(percentile(t, 0.99) - percentile(direct, 0.99))}`;
-    lines.push(`| ${p.label} | ${t.length} | ${ms(percentile(t, 0.5))} | ${ms(percentile(t, 0.99))} | ${over} |`);
+    lines.push(`| ${p.label} | ${t.length} | ${ms(percentile(t, 0.5))} | ${ms(percentile(t, 0.99))} | ${over} | ${(cpu / t.length).toFixed(3)} / ${(wait / t.length).toFixed(3)} |`);
   }
   return lines;
 }
@@ -202,10 +222,10 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
     const before = load();
     const times = await timeCalls(
       [
-        { label: 'upstream directly (stdio)', client: direct.client },
-        { label: 'through the gateway (stdio, bm25)', client: gw.client },
-        { label: 'through the gateway (Streamable HTTP, bm25)', client: viaHttp },
-        { label: 'through mcp-proxy 6.7.19 (Streamable HTTP, default flags)', client: viaProxy },
+        { label: 'upstream directly (stdio)', client: direct.client, pid: direct.pid },
+        { label: 'through the gateway (stdio, bm25)', client: gw.client, pid: gw.pid },
+        { label: 'through the gateway (Streamable HTTP, bm25)', client: viaHttp, pid: http.pid },
+        { label: 'through mcp-proxy 6.7.19 (Streamable HTTP, default flags)', client: viaProxy, pid: proxy.pid },
       ],
       c,
     );
@@ -272,7 +292,13 @@ async function bigCatalog(dirs: string[]): Promise<string[]> {
     const ready = JSON.parse((await gw.stderrLine(READY, START_MS, 'gateway ready')).input) as { upstreamsMs: number; indexedMs: number };
     const guard = await misspelledCall(gw.client, c);
     const before = load();
-    const times = await timeCalls([{ label: 'upstream directly (stdio)', client: direct.client }, { label: 'through the gateway (stdio, bm25)', client: gw.client }], c);
+    const times = await timeCalls(
+      [
+        { label: 'upstream directly (stdio)', client: direct.client, pid: direct.pid },
+        { label: 'through the gateway (stdio, bm25)', client: gw.client, pid: gw.pid },
+      ],
+      c,
+    );
     lines.push(
       '| measure | curator mode | figure |',
       '|---|---|---|',

@@ -1,11 +1,13 @@
 /**
  * The MCP processes a benchmark starts, and their bounded waits: an SDK Client over stdio
  * to a spawned server (the upstream directly, or the gateway), and a spawned HTTP server
- * (the gateway's Streamable HTTP face, mcp-proxy) whose URL is read from its output.
+ * (the gateway's Streamable HTTP face, mcp-proxy) whose URL is read from its output, and
+ * what a process has cost so far (CPU time and run-queue wait, from /proc).
  * Every wait has a deadline, and `stop()` ends the process for sure (SIGTERM, then
  * SIGKILL), so a hung child never hangs the benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -149,4 +151,24 @@ export function freePort(): Promise<number> {
       srv.close(() => resolvePort(port));
     });
   });
+}
+
+/**
+ * CPU time and run-queue wait (runnable, but no core free) of every thread of `pid` so far,
+ * in ms, from /proc/PID/task/TID/schedstat: what a process did per call, and how long the
+ * machine's other jobs kept it waiting.
+ */
+export function schedOf(pid: number): { cpu: number; wait: number } {
+  let cpu = 0;
+  let wait = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [run, queued] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      cpu += run!;
+      wait += queued!;
+    } catch {
+      // the thread ended between listing and reading
+    }
+  }
+  return { cpu: cpu / 1e6, wait: wait / 1e6 };
 }
