@@ -39,58 +39,24 @@ import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dump } from 'js-yaml';
-import { percentile } from '../src/eval/metrics.js';
-import { CORRECTED_META } from '../src/guards/nameGuard.js';
+import { BLOCK, CALLS, callOf, misspelledCall, ms, overheadTable, text, timeCalls, WARMUP } from './callPaths.js';
 import { benchConcurrent } from './concurrent.js';
 import { generatedTool } from './fixtures/manyTools.js';
 import { hwmOf, rssOf } from './http.js';
-import { freePort, HttpChild, httpClient, schedOf, StdioPeer } from './processes.js';
+import { freePort, HttpChild, httpClient, StdioPeer } from './processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
 const FIXTURE = join(ROOT, 'dist/bench/fixtures/manyTools.js');
 const MCP_PROXY = join(ROOT, 'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
-const CALLS = Number(process.env.BENCH_OVERHEAD_CALLS ?? 300);
 const BIG = Number(process.env.BENCH_OVERHEAD_BIG ?? 100_000);
-const WARMUP = 50;
-const BLOCK = 25;
 /** Longest wait for one start-up step (a 100,000-tool catalog on a loaded 2-core machine). */
 const START_MS = 900_000;
-/** Longest wait for one call or find_tools once started. */
-const CALL_MS = 60_000;
 const READY = /"msg":"gateway ready"/;
 const MiB = 2 ** 20;
 
-type ToolCall = { name: string; arguments: Record<string, unknown> };
-interface Path {
-  label: string;
-  client: Client;
-  /** The process the client talks to: the upstream, the gateway or mcp-proxy. */
-  pid: number;
-}
-
-/** Per path: call times (ms, sorted) and the CPU time and run-queue wait of its process during them (ms). */
-interface Timed {
-  ms: number[];
-  cpu: number;
-  wait: number;
-}
-
 const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
-const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
 const memory = (pid: number) => `${(rssOf(pid) / MiB).toFixed(0)} / ${(hwmOf(pid) / MiB).toFixed(0)} MiB`;
-
-/** The call every path makes: generated tool `i` with its required id and a limit. */
-function callOf(i: number): ToolCall {
-  const tool = generatedTool(i);
-  return { name: tool.name, arguments: { [tool.inputSchema.required![0]!]: 'id-42', limit: 5 } };
-}
-
-/** A typo inside the name's last word (two letters swapped): the kind the name guard corrects silently. */
-function misspell(name: string): string {
-  const i = name.length - 3;
-  return name.slice(0, i) + name[i + 1] + name[i] + name.slice(i + 2);
-}
 
 /** A gateway config over the fixture with `n` tools, in `dir`; the same persona (everything allowed) on stdio and HTTP. */
 function gatewayConfig(dir: string, n: number, curator: Record<string, unknown>): string {
@@ -108,73 +74,7 @@ function gatewayConfig(dir: string, n: number, curator: Record<string, unknown>)
   return join(dir, 'gateway.config.yaml');
 }
 
-async function call(client: Client, c: ToolCall): Promise<CallToolResult> {
-  return (await client.callTool(c, undefined, { timeout: CALL_MS })) as CallToolResult;
-}
-
-const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ');
-
-/** WARMUP calls per path (the first checked for the upstream's echo), then CALLS each in interleaved blocks. */
-async function timeCalls(paths: Path[], c: ToolCall): Promise<Map<Path, Timed>> {
-  const once = async (p: Path) => {
-    const r = await call(p.client, c);
-    if (r.isError) throw new Error(`${p.label}: ${c.name} failed: ${text(r)}`);
-    return r;
-  };
-  for (const p of paths) {
-    const echoed = text(await once(p));
-    if (!echoed.includes(`"tool":"${c.name}"`)) throw new Error(`${p.label}: expected the upstream's echo of ${c.name}, got ${echoed.slice(0, 200)}`);
-    for (let i = 1; i < WARMUP; i++) await once(p);
-  }
-  const times = new Map(paths.map((p) => [p, [] as number[]]));
-  const before = paths.map((p) => schedOf(p.pid));
-  for (let done = 0; done < CALLS; done += BLOCK) {
-    for (const p of paths) {
-      for (let i = 0; i < Math.min(BLOCK, CALLS - done); i++) {
-        const t = performance.now();
-        await once(p);
-        times.get(p)!.push(performance.now() - t);
-      }
-    }
-  }
-  return new Map(
-    paths.map((p, i) => {
-      const after = schedOf(p.pid);
-      return [p, { ms: times.get(p)!.sort((a, b) => a - b), cpu: after.cpu - before[i]!.cpu, wait: after.wait - before[i]!.wait }];
-    }),
-  );
-}
-
-function overheadTable(times: Map<Path, Timed>): string[] {
-  const direct = [...times.values()][0]!.ms;
-  const lines = [
-    '| path | calls | p50 ms | p99 ms | overhead vs direct, p50 / p99 ms | CPU / run-queue wait per call of the process called (upstream, gateway or proxy), ms |',
-    '|---|---|---|---|---|---|',
-  ];
-  for (const [p, { ms: t, cpu, wait }] of times) {
-    const over = t === direct ? '—' : `${ms(percentile(t, 0.5) - percentile(direct, 0.5))} / ${ms(percentile(t, 0.99) - percentile(direct, 0.99))}`;
-    lines.push(`| ${p.label} | ${t.length} | ${ms(percentile(t, 0.5))} | ${ms(percentile(t, 0.99))} | ${over} | ${(cpu / t.length).toFixed(3)} / ${(wait / t.length).toFixed(3)} |`);
-  }
-  return lines;
-}
-
-/** The name guard on a misspelled name: the first call, the median of the next 5, and what happened. */
-async function misspelledCall(client: Client, c: ToolCall): Promise<string> {
-  const wrong = { ...c, name: misspell(c.name) };
-  const times: number[] = [];
-  let r!: CallToolResult;
-  for (let i = 0; i < 6; i++) {
-    const t = performance.now();
-    r = await call(client, wrong);
-    times.push(performance.now() - t);
-  }
-  const corrected = (r._meta?.[CORRECTED_META] as { called?: string } | undefined)?.called;
-  const outcome = corrected ? `corrected to ${corrected}` : `not run: ${text(r).slice(0, 120)}`;
-  const next = times.slice(1).sort((a, b) => a - b);
-  return `\`${wrong.name}\` → ${outcome}; first call ${ms(times[0]!)} ms, then p50 ${ms(percentile(next, 0.5))} ms (5 calls)`;
-}
-
-/** A gateway over stdio, spawned and initialized; `ready` resolves with its start-up log line once indexed. */
+/** A gateway over stdio, spawned and initialized (its index may still be building: wait for READY on its stderr). */
 async function stdioGateway(config: string): Promise<StdioPeer> {
   const gw = new StdioPeer([CLI, 'serve', '--config', config], { TOOL_CURATOR_LOG: 'info' });
   await gw.connect(120_000);
