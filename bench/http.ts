@@ -49,7 +49,7 @@ const MiB = 2 ** 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What a student asks the university testbed. */
-const QUERIES = [
+export const QUERIES = [
   'what do I owe in fees', 'my attendance in CE701', 'am I allowed to sit my exams', 'download my hall ticket',
   'renew the book I borrowed', 'which placement drives can I apply to', 'show my timetable for tomorrow',
   'raise a complaint about the mess food', 'what is my cgpa', 'apply for leave from the hostel',
@@ -98,7 +98,7 @@ interface Probe {
 }
 
 /** The bundled config, rewritten into `dir` with absolute paths, a token and a short idle sweep. */
-function writeConfig(dir: string, token: string, idleMinutes: number): string {
+export function writeConfig(dir: string, token: string, idleMinutes: number): string {
   const base = load(readFileSync(join(ROOT, 'gateway.config.yaml'), 'utf8')) as Record<string, any>;
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(ROOT, p));
   const universityDb = join(dir, 'university.db');
@@ -123,7 +123,7 @@ function writeConfig(dir: string, token: string, idleMinutes: number): string {
   return path;
 }
 
-function rssOf(pid: number): number {
+export function rssOf(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;
@@ -132,7 +132,7 @@ function rssOf(pid: number): number {
   }
 }
 
-function hwmOf(pid: number): number {
+export function hwmOf(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : 0;
 }

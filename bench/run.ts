@@ -10,6 +10,7 @@ import { benchGateways } from './gateway.js';
 import { benchHttp } from './http.js';
 import { benchLibrary } from './library.js';
 import { benchNames } from './names.js';
+import { benchOverhead } from './overhead.js';
 import { benchScale } from './scale.js';
 import { benchSelect } from './select.js';
 import { benchSizes } from './sizes.js';
@@ -22,6 +23,7 @@ process.stdout.write(
 );
 out('Gateway start-up and latency over real upstreams', await benchGateways());
 out('Gateway memory under many Streamable HTTP sessions (child process, university example)', await benchHttp());
+out('Gateway per-call overhead (direct, stdio, HTTP, mcp-proxy), 100,000-tool upstream, 50 concurrent HTTP sessions', await benchOverhead());
 const embedder = await createEmbedder({ provider: 'use' });
 try {
   out('Curator select() on public catalogs (USE)', await benchSelect(embedder));
