@@ -229,7 +229,8 @@ async function measureSize(n: number): Promise<SizeRow> {
     // The depth select() asks of the dense stage for this top_k.
     const depth = Math.max(rankingDepth(TOP_K), RRF_DEPTH);
     const dense = await latency(queries, (q) => built.index.search(vectors.get(q)!, all, depth));
-    const lexical = await latency(queries, (q) => bm25.query(q, all));
+    // BM25 as select() asks it: every hit beside an exact dense stage, its first `depth` beside an approximate one.
+    const lexical = await latency(queries, (q) => bm25.query(q, all, undefined, built.index.approximate ? depth : undefined));
     // A tool of the approximate top 10 counts as found when its exact score reaches the exact
     // tenth's: the copies share description sentences, so many tools tie and which of the
     // tied ones the top 10 holds is arbitrary. The tolerance covers float32 vs float64 sums.

@@ -16,7 +16,7 @@ import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { withinLimit } from './limit.js';
 import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
-import { retrieve, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
+import { retrieveAll, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
 import { MAX_PARTS, splitQuery } from './split.js';
 import type { ProgressListener } from './progress.js';
@@ -248,7 +248,7 @@ class Curator implements ToolCurator {
     const mode = vectors ? (this.mode === 'dense' ? 'dense' : 'hybrid') : 'bm25';
     // Explanations give every tool's ranks, so they need the full rankings; a shortlist reads only their heads.
     const depth = wantExplain ? Infinity : rankingDepth(topK);
-    const rankings: Ranking[] = texts.map((t, k) => retrieve(index, mode, t, vectors?.[k], mask, this.fusion, depth));
+    const rankings: Ranking[] = retrieveAll(index, mode, texts, vectors ?? undefined, mask, this.fusion, depth);
     const whole = rankings[0]!;
 
     // The confident list is the limit less its reserve; confidence compares its head with the first tool it leaves out.

@@ -53,24 +53,45 @@ export function retrieve(
   fusion: Fusion,
   depth = Infinity,
 ): Ranking {
+  return retrieveAll(r, mode, [text], vector ? [vector] : undefined, allowed, fusion, depth)[0]!;
+}
+
+/**
+ * retrieve() for each of `texts` (a compound query and its parts; `vectors[k]` is the
+ * embedding of `texts[k]`), with the dense stage of them all in one pass over the rows
+ * when it is exact (DenseIndex.searchMany): the same rankings as one retrieve() per text.
+ */
+export function retrieveAll(
+  r: Retrievers,
+  mode: Exclude<CuratorMode, 'none'>,
+  texts: readonly string[],
+  vectors: readonly Float32Array[] | undefined,
+  allowed: Uint8Array,
+  fusion: Fusion,
+  depth = Infinity,
+): Ranking[] {
   // RRF reads each list's top RRF_DEPTH. An approximate dense search scores BM25's best
   // too, so the fusion has both scores for every tool that can reach the head.
   const denseDepth = Math.max(depth, RRF_DEPTH);
-  const denseIndex = vector && mode !== 'bm25' ? r.dense : null;
+  const denseIndex = vectors && mode !== 'bm25' ? r.dense : null;
   // BM25 hits past that depth count only where every allowed tool is fused (an exact dense
   // stage): BM25 alone, or beside an approximate search, needs its first denseDepth hits
   // (top-k selection; the same ranking as with every hit).
   const limit = Number.isFinite(depth) && (!denseIndex || denseIndex.approximate) ? denseDepth : undefined;
-  const bm25 = mode === 'dense' ? [] : r.bm25.query(text, allowed, undefined, limit);
-  const dense = denseIndex ? denseIndex.search(vector!, allowed, denseDepth, bm25Heads(bm25, denseDepth)) : undefined;
-  // BM25's share p of the vote (dense has 1 − p): its coverage scaled by the catalog trust; 1 when it runs alone.
-  // Zero-score guard: no query term occurs in any allowed tool, so BM25 has no ranking.
-  const coverage = bm25.length === 0 ? 0 : bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
-  const p = dense ? bm25Share(coverage, r.trust) : 1;
-  // `fusion` is hybrid's choice; one retriever alone is ranked, and explained, by its own score.
-  const used = mode === 'hybrid' ? fusion : 'score';
-  const f = fuse(dense, bm25, p, used, depth);
-  return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense, coverage };
+  const lexical = texts.map((text) => (mode === 'dense' ? [] : r.bm25.query(text, allowed, undefined, limit)));
+  const dense = denseIndex ? denseIndex.searchMany(vectors!, allowed, denseDepth, lexical.map((hits) => bm25Heads(hits, denseDepth))) : undefined;
+  return texts.map((text, k) => {
+    const bm25 = lexical[k]!;
+    const d = dense?.[k];
+    // BM25's share p of the vote (dense has 1 − p): its coverage scaled by the catalog trust; 1 when it runs alone.
+    // Zero-score guard: no query term occurs in any allowed tool, so BM25 has no ranking.
+    const coverage = bm25.length === 0 ? 0 : bm25Coverage(bm25, contentTerms(text), r.bm25, literalTerms(text));
+    const p = d ? bm25Share(coverage, r.trust) : 1;
+    // `fusion` is hybrid's choice; one retriever alone is ranked, and explained, by its own score.
+    const used = mode === 'hybrid' ? fusion : 'score';
+    const f = fuse(d, bm25, p, used, depth);
+    return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense: d, coverage };
+  });
 }
 
 /** The catalog indices of BM25's first `depth` hits. */

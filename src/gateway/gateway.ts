@@ -209,13 +209,16 @@ export class Gateway extends EventEmitter {
     this.catalog = catalog;
     this.allowedCache.clear();
     this.version++;
-    // The name guard's fuzzy index, built in the background so a first misspelled name does not wait for it.
-    void nameIndexOf(catalog).prepare();
   }
 
   private async index(): Promise<void> {
     const started = performance.now();
-    await this.curator.buildIndex(this.catalog, this.extraContext);
+    const catalog = this.catalog;
+    const built = this.curator.buildIndex(catalog, this.extraContext);
+    // The name guard's fuzzy index, built in the background so a first misspelled name does
+    // not wait for it; once BM25 answers, so it does not delay the first find_tools either.
+    void this.curator.whenSearchable().then(() => nameIndexOf(catalog).prepare());
+    await built;
     log.info({ tools: this.catalog.length, ms: Math.round(performance.now() - started), mode: this.curator.mode }, 'catalog indexed');
   }
 

@@ -114,6 +114,25 @@ describe('approximate dense search', () => {
   });
 });
 
+describe('exact search of several queries in one pass', () => {
+  test('searchMany gives each query the ranking search() gives it, scores bit for bit', () => {
+    const { vectors, near } = clusteredCatalog(2_000, 23);
+    const index = new DenseIndex(DIM, vectors);
+    const allowed = new Uint8Array(2_000).map((_, i) => (i % 3 === 0 ? 0 : 1));
+    for (const n of [2, 3, 5]) {
+      const queries = Array.from({ length: n }, (_, k) => near(k * 11 + n));
+      const many = index.searchMany(queries, allowed, 80);
+      queries.forEach((q, k) => {
+        const one = index.search(q, allowed, 80);
+        expect([...many[k]!.indices]).toEqual([...one.indices]);
+        expect([...many[k]!.similarities]).toEqual([...one.similarities]);
+        expect([...many[k]!.score]).toEqual([...one.score]);
+        expect([many[k]!.min, many[k]!.max]).toEqual([one.min, one.max]);
+      });
+    }
+  });
+});
+
 describe('the curator with approximate search', () => {
   const catalog = [...CAMPUS_TOOLS, tool('renew_book', 'renew a borrowed library book'), tool('book_room', 'reserve a study room')];
   const queries = ['how much fee do I owe', 'pay my fees by card', 'renew my library book', 'my attendance in maths', 'reserve a room to study', 'grades of last term'];
