@@ -216,8 +216,8 @@ export class Gateway extends EventEmitter {
     const catalog = this.catalog;
     const built = this.curator.buildIndex(catalog, this.extraContext);
     // The name guard's fuzzy index, built in the background so a first misspelled name does
-    // not wait for it; once BM25 answers, so it does not delay the first find_tools either.
-    void this.curator.whenSearchable().then(() => nameIndexOf(catalog).prepare());
+    // not wait for it; once BM25 answers and the find_tools calls waiting for it have run.
+    void this.curator.whenSearchable().then(() => setImmediate(() => void nameIndexOf(catalog).prepare()));
     await built;
     log.info({ tools: this.catalog.length, ms: Math.round(performance.now() - started), mode: this.curator.mode }, 'catalog indexed');
   }
