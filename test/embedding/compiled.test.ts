@@ -82,17 +82,19 @@ test('auto with a hub that never answers: use at the deadline, and the process s
   const script = path.join(compiled.dir, 'auto-child.mjs');
   await writeFile(script, `
 import { createEmbedder } from ${JSON.stringify(pathToFileURL(compiled.module('index.js')).href)};
-const e = await createEmbedder({ provider: 'auto', autoTimeoutMs: 1000, remoteHost: process.argv[2], workers: 0 });
+const e = await createEmbedder({ provider: 'auto', autoTimeoutMs: 8000, remoteHost: process.argv[2], workers: 0 });
 process.stdout.write(e.id);
 `);
   try {
+    // The deadline (8 s) leaves a loaded machine time to import transformers and ask the hub
+    // before it: with 1 s the child sometimes gave up before its first request.
     // A request left pending would hold the child as long as this server keeps it open
     // (headersTimeout / requestTimeout below: longer than the test); execFile resolves only
     // if the child exits by itself, and its timeout turns a hang into a failure.
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [script, remoteHost], { timeout: 100_000 });
     expect(stdout).toBe('use:lite-512');
     expect(stderr).toContain('embedder: use:lite-512 (transformers model Xenova/bge-small-en-v1.5 not available: '
-      + 'not loaded within 1000 ms)');
+      + 'not loaded within 8000 ms)');
     expect(requests[0]).toBe('/Xenova/bge-small-en-v1.5/resolve/main/config.json');
   } finally {
     hub.closeAllConnections();
