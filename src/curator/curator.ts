@@ -84,7 +84,7 @@ interface Index extends Retrievers {
   pools: WeakMap<readonly ToolRecord[], Pool>;
 }
 
-/** An allowed list in catalog terms: the mask retrieve() reads, its indices and records (pinned and unknown tools left out). */
+/** An allowed list in catalog terms: the mask retrieveAll() reads, its indices and records (pinned and unknown tools left out). */
 interface Pool {
   mask: Uint8Array;
   indices: number[];
@@ -154,10 +154,9 @@ class Curator implements ToolCurator {
       // later (about a second at 100,000 tools): until then no query is taken for a tool
       // name or a foreign script. A smaller one answers with them from the start.
       const late = tools.length >= LATE_LOOKUPS_FROM;
-      const empty = { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() };
       let base: Index = {
         tools, names, byName, deps, bm25, dense: null,
-        ...(late ? empty : await buildLookups(tools, fields)),
+        ...(late ? { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() } : await buildLookups(tools, fields)),
         pinned: new Set(extra.pinned ?? []),
         pools: new WeakMap(),
       };

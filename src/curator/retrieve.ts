@@ -36,30 +36,15 @@ export interface Retrievers {
 }
 
 /**
- * Ranks the allowed tools (`allowed[i] === 1`) for `text`. `mode` is the mode that can run
- * now: 'dense' and 'hybrid' need `vector` (the query embedding). A single retriever's
- * ranking is its own order; its scores go through the same fusion with the whole vote, so
- * every ranking carries a score in [0, 1] and an RRF score. With a `depth`, `order` holds
- * the first `depth` tools only (exactly those of the full order; top-k selection instead of
- * sorting the whole pool), enough for a shortlist; without, every ranked tool (explanations
- * need every rank).
- */
-export function retrieve(
-  r: Retrievers,
-  mode: Exclude<CuratorMode, 'none'>,
-  text: string,
-  vector: Float32Array | undefined,
-  allowed: Uint8Array,
-  fusion: Fusion,
-  depth = Infinity,
-): Ranking {
-  return retrieveAll(r, mode, [text], vector ? [vector] : undefined, allowed, fusion, depth)[0]!;
-}
-
-/**
- * retrieve() for each of `texts` (a compound query and its parts; `vectors[k]` is the
- * embedding of `texts[k]`), with the dense stage of them all in one pass over the rows
- * when it is exact (DenseIndex.searchMany): the same rankings as one retrieve() per text.
+ * Ranks the allowed tools (`allowed[i] === 1`) for each of `texts` (a query, or a compound
+ * query and its parts; `vectors[k]` is the embedding of `texts[k]`). `mode` is the mode
+ * that can run now: 'dense' and 'hybrid' need `vectors`. A single retriever's ranking is
+ * its own order; its scores go through the same fusion with the whole vote, so every
+ * ranking carries a score in [0, 1] and an RRF score. With a `depth`, `order` holds the
+ * first `depth` tools only (exactly those of the full order; top-k selection instead of
+ * sorting the whole pool), enough for a shortlist; without, every ranked tool
+ * (explanations need every rank). The dense stage of all the texts is one pass over the
+ * rows when it is exact (DenseIndex.searchMany): the same rankings as one text at a time.
  */
 export function retrieveAll(
   r: Retrievers,
