@@ -100,6 +100,8 @@ async function runWith(queryWorkers: number): Promise<string[]> {
   const config = writeConfig(dir, token, 30);
   const yaml = load(readFileSync(config, 'utf8')) as Record<string, any>;
   yaml.curator.embedder = { provider: 'use', queryWorkers };
+  // Upstream start-up took over the 20 s default on a loaded machine.
+  yaml.timeouts = { startup_ms: 120_000 };
   writeFileSync(config, dump(yaml));
   const gw = new HttpChild([join(ROOT, 'dist/src/cli.js'), 'serve', '--http', '0', '--config', config], { TOOL_CURATOR_LOG: 'info' });
   try {

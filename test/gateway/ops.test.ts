@@ -170,3 +170,14 @@ describe('http.metrics config checks', () => {
     }
   });
 });
+
+describe('http.stateless config check', () => {
+  it('stateless HTTP in the dynamic exposure mode is refused, naming the key', async () => {
+    const gateway = Gateway.create(loadConfig(conformanceConfig({ http: { tokens: [{ token: TOKEN, persona: 'tester' }], stateless: true } })), { noEmbedder: true });
+    try {
+      await expect(serveHttp(gateway, 0)).rejects.toThrow(/http\.stateless: stateless HTTP needs exposure\.mode: static/);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
