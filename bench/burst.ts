@@ -94,12 +94,13 @@ const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const p = (xs: number[], q: number) => percentile(sorted(xs), q);
 
 /** The rows of one gateway run with `queryWorkers` query workers. */
-async function runWith(queryWorkers: number): Promise<string[]> {
+async function runWith(queryWorkers: number, store: string): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'tc-bench-burst-'));
   const token = randomBytes(24).toString('hex');
   const config = writeConfig(dir, token, 30);
   const yaml = load(readFileSync(config, 'utf8')) as Record<string, any>;
   yaml.curator.embedder = { provider: 'use', queryWorkers };
+  yaml.store = store;
   // Upstream start-up took over the 20 s default on a loaded machine.
   yaml.timeouts = { startup_ms: 120_000 };
   writeFileSync(config, dump(yaml));
@@ -138,7 +139,13 @@ async function runWith(queryWorkers: number): Promise<string[]> {
 export async function benchBurst(): Promise<string[]> {
   const counts = (process.env.BENCH_BURST_WORKERS ?? '0,1').split(',').map(Number);
   const rows: string[] = [];
-  for (const n of counts) rows.push(...(await runWith(n)));
+  // One store for every run: the first embeds the catalog, the others read its vectors.
+  const dir = mkdtempSync(join(tmpdir(), 'tc-bench-burst-store-'));
+  try {
+    for (const n of counts) rows.push(...(await runWith(n, join(dir, 'store.db'))));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   return [
     `University example (8 upstreams, 191 tools), student token, hybrid with USE, dense index built. A probe host, one request at a time, runs rounds of initialize, tools/list, 3 × tools/call, DELETE: ${PROBE_ROUNDS} rounds idle, then rounds until a burst of ${BURST} sessions × ${FINDS} find_tools (each session one request at a time) ends. Latency client side, ms; (n) = requests measured.`,
     '',
