@@ -63,6 +63,8 @@ export function haproxyConfig({ bind, servers, balance = 'sessions', checkInterv
     '  timeout client 10m',
     '  timeout server 10m',
     '  timeout http-request 30s',
+    '  # A replica busy serving answers /readyz late, not never: give it 5 s (a dead one refuses at once).',
+    '  timeout check 5s',
     '  # A replica that refuses the connection: try again, on another replica.',
     '  retries 2',
     '  option redispatch',
@@ -119,6 +121,8 @@ export interface FleetOptions {
   config?: Record<string, any>;
   /** How long a replica gets to answer /readyz 200. Default 240 s (eight upstreams each, on a loaded machine). */
   readyMs?: number;
+  /** HAProxy's health check interval. Default `500ms`: the tests see a killed replica marked down within about a second. */
+  checkInterval?: string;
 }
 
 export interface Replica {
@@ -187,7 +191,7 @@ export class Fleet {
 
     const port = await freePort();
     const cfg = join(this.dir, 'haproxy.cfg');
-    writeFileSync(cfg, haproxyConfig({ bind: `127.0.0.1:${port}`, servers: this.replicas.map((r) => ({ name: r.name, address: r.address })), balance: options.balance, checkInterval: '500ms' }));
+    writeFileSync(cfg, haproxyConfig({ bind: `127.0.0.1:${port}`, servers: this.replicas.map((r) => ({ name: r.name, address: r.address })), balance: options.balance, checkInterval: options.checkInterval ?? '500ms' }));
     this.haproxy = spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
     for (const s of [this.haproxy.stdout!, this.haproxy.stderr!]) s.setEncoding('utf8').on('data', (c: string) => (this.haproxyLog = (this.haproxyLog + c).slice(-20_000)));
     this.url = `http://127.0.0.1:${port}/mcp`;
