@@ -55,7 +55,8 @@ async function oneHost(fleet: Fleet, s: number, requests: number, run: Run): Pro
         }
         run.times[method].push(performance.now() - t);
       } catch (err) {
-        run.errors.push(`${method}: ${(err as Error).message}`);
+        const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+        run.errors.push(`${method}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`);
       }
     }
   } catch (err) {
@@ -86,7 +87,7 @@ async function burst(store: string, replicas: number, sessions: number, requests
       return s.length ? `${percentile(s, 0.5).toFixed(0)} / ${percentile(s, 0.99).toFixed(0)}` : '—';
     };
     const replicaCpu = cpu.slice(0, -1).reduce((a, b) => a + b, 0);
-    return `| ${replicas} | ${run.errors.length} of ${sessions * (requests + 1)}${run.errors.length ? ` (first: ${run.errors[0]})` : ''} | ${(done / seconds).toFixed(0)} (${done} in ${seconds.toFixed(1)} s) | ${METHODS.map((m) => pp(run.times[m])).join(' | ')} | ${(replicaCpu / done).toFixed(1)} (${cpu.slice(0, -1).map((c) => (c / done).toFixed(1)).join(' + ')}) | ${(cpu.at(-1)! / done).toFixed(2)} | ${load.map((l) => l.toFixed(1)).join(' ')} |`;
+    return `| ${replicas} | ${run.errors.length} of ${sessions * (requests + 1)}${run.errors.length ? ` (first: ${run.errors[0]!.replace(/\s+/g, ' ').slice(0, 160)})` : ''} | ${(done / seconds).toFixed(0)} (${done} in ${seconds.toFixed(1)} s) | ${METHODS.map((m) => pp(run.times[m])).join(' | ')} | ${(replicaCpu / done).toFixed(1)} (${cpu.slice(0, -1).map((c) => (c / done).toFixed(1)).join(' + ')}) | ${(cpu.at(-1)! / done).toFixed(2)} | ${load.map((l) => l.toFixed(1)).join(' ')} |`;
   } finally {
     await fleet.stop();
   }
