@@ -46,6 +46,8 @@ function bearer(middleware: ReturnType<typeof requireBearerAuth>, req: IncomingM
       set: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
       status: (code: number) => ({
         json: (body: unknown) => {
+          // A token the gateway could not check (identity provider unreachable, introspection refused): the operator's to fix.
+          if (code >= 500) log.error({ status: code, body }, 'sign-in could not check a token');
           res.writeHead(code, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
           resolve(undefined);
         },

@@ -16,6 +16,13 @@ import { isLoopback } from '../hostGuard.js';
 import { ISSUER_TIMEOUT_MS, type Issuer } from './issuer.js';
 import { audiences, authInfo, invalidToken, plain } from './token.js';
 
+/** Why the introspection endpoint did not answer: its HTTP status and OAuth error where it gave them. */
+function failure(err: unknown): string {
+  if (err instanceof oauth.ResponseBodyError) return `HTTP ${err.status} ${err.error}`;
+  if (err instanceof oauth.WWWAuthenticateChallengeError) return `HTTP ${err.status} ${err.cause[0]?.parameters.error ?? err.cause[0]?.scheme ?? ''}`.trim();
+  return err instanceof Error ? err.message : String(err);
+}
+
 type IntrospectionConfig = NonNullable<HostOAuthConfig['introspection']>;
 
 export class Introspection {
@@ -94,8 +101,7 @@ export class Introspection {
       });
       result = await oauth.processIntrospectionResponse(as, client, response);
     } catch (err) {
-      const detail = err instanceof oauth.ResponseBodyError ? `HTTP ${err.status} ${err.error}` : (err as Error).message;
-      throw new ServerError(`cannot introspect the token at ${endpoint}: ${detail}`);
+      throw new ServerError(`cannot introspect the token at ${endpoint}: ${failure(err)}`);
     }
     if (!result.active) throw invalidToken('the issuer reports the token inactive (expired, revoked or unknown); sign in again');
     if (result.iss !== undefined && result.iss !== this.issuer.url) throw invalidToken(`the token was issued by ${result.iss}; this gateway accepts tokens from ${this.issuer.url}`);
