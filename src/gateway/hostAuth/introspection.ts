@@ -3,8 +3,8 @@
  * through oauth4webapi): the gateway authenticates as its own client, and accepts a
  * token the issuer reports active, from the configured issuer, for the gateway's
  * audience, with an expiry. Active results are reused for `cache_seconds` (never past
- * `exp`) in a bounded cache keyed by the token's SHA-256, so the token itself is not kept
- * as a key; concurrent requests with one token share one introspection. Refusals are not
+ * `exp`) in a bounded cache keyed by the token's SHA-256: the cache holds no token;
+ * concurrent requests with one token share one introspection. Refusals are not
  * cached: a token that becomes active is accepted at once.
  */
 import { createHash } from 'node:crypto';
@@ -51,7 +51,7 @@ export class Introspection {
   async verify(token: string): Promise<AuthInfo> {
     const key = createHash('sha256').update(token).digest('base64url');
     const hit = this.cache.get(key);
-    if (hit && hit.until > this.now()) return hit.info;
+    if (hit && hit.until > this.now()) return { ...hit.info, token };
     if (hit) this.cache.delete(key);
     const running = this.pending.get(key);
     if (running) return running;
@@ -65,7 +65,7 @@ export class Introspection {
   private remember(key: string, info: AuthInfo): void {
     const until = Math.min(this.now() + this.settings.cache_seconds * 1000, (info.expiresAt ?? 0) * 1000);
     if (until <= this.now()) return;
-    this.cache.set(key, { info, until });
+    this.cache.set(key, { info: { ...info, token: '' }, until });
     for (const oldest of this.cache.keys()) {
       if (this.cache.size <= this.settings.cache_max_entries) break;
       this.cache.delete(oldest);
