@@ -40,7 +40,7 @@ export class AccessTokenVerifier implements OAuthTokenVerifier {
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     if (isJws(token)) return this.verifyJwt(token);
     if (this.introspection) return this.introspection.verify(token);
-    throw invalidToken('the token is not a JWT, and opaque tokens need http.oauth.introspection, which is not configured');
+    throw invalidToken('the token is neither one of http.tokens nor a JWT, and opaque tokens need http.oauth.introspection, which is not configured');
   }
 
   private async verifyJwt(token: string): Promise<AuthInfo> {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostOAuthSchema } from '../../../src/config/schema.js';
 import { Introspection } from '../../../src/gateway/hostAuth/introspection.js';
 import { Issuer, RETRY_MS } from '../../../src/gateway/hostAuth/issuer.js';
+import { AccessTokenVerifier } from '../../../src/gateway/hostAuth/verify.js';
 import { startIdp, type Idp } from '../../helpers/idp.js';
 
 const RESOURCE = 'http://127.0.0.1:9/mcp';
@@ -50,6 +51,19 @@ describe('Issuer discovery', () => {
       body: { issuer: 'https://idp.elsewhere.example', authorization_endpoint: 'https://x/a', token_endpoint: 'https://x/t', response_types_supported: ['code'] },
     }));
     await expect(new Issuer(idp.url).metadata()).rejects.toThrow(`the metadata found for ${idp.url} names the issuer https://idp.elsewhere.example; http.oauth.issuer must be exactly that value`);
+    idp.server.close();
+  });
+});
+
+describe('AccessTokenVerifier without introspection', () => {
+  it('refuses an opaque token at once, without asking the identity provider', async () => {
+    const idp = await counting(() => ({ status: 500 }));
+    const config = hostOAuthSchema.parse({ issuer: idp.url, resource: RESOURCE, personas: [{ persona: 'p' }] });
+    const verifier = new AccessTokenVerifier(config, new Issuer(idp.url));
+    await expect(verifier.verifyAccessToken('a-mistyped-static-token-0123456789')).rejects.toThrow(
+      'the token is neither one of http.tokens nor a JWT, and opaque tokens need http.oauth.introspection, which is not configured',
+    );
+    expect(idp.count()).toBe(0);
     idp.server.close();
   });
 });
