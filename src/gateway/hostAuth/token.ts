@@ -38,6 +38,18 @@ function scopesOf(claims: Claims): string[] {
   return Array.isArray(raw) ? raw.filter((s): s is string => typeof s === 'string') : [];
 }
 
+/**
+ * The token's scopes, plus each configured scope a short name stands for. Entra ID puts a
+ * delegated scope in `scp` by its short name (`tools.call`) while hosts request it by its
+ * full name, the API's URI and the name (`https://mcp.example.com/mcp/tools.call`). The
+ * token's audience is this gateway (checked before), so its short name means the
+ * configured full name that ends in `/<short name>`.
+ */
+function withFullNames(scopes: string[], configured: string[]): string[] {
+  const full = configured.filter((c) => URL.canParse(c) && scopes.some((s) => c.endsWith(`/${s}`)));
+  return [...new Set([...scopes, ...full])];
+}
+
 /** The OAuth client the token was issued to: `client_id` (RFC 9068), `azp` (OpenID, Keycloak, Entra v2), `appid` (Entra v1) or `cid` (Okta). */
 function clientOf(claims: Claims): string {
   const found = [claims.client_id, claims.azp, claims.appid, claims.cid].find((v) => typeof v === 'string');
@@ -55,7 +67,7 @@ export function authInfo(token: string, claims: Claims, config: HostOAuthConfig)
   return {
     token,
     clientId: clientOf(claims),
-    scopes: scopesOf(claims),
+    scopes: withFullNames(scopesOf(claims), config.scopes),
     ...(exp !== undefined && { expiresAt: exp }),
     resource: new URL(config.resource),
     extra: { claims },

@@ -1,11 +1,13 @@
 /**
  * Claims → persona and user: claim paths as the common identity providers shape them
  * (Keycloak's nested realm roles, Entra ID's roles and tenant, Okta's groups, namespaced
- * claims), the three kinds of condition, rule order, and the config that holds the rules.
+ * claims), the three kinds of condition, rule order, the config that holds the rules, and
+ * how scopes, client and expiry are read from a token's claims.
  */
 import { describe, expect, it } from 'vitest';
 import { hostOAuthSchema, type PersonaRule } from '../../../src/config/schema.js';
 import { claimAt, matchPersona, seenClaims, userIdFrom } from '../../../src/gateway/hostAuth/rules.js';
+import { authInfo } from '../../../src/gateway/hostAuth/token.js';
 
 const rules = (personas: unknown[]): PersonaRule[] =>
   hostOAuthSchema.parse({ issuer: 'https://idp.example.com/realms/acme', resource: 'https://mcp.example.com/mcp', personas }).personas;
@@ -85,5 +87,28 @@ describe('what a refused host is told, and the user id', () => {
     expect(userIdFrom({ employee: { number: 42 } }, 'employee.number')).toBe('42');
     expect(userIdFrom({ email: '' }, 'email')).toBeUndefined();
     expect(userIdFrom({ groups: ['x'] }, 'groups')).toBeUndefined();
+  });
+});
+
+describe('scopes as the token names them', () => {
+  const config = (scopes: string[]) => hostOAuthSchema.parse({ issuer: 'https://login.example.com/t/v2.0', resource: 'https://mcp.example.com/mcp', scopes, personas: [{ persona: 'p' }] });
+
+  it('reads `scope` (a string) and `scp` (a string or a list)', () => {
+    expect(authInfo('t', { scope: 'a b', exp: 1 }, config([])).scopes).toEqual(['a', 'b']);
+    expect(authInfo('t', { scp: 'a b', exp: 1 }, config([])).scopes).toEqual(['a', 'b']);
+    expect(authInfo('t', { scp: ['a', 'b'], exp: 1 }, config([])).scopes).toEqual(['a', 'b']);
+  });
+
+  it("an Entra ID short scope name counts as the configured full name ending in it, and nothing else does", () => {
+    const full = 'https://mcp.example.com/mcp/tools.call';
+    expect(authInfo('t', { scp: 'tools.call', exp: 1 }, config([full])).scopes).toEqual(['tools.call', full]);
+    expect(authInfo('t', { scp: 'call', exp: 1 }, config([full])).scopes).toEqual(['call']);
+    expect(authInfo('t', { scp: 'tools.read', exp: 1 }, config([full])).scopes).toEqual(['tools.read']);
+  });
+
+  it('expiresAt is exp plus the clock tolerance; the client comes from client_id, azp, appid or cid', () => {
+    const info = authInfo('t', { exp: 1000, azp: 'vscode' }, config([]));
+    expect(info).toMatchObject({ expiresAt: 1030, clientId: 'vscode', resource: new URL('https://mcp.example.com/mcp') });
+    expect(authInfo('t', { exp: 1, cid: 'okta-client' }, config([])).clientId).toBe('okta-client');
   });
 });
