@@ -236,10 +236,14 @@ export const hostOAuthSchema = z
     resource: secureUrl,
     /**
      * Accepted `aud` values. Default: `[resource]`. Set it for issuers that put another
-     * value there (Entra ID: the API's application ID URI `api://…` or client id).
+     * value there (Entra ID v2 tokens: the API app's client ID).
      */
     audience: z.array(z.string().min(1)).min(1).optional(),
-    /** Scopes every token must carry; advertised in the metadata and in the 401 challenge. Default none. */
+    /**
+     * Scopes every token must carry, as hosts request them; advertised in the metadata and
+     * in the 401 challenge. A token's short name counts for a URI-form scope ending in
+     * `/<short name>` (Entra ID's `scp`). Default none.
+     */
     scopes: z.array(z.string().min(1)).default([]),
     /** JWS algorithms accepted. Default: the asymmetric ones (RS*, PS*, ES*, EdDSA). `none` and HMAC are never accepted. */
     algorithms: z.array(z.enum(DEFAULT_TOKEN_ALGORITHMS)).min(1).default([...DEFAULT_TOKEN_ALGORITHMS]),
