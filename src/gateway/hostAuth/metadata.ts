@@ -30,7 +30,7 @@ export function protectedResourceMetadata(config: HostOAuthConfig): OAuthProtect
  * Where the 401 challenge's `resource_metadata` points: the well-known path followed by
  * the resource's path (`https://mcp.example.com/.well-known/oauth-protected-resource/mcp`).
  * The SDK's `getOAuthProtectedResourceMetadataUrl` computes the same, but its module loads
- * Express and its middleware (1.5 s to import on the development machine under load).
+ * Express and its middleware, which the gateway does not otherwise load.
  */
 export function metadataUrl(config: HostOAuthConfig): string {
   const resource = new URL(config.resource);
