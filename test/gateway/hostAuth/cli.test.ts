@@ -26,6 +26,8 @@ function config(issuer: string, resource: string, persona = 'tester'): string {
   writeFileSync(personas, 'tester:\n  allow: ["*"]\n');
   return conformanceConfig({
     policy: { personas },
+    // The upstream's start took over the 20 s default on a loaded machine.
+    timeouts: { startup_ms: 120_000 },
     http: { oauth: { issuer, resource, scopes: ['mcp:tools'], personas: [{ persona, when: { claim: 'groups', includes: 'mcp-users' } }] } },
   });
 }
@@ -47,10 +49,12 @@ describe('serve --http with http.oauth', () => {
       publicClient: { id: 'test-host', redirectUri: 'http://127.0.0.1:8976/callback' },
       introspector: { id: 'tool-curator', secret: 'introspection-secret-0123456789abcdef' },
     });
-    const started = await spawnUntil(process.execPath, [CLI, 'serve', '--config', config(idp.issuer, resource), '--http', String(port)], /serving MCP over Streamable HTTP/, { TOOL_CURATOR_LOG: 'info' }, 60_000);
+    // Listening, and the upstream's tools in the catalog.
+    const servingAndReady = /(?=[\s\S]*serving MCP over Streamable HTTP)(?=[\s\S]*"msg":"gateway ready")/;
+    const started = await spawnUntil(process.execPath, [CLI, 'serve', '--config', config(idp.issuer, resource), '--http', String(port)], servingAndReady, { TOOL_CURATOR_LOG: 'info' }, 150_000);
     gateway = started.child;
     stderr = started.stderr;
-  }, 120_000);
+  }, 200_000);
   afterAll(async () => {
     gateway?.kill();
     await idp?.close();
