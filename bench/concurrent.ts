@@ -26,7 +26,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const MiB = 2 ** 20;
 
 /** Read-only student tools and their arguments (student_id comes from the token). */
-const CALLS: { name: string; arguments: Record<string, unknown> }[] = [
+export const CALLS: { name: string; arguments: Record<string, unknown> }[] = [
   { name: 'get_cgpa', arguments: {} },
   { name: 'get_fee_dues', arguments: {} },
   { name: 'get_student_profile', arguments: {} },

@@ -1,13 +1,13 @@
 /**
  * USE Lite embedding speed: model load, query latency on the main thread vs a round trip
- * to a dedicated worker (why `embedQuery` stays on the main thread), and catalog
+ * to a query worker (the hop `queryWorkers` adds to one query alone), and catalog
  * throughput with 0 (main thread), 1 and N = min(cores, 4) workers; a pool's first call
  * includes starting its workers and loading their models. Run compiled:
  * `node dist/bench/embed.js [tools=400]`. Prints a markdown table on stdout.
  */
 import os from 'node:os';
 import { createUseEmbedder } from '../src/embedding/use.js';
-import { UsePool, useWorkerScript } from '../src/embedding/use-pool.js';
+import { EmbedPool, workerScript } from '../src/embedding/pool.js';
 import { percentile } from '../src/eval/metrics.js';
 
 const QUERIES = 300;
@@ -48,21 +48,21 @@ export async function benchEmbed(tools = 400): Promise<string[]> {
   const lines = ['| measure | value |', '|---|---|'];
 
   const t0 = performance.now();
-  const main = await createUseEmbedder({ workers: 0 });
+  const main = await createUseEmbedder({ workers: 0, queryWorkers: 0 });
   lines.push(`| model load, main thread | ${f(performance.now() - t0)} ms |`);
   const q = await latencies((text) => main.embedQuery(text));
   lines.push(`| query, main thread | p50 ${f(q.p50)} ms, p99 ${f(q.p99)} ms |`);
 
-  const script = useWorkerScript();
+  const script = workerScript();
   if (!script) throw new Error('run the compiled bench (node dist/bench/embed.js): workers need compiled JavaScript');
-  const pool = new UsePool(1, script);
-  const w = await latencies((text) => pool.embed([[text]]));
+  const pool = new EmbedPool(1, script, { queries: true });
+  const w = await latencies((text) => pool.embedOne(text));
   await pool.close();
   lines.push(`| query, round trip to one worker | p50 ${f(w.p50)} ms, p99 ${f(w.p99)} ms |`);
 
   const counts = [...new Set([0, 1, Math.min(os.availableParallelism(), 4)])];
   for (const workers of counts) {
-    const embedder = workers === 0 ? main : await createUseEmbedder({ workers });
+    const embedder = workers === 0 ? main : await createUseEmbedder({ workers, queryWorkers: 0 });
     const c0 = performance.now();
     await embedder.embedDocuments(catalog);
     const cold = performance.now() - c0;

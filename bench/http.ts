@@ -37,14 +37,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { dump, load } from 'js-yaml';
 import { percentile } from '../src/eval/metrics.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+/** The repository root, from dist/bench (compiled) or bench/ (sources, as test/helpers/fleet.ts imports it). */
+const ROOT = resolve(import.meta.dirname, basename(resolve(import.meta.dirname, '..')) === 'dist' ? '../..' : '..');
 const MiB = 2 ** 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

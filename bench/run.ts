@@ -5,7 +5,9 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { createEmbedder } from '../src/embedding/index.js';
+import { benchBurst } from './burst.js';
 import { benchEmbed } from './embed.js';
+import { benchFleet } from './fleet.js';
 import { benchGateways } from './gateway.js';
 import { benchHttp } from './http.js';
 import { benchLibrary } from './library.js';
@@ -24,6 +26,8 @@ process.stdout.write(
 out('Gateway start-up and latency over real upstreams', await benchGateways());
 out('Gateway memory under many Streamable HTTP sessions (child process, university example)', await benchHttp());
 out('Gateway per-call overhead (direct, stdio, HTTP, mcp-proxy), 100,000-tool upstream, 50 concurrent HTTP sessions', await benchOverhead());
+out('A fleet behind HAProxy: 1 vs 2 replicas, 100 concurrent HTTP sessions', await benchFleet());
+out('initialize, tools/list and tools/call during a burst of 50 concurrent find_tools (query embedding on the main thread vs on query workers)', await benchBurst());
 const embedder = await createEmbedder({ provider: 'use' });
 try {
   out('Curator select() on public catalogs (USE)', await benchSelect(embedder));

@@ -358,6 +358,27 @@ export const gatewayConfigSchema = z
          * loopback address; a request with a wrong token still gets 401. Unset: every request needs a token.
          */
         anonymous: z.object({ persona: z.string(), user_id: z.string().optional() }).strict().optional(),
+        /**
+         * Prometheus metrics at `/metrics` (docs/FLEET.md, "Metrics"). Default off. With a
+         * `token`, a scrape needs `Authorization: Bearer <token>` (Prometheus
+         * `authorization: {credentials: …}`); without one the face must bind a loopback address.
+         */
+        metrics: z
+          .object({
+            /** Serve /metrics. Default false: nothing is registered or counted. */
+            enabled: z.boolean().default(false),
+            /** Bearer token of the scraper, separate from the hosts' tokens; write it as `${ENV_VAR}`. */
+            token: z.string().min(16, 'tokens need at least 16 characters').optional(),
+          })
+          .strict()
+          .prefault({}),
+        /**
+         * Serve every MCP request on its own, with no session state (no `Mcp-Session-Id`):
+         * any replica behind a load balancer can answer any request (docs/FLEET.md,
+         * "Stateless"). Needs `exposure.mode: static`, whose tools/list never depends on
+         * earlier requests. Default false.
+         */
+        stateless: z.boolean().default(false),
         /** Hosts sign in with the organisation's identity provider (hostOAuthSchema). Unset: static tokens only. */
         oauth: hostOAuthSchema.optional(),
       })

@@ -96,7 +96,7 @@ async function createAuto(c: z.output<typeof autoSchema>): Promise<Embedder> {
     return announce(embedder, `auto: loaded in ${Math.round(performance.now() - started)} ms`);
   } catch (err) {
     const reason = describeError(err);
-    const use = await createUseEmbedder({ workers, batchSize: c.batchSize });
+    const use = await createUseEmbedder({ workers, queryWorkers: c.queryWorkers, batchSize: c.batchSize });
     return announce(use, `transformers model ${c.model} not available: ${reason}`);
   } finally {
     clearTimeout(timer);

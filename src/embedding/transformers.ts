@@ -9,6 +9,8 @@
  * most recent load apply to every later one.
  */
 import { z } from 'zod';
+import { log } from '../log.js';
+import { defaultQueryWorkers, EmbedPool, queryWorkersSchema, workerScript } from './pool.js';
 import type { Embedder } from './types.js';
 import { chunks, clip } from './vector.js';
 
@@ -44,6 +46,8 @@ export const transformersSettingsSchema = z.object({
   remoteHost: z.url().optional(),
   /** Texts per model call, default 32: bounds the padded [batch, tokens, dim] activations. */
   batchSize: z.number().int().min(1).max(1024).default(32),
+  /** Worker threads for queries, each with its own copy of the model; see pool.ts `queryWorkersSchema`. Documents stay on the main thread. */
+  queryWorkers: queryWorkersSchema,
 });
 
 /** What a caller may pass: every field is optional. */
@@ -81,26 +85,22 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, discard
   });
 }
 
+/** A loaded feature-extraction pipeline with its model card settings applied. */
+export interface TransformersModel {
+  /** `transformers:<model>:<dtype>:<pooling>` */
+  id: string;
+  dim: number;
+  /** Unit vectors in input order; `query` prefixes each text with the query instruction. */
+  embed(texts: string[], query: boolean): Promise<Float32Array[]>;
+  dispose(): Promise<void>;
+}
+
 /**
- * Loads the pipeline and probes one text to learn the vector width. The id is
- * `transformers:<model>:<dtype>:<pooling>`.
- *
- * `signal` bounds the load: on abort, hub requests in flight are cancelled (so no
- * socket keeps the process alive), the returned promise rejects with the signal's
- * reason, and a model that finishes loading anyway is disposed.
- *
- * ### Usage
- * ```ts
- * const bge = await createTransformersEmbedder({ model: 'Xenova/bge-small-en-v1.5' });
- * bge.id;  // 'transformers:Xenova/bge-small-en-v1.5:q8:cls'
- * bge.dim; // 384
- * ```
- * @throws when the model or tokenizer files cannot be found or loaded.
+ * Loads the pipeline and probes one text to learn the vector width. Used by the main
+ * thread and by each query worker (worker.ts), so both produce the same vectors.
+ * `signal`: see createTransformersEmbedder.
  */
-export async function createTransformersEmbedder(
-  settings: TransformersSettings = {},
-  { signal }: { signal?: AbortSignal } = {},
-): Promise<Embedder> {
+export async function loadTransformersModel(settings: TransformersSettings, { signal }: { signal?: AbortSignal } = {}): Promise<TransformersModel> {
   const s = transformersSettingsSchema.parse(settings);
   const card = modelCardDefaults(s.model);
   const pooling = s.pooling ?? card.pooling;
@@ -122,10 +122,10 @@ export async function createTransformersEmbedder(
   });
   const extractor = await abortable(loading, signal, (late) => late.dispose());
 
-  const embed = async (texts: string[]): Promise<Float32Array[]> => {
+  const embed = async (texts: string[], query: boolean): Promise<Float32Array[]> => {
     const out: Float32Array[] = [];
     for (const batch of chunks(texts, s.batchSize)) {
-      const tensor = await extractor(batch.map(clip), { pooling, normalize: true });
+      const tensor = await extractor(batch.map((t) => clip(query ? queryInstruction + t : t)), { pooling, normalize: true });
       const width = tensor.dims.at(-1)!;
       const data = Float32Array.from(tensor.data as ArrayLike<number>);
       tensor.dispose();
@@ -136,32 +136,80 @@ export async function createTransformersEmbedder(
 
   let probe: Float32Array[];
   try {
-    probe = await embed(['dimension probe']);
+    probe = await embed(['dimension probe'], false);
   } catch (err) {
     await extractor.dispose();
     throw err;
   }
+  return { id: `transformers:${s.model}:${s.dtype}:${pooling}`, dim: probe[0]!.length, embed, dispose: () => extractor.dispose() };
+}
 
+/**
+ * `size` query workers loading the model as the main thread did, warmed by one query, or
+ * undefined (queries on the main thread) when size is 0, when running from sources, or
+ * when the workers cannot load the model (logged).
+ */
+async function startQueryPool(model: TransformersModel, size: number, settings: TransformersSettings & { batchSize: number }): Promise<EmbedPool | undefined> {
+  const script = workerScript();
+  if (size === 0 || !script) return undefined;
+  const pool = new EmbedPool(size, script, { model: { provider: 'transformers', settings }, queries: true, joinUpTo: settings.batchSize });
+  try {
+    await pool.embedOne('warm-up');
+    return pool;
+  } catch (err) {
+    log.warn({ model: model.id, err: (err as Error).message }, 'embedder: transformers query workers could not load the model; queries run on the main thread');
+    await pool.close();
+    return undefined;
+  }
+}
+
+/**
+ * Loads the pipeline on the main thread (documents) and starts `queryWorkers` query
+ * workers, each loading its own copy from the files the main thread just loaded (or
+ * downloaded and cached). The id is
+ * `transformers:<model>:<dtype>:<pooling>`.
+ *
+ * `signal` bounds the load: on abort, hub requests in flight are cancelled (so no
+ * socket keeps the process alive), the returned promise rejects with the signal's
+ * reason, and a model that finishes loading anyway is disposed.
+ *
+ * ### Usage
+ * ```ts
+ * const bge = await createTransformersEmbedder({ model: 'Xenova/bge-small-en-v1.5' });
+ * bge.id;  // 'transformers:Xenova/bge-small-en-v1.5:q8:cls'
+ * bge.dim; // 384
+ * ```
+ * @throws when the model or tokenizer files cannot be found or loaded.
+ */
+export async function createTransformersEmbedder(
+  settings: TransformersSettings = {},
+  { signal }: { signal?: AbortSignal } = {},
+): Promise<Embedder> {
+  const model = await loadTransformersModel(settings, { signal });
+  const { queryWorkers = defaultQueryWorkers(), ...loadSettings } = transformersSettingsSchema.parse(settings);
+  const queries = await startQueryPool(model, queryWorkers, loadSettings);
   let closed = false;
   const open = () => {
-    if (closed) throw new Error(`transformers embedder for ${s.model} is closed`);
+    if (closed) throw new Error(`transformers embedder for ${loadSettings.model} is closed`);
   };
   return {
-    id: `transformers:${s.model}:${s.dtype}:${pooling}`,
-    dim: probe[0]!.length,
+    id: model.id,
+    dim: model.dim,
     async embedDocuments(texts) {
       open();
-      return embed(texts);
+      return model.embed(texts, false);
     },
     async embedQuery(text) {
       open();
-      const [vector] = await embed([queryInstruction + text]);
+      if (queries) return queries.embedOne(text);
+      const [vector] = await model.embed([text], true);
       return vector!;
     },
     async close() {
       if (closed) return;
       closed = true;
-      await extractor.dispose();
+      await queries?.close();
+      await model.dispose();
     },
   };
 }

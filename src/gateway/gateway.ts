@@ -42,6 +42,13 @@ export interface StartupTimings {
   indexedMs: number;
 }
 
+/**
+ * How far the index of the current catalog is: `building` (nothing answers find_tools
+ * yet), `searchable` (BM25 answers; the dense index is still being built), `ready`.
+ * A rebuild after a catalog change keeps the state it had: the previous index answers meanwhile.
+ */
+export type IndexState = 'building' | 'searchable' | 'ready';
+
 export interface GatewayOptions {
   /** Skip the embedder (BM25 only), e.g. for `tool-curator tools`. */
   noEmbedder?: boolean;
@@ -72,6 +79,8 @@ export class Gateway extends EventEmitter {
   patternIssues: PatternIssue[] = [];
   /** Exposed names that could not be kept since this gateway started (logged; for `doctor`). */
   readonly renamed: NameChange[] = [];
+  /** The index's state, for /readyz and the metrics (ops.ts, metrics.ts). */
+  indexState: IndexState = 'building';
   private readonly names: NameStore;
   private embedderLoad: Promise<Embedder | null> = Promise.resolve(null);
   private readonly allowedCache = new Map<string, ToolRecord[]>();
@@ -217,8 +226,12 @@ export class Gateway extends EventEmitter {
     const built = this.curator.buildIndex(catalog, this.extraContext);
     // The name guard's fuzzy index, built in the background so a first misspelled name does
     // not wait for it; once BM25 answers and the find_tools calls waiting for it have run.
-    void this.curator.whenSearchable().then(() => setImmediate(() => void nameIndexOf(catalog).prepare()));
+    void this.curator.whenSearchable().then(() => {
+      if (this.indexState === 'building') this.indexState = 'searchable';
+      setImmediate(() => void nameIndexOf(catalog).prepare());
+    });
     await built;
+    this.indexState = 'ready';
     log.info({ tools: this.catalog.length, ms: Math.round(performance.now() - started), mode: this.curator.mode }, 'catalog indexed');
   }
 
@@ -268,6 +281,31 @@ export class Gateway extends EventEmitter {
   async findTools(query: string, persona: string | undefined, topK?: number): Promise<Selection> {
     await Promise.race([this.ready, this.catalogReady.then(() => this.curator.whenSearchable())]);
     return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
+  }
+
+  /**
+   * Whether the store answers (for /readyz). Today a trivial query on the SQLite file; a
+   * store backend with a connection (PostgreSQL) puts its own ping here. A failure is
+   * reported through `storeFailed`. Never throws.
+   */
+  async storeHealthy(): Promise<boolean> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return true;
+    } catch (err) {
+      this.storeFailed('ping', err);
+      return false;
+    }
+  }
+
+  /**
+   * Reports a failed store operation: logged, and emitted as `store-error` (operation,
+   * error) for the metrics (`tool_curator_store_errors_total`). Call it wherever a store
+   * operation fails and the gateway carries on.
+   */
+  storeFailed(operation: string, err: unknown): void {
+    log.error({ operation, err: (err as Error)?.message ?? String(err) }, `store: ${operation} failed`);
+    this.emit('store-error', operation, err);
   }
 
   /**

@@ -6,9 +6,9 @@
  * without any token an identity, on a loopback address only) or, with `http.oauth`, an
  * access token from the organisation's identity provider (hostAuth/: 401 with the
  * protected-resource metadata pointer, 403 when its claims map to no persona), 404 for an
- * unknown or closed session id. One Session per MCP session id.
+ * unknown or closed session id. One Session per MCP session id, or one per request with
+ * `http.stateless` (stateless.ts). /healthz, /readyz and /metrics are answered first (ops.ts).
  */
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -21,7 +21,10 @@ import type { Principal } from '../guards/types.js';
 import { Policy } from '../policy/policy.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
+import { checkMetrics, opsRoutes } from './ops.js';
 import { InFlightIds, requestIds } from './sameId.js';
+import { sameSecret } from './secret.js';
+import { checkStateless, serveStateless } from './stateless.js';
 import { Session } from './session.js';
 
 interface TokenEntry {
@@ -29,12 +32,6 @@ interface TokenEntry {
   persona: string;
   user_id?: string;
   confirm_via?: ConfirmVia;
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** Session owner key of requests without a token under `http.anonymous` (never a valid token: tokens have 16+ characters). */
@@ -122,8 +119,10 @@ export interface HttpFace {
 
 /** Serves the gateway over Streamable HTTP on `host:port`. Resolves once listening. */
 export async function serveHttp(gateway: Gateway, port: number, host = gateway.loaded.config.http.host): Promise<HttpFace> {
-  const { tokens, approvals_token, session_idle_minutes, anonymous, allowed_hosts, allowed_origins, oauth } = gateway.loaded.config.http;
+  const { tokens, approvals_token, session_idle_minutes, anonymous, allowed_hosts, allowed_origins, oauth, stateless } = gateway.loaded.config.http;
   checkTokens(gateway.loaded, host);
+  checkMetrics(gateway.loaded, host);
+  checkStateless(gateway.loaded);
   // Loaded only when configured: the JOSE and OAuth libraries cost every other start-up time.
   const hostAuth = oauth && (await import('./hostAuth/index.js')).createHostAuth(gateway.loaded);
   if (tokens.length === 0 && !anonymous && !oauth) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
@@ -150,8 +149,17 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
   const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token) : undefined;
+  const ops = opsRoutes(gateway, { refuse, sessions: () => sessions.size });
+  const openSession = (who: Pick<TokenEntry, 'persona' | 'user_id' | 'confirm_via'> & { principal?: Principal }) => new Session(gateway, {
+    persona: who.persona,
+    userId: who.user_id,
+    transport: 'http',
+    ...(who.confirm_via && { confirmVia: who.confirm_via }),
+    ...(who.principal && { principal: who.principal }),
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (ops.route(req, res)) return;
     const refused = refuse(req);
     if (refused) return reply(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -167,6 +175,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
       if (!hostAuth) reply(res, 401, { error: 'missing or invalid bearer token' }, { 'www-authenticate': 'Bearer' });
       return;
     }
+    if (stateless) return serveStateless({ req, res, read: () => readBody(req, res), open: () => openSession(who), metrics: ops.metrics });
 
     const sid = req.headers['mcp-session-id'];
     const existing = typeof sid === 'string' ? sessions.get(sid) : undefined;
@@ -188,13 +197,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (!isInitializeRequest(body)) {
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     }
-    const session = new Session(gateway, {
-      persona: who.persona,
-      userId: who.user_id,
-      transport: 'http',
-      ...(who.confirm_via && { confirmVia: who.confirm_via }),
-      ...(who.principal && { principal: who.principal }),
-    });
+    const session = openSession(who);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
       onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.key, lastSeen: Date.now(), inFlight: new InFlightIds() }),
@@ -204,6 +207,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
       void session.close();
     };
     await session.server.connect(transport);
+    ops.metrics?.observe(transport);
     await transport.handleRequest(req, res, body);
     // The transport may refuse the initialize before a session exists (406 without
     // `Accept: text/event-stream`, 415, …): then nothing would ever close this Session,
@@ -229,6 +233,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     port: bound,
     close: async () => {
       clearInterval(sweeper);
+      ops.close();
       await Promise.all([...sessions.values()].map((s) => s.transport.close()));
       await new Promise<void>((r) => server.close(() => r()));
     },

@@ -179,7 +179,7 @@ export class Session {
         decision: 'allowed', decisions: ['allowed'], notes: [...signInNotes(this.identity), `shown: ${shown.join(', ')}`], outcome: 'ok',
       });
     } catch (err) {
-      log.error({ err: (err as Error).message }, 'audit record of find_tools failed');
+      this.gateway.storeFailed('audit record of find_tools', err);
     }
   }
 

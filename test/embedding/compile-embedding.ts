@@ -1,6 +1,6 @@
 /**
  * Compiles src/embedding (and what it imports) into a temporary folder, so tests can run
- * the embedders the way the gateway does: compiled, with `use-worker.js` beside `use.js`.
+ * the embedders the way the gateway does: compiled, with the pool's `worker.js` beside `use.js`.
  * Nothing is written into the repository; the folder links to the repo's node_modules.
  */
 import { execFile } from 'node:child_process';
@@ -21,7 +21,7 @@ export interface CompiledEmbedding {
   remove(): Promise<void>;
 }
 
-/** Runs tsc without type checking (the build checks types) on src/embedding/index.ts and use-worker.ts with the repo's compiler options. */
+/** Runs tsc without type checking (the build checks types) on src/embedding/index.ts and worker.ts with the repo's compiler options. */
 export async function compileEmbedding(): Promise<CompiledEmbedding> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tool-curator-embedding-'));
   await symlink(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
@@ -30,7 +30,7 @@ export async function compileEmbedding(): Promise<CompiledEmbedding> {
   await writeFile(tsconfig, JSON.stringify({
     extends: path.join(repo, 'tsconfig.json'),
     compilerOptions: { rootDir: repo, outDir: dir, sourceMap: false, noCheck: true },
-    files: ['index.ts', 'use-worker.ts'].map((f) => path.join(repo, 'src/embedding', f)),
+    files: ['index.ts', 'worker.ts'].map((f) => path.join(repo, 'src/embedding', f)),
     include: [],
   }));
   const tsc = createRequire(import.meta.url).resolve('typescript/lib/tsc.js');

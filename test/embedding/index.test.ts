@@ -47,6 +47,14 @@ describe('embedderConfigSchema', () => {
     expect(embedderConfigSchema.safeParse({ provider: 'openai', model: 'm' }).success).toBe(false);
   });
 
+  test('queryWorkers: for the in-process providers, 0 to 16; openai (I/O already) has none', () => {
+    for (const provider of ['use', 'transformers', 'auto'] as const) {
+      expect(embedderConfigSchema.parse({ provider, queryWorkers: 2 })).toMatchObject({ provider, queryWorkers: 2 });
+      expect(embedderConfigSchema.safeParse({ provider, queryWorkers: 17 }).success).toBe(false);
+    }
+    expect(embedderConfigSchema.safeParse({ provider: 'openai', baseUrl: 'http://localhost:11434/v1', model: 'm', queryWorkers: 1 }).success).toBe(false);
+  });
+
   test('createEmbedder names the bad key in its error', async () => {
     await expect(createEmbedder({ provider: 'transformers', dtype: 'q3' } as never)).rejects.toThrow(/invalid embedder config:[\s\S]*dtype/);
   });

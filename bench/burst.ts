@@ -1,0 +1,160 @@
+/**
+ * Does a burst of find_tools hold up everything else? The gateway on the university
+ * example over Streamable HTTP (set up as bench/concurrent.ts sets it up), once per
+ * `curator.embedder.queryWorkers` value (`BENCH_BURST_WORKERS`, default "0,1": 0 embeds
+ * queries on the main thread, as before query workers; 1 is the default on two cores).
+ *
+ * A probe host, one request at a time, runs rounds of initialize, tools/list and three
+ * tools/call (read-only student tools) and DELETE: first with nothing else running
+ * (idle, PROBE_ROUNDS rounds), then while BURST sessions at once each send FINDS
+ * find_tools one after another (the probe keeps going until the burst ends). Figures:
+ * p50 / p99 per method of the probe, idle and during the burst, the ratio of the p99s
+ * (target: within 3×), the burst's find_tools p50 / p99 and rate, errors (must be 0).
+ * Run: `npm run build && node dist/bench/burst.js`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { dump, load } from 'js-yaml';
+import { percentile } from '../src/eval/metrics.js';
+import { CALLS } from './concurrent.js';
+import { QUERIES, writeConfig } from './http.js';
+import { HttpChild, httpClient, schedOf, within } from './processes.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BURST = 50;
+const FINDS = 10;
+const PROBE_ROUNDS = 30;
+
+type Method = 'initialize' | 'tools/list' | 'tools/call';
+const METHODS: Method[] = ['initialize', 'tools/list', 'tools/call'];
+
+interface Probe {
+  times: Record<Method, number[]>;
+  errors: string[];
+}
+
+const timed = async <T>(into: number[], work: () => Promise<T>): Promise<T> => {
+  const t = performance.now();
+  const out = await work();
+  into.push(performance.now() - t);
+  return out;
+};
+
+/** One probe round: a new session, tools/list, three tools/call, DELETE. */
+async function probeRound(url: string, token: string, round: number, probe: Probe): Promise<void> {
+  let client: Client | undefined;
+  try {
+    client = await timed(probe.times.initialize, () => httpClient(url, 60_000, { Authorization: `Bearer ${token}` }));
+    await timed(probe.times['tools/list'], () => client!.listTools(undefined, { timeout: 60_000 }));
+    for (let i = 0; i < 3; i++) {
+      const call = CALLS[(round + i) % CALLS.length]!;
+      const r = await timed(probe.times['tools/call'], () => client!.callTool(call, undefined, { timeout: 60_000 }));
+      if (r.isError) probe.errors.push(`${call.name}: ${JSON.stringify(r.content).slice(0, 200)}`);
+    }
+  } catch (err) {
+    probe.errors.push((err as Error).message);
+  } finally {
+    if (client) {
+      await within((client.transport as StreamableHTTPClientTransport).terminateSession(), 10_000, 'DELETE session').catch(() => undefined);
+      await client.close().catch(() => undefined);
+    }
+  }
+}
+
+/** BURST sessions, each FINDS find_tools one after another; latencies and errors. */
+async function findBurst(url: string, token: string): Promise<{ ms: number[]; errors: string[] }> {
+  const ms: number[] = [];
+  const errors: string[] = [];
+  await Promise.all(Array.from({ length: BURST }, async (_, s) => {
+    let client: Client | undefined;
+    try {
+      client = await httpClient(url, 120_000, { Authorization: `Bearer ${token}` });
+      for (let i = 0; i < FINDS; i++) {
+        const r = await timed(ms, () => client!.callTool({ name: 'find_tools', arguments: { query: QUERIES[(s + i) % QUERIES.length]! } }, undefined, { timeout: 120_000 }));
+        if (r.isError) errors.push(`find_tools: ${JSON.stringify(r.content).slice(0, 200)}`);
+      }
+    } catch (err) {
+      errors.push((err as Error).message);
+    } finally {
+      if (client) {
+        await within((client.transport as StreamableHTTPClientTransport).terminateSession(), 10_000, 'DELETE session').catch(() => undefined);
+        await client.close().catch(() => undefined);
+      }
+    }
+  }));
+  return { ms, errors };
+}
+
+const newProbe = (): Probe => ({ times: { initialize: [], 'tools/list': [], 'tools/call': [] }, errors: [] });
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const p = (xs: number[], q: number) => percentile(sorted(xs), q);
+
+/** The rows of one gateway run with `queryWorkers` query workers. */
+async function runWith(queryWorkers: number, store: string): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'tc-bench-burst-'));
+  const token = randomBytes(24).toString('hex');
+  const config = writeConfig(dir, token, 30);
+  const yaml = load(readFileSync(config, 'utf8')) as Record<string, any>;
+  yaml.curator.embedder = { provider: 'use', queryWorkers };
+  yaml.store = store;
+  // Upstream start-up took over the 20 s default on a loaded machine.
+  yaml.timeouts = { startup_ms: 120_000 };
+  writeFileSync(config, dump(yaml));
+  const gw = new HttpChild([join(ROOT, 'dist/src/cli.js'), 'serve', '--http', '0', '--config', config], { TOOL_CURATOR_LOG: 'info' });
+  try {
+    const url = (await gw.line(/^(?=.*"msg":"serving MCP over Streamable HTTP").*"url":"([^"]+)"/, 120_000, 'university gateway serving over HTTP'))[1]!;
+    await gw.line(/"msg":"gateway ready"/, 900_000, 'university gateway index ready');
+    const idle = newProbe();
+    for (let r = 0; r < PROBE_ROUNDS; r++) await probeRound(url, token, r, idle);
+    const busy = newProbe();
+    const load = loadavg();
+    const before = schedOf(gw.pid);
+    const started = performance.now();
+    let done = false;
+    const burst = findBurst(url, token).finally(() => (done = true));
+    for (let r = 0; !done; r++) await probeRound(url, token, r, busy);
+    const finds = await burst;
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = (schedOf(gw.pid).cpu - before.cpu) / finds.ms.length;
+    const errors = [...idle.errors, ...busy.errors, ...finds.errors];
+    const label = `queryWorkers ${queryWorkers}${queryWorkers === 0 ? ' (main thread)' : ''}`;
+    const pp = (xs: number[]) => `${p(xs, 0.5).toFixed(1)} / ${p(xs, 0.99).toFixed(1)}`;
+    return [
+      ...METHODS.map((m) => {
+        const ratio = p(busy.times[m], 0.99) / p(idle.times[m], 0.99);
+        return `| ${label} | ${m} | ${pp(idle.times[m])} (${idle.times[m].length}) | ${pp(busy.times[m])} (${busy.times[m].length}) | ${ratio.toFixed(1)}× |`;
+      }),
+      `| ${label} | find_tools of the burst | — | ${pp(finds.ms)} (${finds.ms.length}, ${(finds.ms.length / seconds).toFixed(0)}/s, gateway CPU ${cpu.toFixed(1)} ms each incl. the probe's share) | errors ${errors.length}${errors.length ? ` (first: ${errors[0]})` : ''}; load ${load.map((l) => l.toFixed(2)).join(' ')} |`,
+    ];
+  } finally {
+    await gw.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchBurst(): Promise<string[]> {
+  const counts = (process.env.BENCH_BURST_WORKERS ?? '0,1').split(',').map(Number);
+  const rows: string[] = [];
+  // One store for every run: the first embeds the catalog, the others read its vectors.
+  const dir = mkdtempSync(join(tmpdir(), 'tc-bench-burst-store-'));
+  try {
+    for (const n of counts) rows.push(...(await runWith(n, join(dir, 'store.db'))));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return [
+    `University example (8 upstreams, 191 tools), student token, hybrid with USE, dense index built. A probe host, one request at a time, runs rounds of initialize, tools/list, 3 × tools/call, DELETE: ${PROBE_ROUNDS} rounds idle, then rounds until a burst of ${BURST} sessions × ${FINDS} find_tools (each session one request at a time) ends. Latency client side, ms; (n) = requests measured.`,
+    '',
+    '| gateway | request | idle p50 / p99 | during the burst p50 / p99 | p99 burst ÷ idle (target ≤ 3×) |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.stdout.write(`${(await benchBurst()).join('\n')}\n`);
+}
