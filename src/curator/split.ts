@@ -61,9 +61,21 @@ const RESULT_STEP = new RegExp(
   'giu',
 );
 
-/** A part's leading inflected result verb in its base form ("saved to a.csv" → "save to a.csv"), what retrievers match best. */
-function baseForm(part: string): string {
-  return part.replace(/^\p{L}+/u, (verb) => BASE_FORM.get(verb.toLowerCase()) ?? verb);
+/** A path or file name: a word with a slash, or ending in a dot and a 1–5 letter extension; not an address or a URL. */
+const PATH = /(?<!\S)(?![^\s@]*(?:@|:\/\/))(?:\S*\/\S*|\S+\.\p{L}{1,5})(?=[\s,;:!?)]|[.]?$)/gu;
+
+/**
+ * A result step as the retrievers should see it: its leading inflected verb in its base
+ * form ("saved to a.csv" → "save to a.csv") and each path or file name as the word "file"
+ * ("save it in /root/notes/bitcoin.md" → "save it in file"): the step asks which tool
+ * stores or sends, and the words inside a destination (markdown, notes, bitcoin) would
+ * find tools about those instead. Other parts are returned unchanged.
+ */
+function resultStep(part: string): string {
+  const verb = /^\p{L}+/u.exec(part)?.[0];
+  const base = verb === undefined ? undefined : BASE_FORM.get(verb.toLowerCase());
+  if (base === undefined) return part;
+  return (base + part.slice(verb!.length)).replace(PATH, 'file');
 }
 
 /**
@@ -76,14 +88,14 @@ function baseForm(part: string): string {
  * splitQuery('Check my fee dues and then pay them')  // ['Check my fee dues', 'pay them']
  * splitQuery('Show name and email')                  // ['Show name and email']
  * splitQuery('Get the forecast and save it to a.md') // ['Get the forecast', 'save it to a.md']
- * splitQuery('Get the forecast, saved at /tmp/a.md')  // ['Get the forecast', 'save at /tmp/a.md']
+ * splitQuery('Get the forecast, saved at /tmp/a.md')  // ['Get the forecast', 'save at file']
  * ```
  */
 export function splitQuery(query: string): string[] {
   const parts = query
     .split(MARKER)
     .flatMap((p) => p.split(RESULT_STEP))
-    .map((p) => baseForm(p.trim()))
+    .map((p) => resultStep(p.trim()))
     .filter((p) => contentTerms(p).length > 0);
   if (parts.length <= 1) return [query.trim()];
   if (parts.length <= MAX_PARTS) return parts;
