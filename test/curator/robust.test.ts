@@ -137,7 +137,9 @@ describe('confident lexical hits of long requests', () => {
 
 describe('result steps', () => {
   test('a request to save, send or post a result is a step of its own', () => {
-    expect(splitQuery('check the forecast for Lisbon and save it to /home/a/weekend.md')).toEqual(['check the forecast for Lisbon', 'save it to /home/a/weekend.md']);
+    expect(splitQuery('check the forecast for Lisbon and save it to /home/a/weekend.md')).toEqual(['check the forecast for Lisbon', 'save it to file']);
+    expect(splitQuery('check the forecast, saved as weekend.md.')).toEqual(['check the forecast', 'save as file.']);
+    expect(splitQuery('get the price, emailed to bo@example.org')).toEqual(['get the price', 'email to bo@example.org']);
     expect(splitQuery('find the latest mail from Bo, send the summary to Al')).toEqual(['find the latest mail from Bo', 'send the summary to Al']);
     expect(splitQuery('Find the report. Post it in #general')).toEqual(['Find the report.', 'Post it in #general']);
   });
