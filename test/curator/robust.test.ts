@@ -141,7 +141,7 @@ describe('result steps', () => {
     expect(splitQuery('check the forecast, saved as weekend.md.')).toEqual(['check the forecast', 'save as file.']);
     expect(splitQuery('get the price, emailed to bo@example.org')).toEqual(['get the price', 'email to bo@example.org']);
     expect(splitQuery('find the latest mail from Bo, send the summary to Al')).toEqual(['find the latest mail from Bo', 'send the summary to Al']);
-    expect(splitQuery('Find the report. Post it in #general')).toEqual(['Find the report.', 'Post it in #general']);
+    expect(splitQuery('Find the report. Post it in #general')).toEqual(['Find the report.', 'post it in #general']);
   });
   test('objects joined by "and" stay whole', () => {
     expect(splitQuery('send me the name, email and phone')).toEqual(['send me the name, email and phone']);
