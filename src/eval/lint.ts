@@ -2,18 +2,19 @@
  * `tool-curator lint`: the catalog as the curator sees it (overrides applied, synonyms and
  * exemplars attached), checked per tool and per persona. Per tool: empty or very short
  * descriptions, texts that are documentation rather than a contract, parameters without a
- * description, over-long definitions. Per persona: confusable pairs, tools the curator
+ * description, over-long definitions; look-alike families (names sharing an object word)
+ * with what separates their members. Per persona: confusable pairs, tools the curator
  * itself cannot tell apart (asked with a tool's own name phrase, first sentence or one of
  * its exemplars, another tool ranks above it or within NEAR_TIE of its score), with the
  * words that separate them; and the prompt cost of the persona's full tool list against
  * the curated list.
  */
-import { bareDescription, passageParts, retrievalText } from '../catalog/retrievalText.js';
+import { bareDescription, passageParts, retrievalText, splitName } from '../catalog/retrievalText.js';
 import { toolDefinitionTokens } from '../catalog/tokens.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { buildBm25 } from '../curator/build.js';
 import type { ExtraContext, ToolCurator } from '../curator/types.js';
-import { contentTerms } from '../curator/tokenize.js';
+import { contentTerms, tokenize } from '../curator/tokenize.js';
 
 /** A description shorter than this (characters) says too little to be told apart. */
 export const SHORT_DESCRIPTION = 40;
@@ -61,11 +62,24 @@ export interface PersonaLint {
   confusable: ConfusablePair[];
 }
 
+/** Tools whose names share an object word: what the curator must tell apart by the rest of their text. */
+export interface LookAlikeFamily {
+  /** The shared name word (tokenizer form). */
+  word: string;
+  /** Each member and the words of its text no other member has, rarest in the catalog first. */
+  members: { tool: string; separatedBy: string[] }[];
+}
+
 export interface LintReport {
   tools: number;
   issues: ToolIssue[];
+  /** Look-alike families by name, largest first. */
+  families: LookAlikeFamily[];
   personas: PersonaLint[];
 }
+
+/** A name word shared by more tools than this is a domain word (the server's subject), not a family. */
+const MAX_FAMILY = 12;
 
 /** The per-tool checks, persona-independent. */
 export function toolIssues(tool: ToolRecord): ToolIssue[] {
@@ -150,7 +164,30 @@ export async function lintCatalog(options: LintOptions): Promise<LintReport> {
     }
     personas.push({ persona, tools: allowed.length, fullTokens: toolDefinitionTokens(allowed), curatedTokens: asked > 0 ? Math.round(curated / asked) : 0, confusable: [...pairs.values()] });
   }
-  return { tools: catalog.length, issues: catalog.flatMap(toolIssues), personas };
+  return { tools: catalog.length, issues: catalog.flatMap(toolIssues), families: lookAlikes(catalog, terms, (w) => bm25.idf(w)), personas };
+}
+
+/**
+ * Look-alike families: tools whose names share a word of 4+ letters other than their first
+ * (the verb: get, list, mark, update), held by 2 to MAX_FAMILY names, each member with the
+ * words of its retrieval text no other member has.
+ */
+function lookAlikes(catalog: readonly ToolRecord[], terms: ReadonlyMap<string, ReadonlySet<string>>, idf: (w: string) => number): LookAlikeFamily[] {
+  const byWord = new Map<string, string[]>();
+  for (const t of catalog) {
+    for (const w of new Set(splitName(t.name).slice(1).filter((x) => x.length >= 4).flatMap((x) => tokenize(x)))) byWord.set(w, [...(byWord.get(w) ?? []), t.name]);
+  }
+  return [...byWord]
+    .filter(([, names]) => names.length >= 2 && names.length <= MAX_FAMILY)
+    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+    .map(([word, names]) => ({
+      word,
+      members: names.map((tool) => {
+        const others = names.filter((n) => n !== tool).map((n) => terms.get(n)!);
+        const own = [...terms.get(tool)!].filter((w) => !/\d/.test(w) && others.every((o) => !o.has(w)));
+        return { tool, separatedBy: own.sort((x, y) => idf(y) - idf(x)).slice(0, SEPARATING_WORDS) };
+      }),
+    }));
 }
 
 /** Confusable pairs grouped into families: tools linked by a pair, each family's tools sorted. */

@@ -61,6 +61,8 @@ async function target(values: Record<string, string | boolean | undefined>): Pro
 export function formatLint(r: LintReport): string {
   const lines = [`${r.tools} tools, ${r.issues.length} tool issues`, '', '| tool | server | issue | detail |', '|---|---|---|---|'];
   for (const i of r.issues) lines.push(`| ${i.tool} | ${i.server} | ${i.kind} | ${i.detail.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  lines.push('', `${r.families.length} look-alike families (names sharing a word); each member with the words only it has`);
+  for (const f of r.families) lines.push(`  ${f.word}: ${f.members.map((m) => `${m.tool} (${m.separatedBy.join(', ') || 'nothing'})`).join('; ')}`);
   for (const p of r.personas) {
     const saved = p.fullTokens > 0 ? (100 * (1 - p.curatedTokens / p.fullTokens)).toFixed(1) : '0.0';
     lines.push('', `persona ${p.persona}: ${p.tools} tools; full list ${p.fullTokens} tokens, curated list ${p.curatedTokens} tokens on average (−${saved} %); ${p.confusable.length} confusable pairs`);
