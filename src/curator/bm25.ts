@@ -8,7 +8,8 @@
  * lexicon (lexicon.ts) at half weight.
  *
  * The index is our own (typed-array postings per field, postings.ts) but scores exactly
- * as minisearch 7.2 did with this configuration, to the last bit and in the same order,
+ * as minisearch 7.2 did with this configuration (without spelling correction, which
+ * minisearch lacks: `{ spelling: false }`), to the last bit and in the same order,
  * ties included (test/curator/bm25.test.ts compares the two): each field is scored with
  * its own statistics and the fields' scores summed in order; a query's terms are summed
  * left to right, then its synonyms' total added; the sum is multiplied by the number of
@@ -60,8 +61,15 @@ export class Bm25Index {
   /** Spelling corrector over the vocabulary, made on the first query with an unknown term. */
   private corrector: TermCorrector | undefined;
 
-  /** Indexes `docs` (retrievalFields of each tool); a hit's `index` is the position in this array. */
-  constructor(docs: readonly RetrievalFields[] = []) {
+  /** Whether query terms the catalog lacks are spelling-corrected (typos.ts). */
+  private readonly spelling: boolean;
+
+  /**
+   * Indexes `docs` (retrievalFields of each tool); a hit's `index` is the position in this array.
+   * @param options.spelling correct query terms the catalog lacks (typos.ts); default true. false: plain BM25+, exactly minisearch's.
+   */
+  constructor(docs: readonly RetrievalFields[] = [], options: { spelling?: boolean } = {}) {
+    this.spelling = options.spelling ?? true;
     this.add(docs, 0);
   }
 
@@ -163,6 +171,7 @@ export class Bm25Index {
    */
   private corrections(terms: readonly string[], synonyms: ReadonlyMap<string, readonly string[]>, text: string, sure = false): Map<string, string[]> {
     const out = new Map<string, string[]>();
+    if (!this.spelling) return out;
     const unknown = terms.filter((t) => !this.termIds.has(t));
     if (unknown.length === 0) return out;
     const stood = new Set([...synonyms].filter(([syn]) => this.termIds.has(syn)).flatMap(([, from]) => from));

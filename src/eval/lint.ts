@@ -14,7 +14,7 @@ import { toolDefinitionTokens } from '../catalog/tokens.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { buildBm25 } from '../curator/build.js';
 import type { ExtraContext, ToolCurator } from '../curator/types.js';
-import { contentTerms, tokenize } from '../curator/tokenize.js';
+import { contentTerms, STOPWORDS, tokenize } from '../curator/tokenize.js';
 
 /** A description shorter than this (characters) says too little to be told apart. */
 export const SHORT_DESCRIPTION = 40;
@@ -78,8 +78,8 @@ export interface LintReport {
   personas: PersonaLint[];
 }
 
-/** A name word shared by more tools than this is a domain word (the server's subject), not a family. */
-const MAX_FAMILY = 12;
+/** A name word shared by more tools than this is a domain word (the catalog's subject), not a family. */
+const MAX_FAMILY = 16;
 
 /** The per-tool checks, persona-independent. */
 export function toolIssues(tool: ToolRecord): ToolIssue[] {
@@ -168,14 +168,15 @@ export async function lintCatalog(options: LintOptions): Promise<LintReport> {
 }
 
 /**
- * Look-alike families: tools whose names share a word of 4+ letters other than their first
- * (the verb: get, list, mark, update), held by 2 to MAX_FAMILY names, each member with the
- * words of its retrieval text no other member has.
+ * Look-alike families: tools whose names share a word of 3+ letters, not a stopword,
+ * other than their first (the verb: get, list, mark, update), held by 2 to MAX_FAMILY
+ * names, each member with the words of its retrieval text no other member has.
  */
 function lookAlikes(catalog: readonly ToolRecord[], terms: ReadonlyMap<string, ReadonlySet<string>>, idf: (w: string) => number): LookAlikeFamily[] {
   const byWord = new Map<string, string[]>();
   for (const t of catalog) {
-    for (const w of new Set(splitName(t.name).slice(1).filter((x) => x.length >= 4).flatMap((x) => tokenize(x)))) byWord.set(w, [...(byWord.get(w) ?? []), t.name]);
+    const words = splitName(t.name).slice(1).flatMap((x) => tokenize(x)).filter((x) => x.length >= 3 && !STOPWORDS.has(x));
+    for (const w of new Set(words)) byWord.set(w, [...(byWord.get(w) ?? []), t.name]);
   }
   return [...byWord]
     .filter(([, names]) => names.length >= 2 && names.length <= MAX_FAMILY)
