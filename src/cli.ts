@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.js';
 import { curatorSchema } from './config/schema.js';
 import { evalCommand } from './eval/command.js';
+import { lintCommand } from './eval/lintCommand.js';
 import { Gateway } from './gateway/gateway.js';
 import { formatDoctor, runDoctor } from './gateway/doctor.js';
 import { reloadAndLog, watchConfig } from './gateway/liveConfig.js';
@@ -32,8 +33,9 @@ Usage:
   tool-curator select "<query>" [--config F] [--persona P] [--top-k N] [--mode M] [--fusion score|rrf] [--explain] [--json] [--strict]
   tool-curator tools [--config F] [--persona P] [--json] [--strict]
   tool-curator index [--config F] [--strict]
-  tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all>
+  tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|livemcpbench|public|dev|calibrate|all>
                     [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]
+  tool-curator lint [--config F] [--set NAME | --catalog FILE] [--persona P] [--mode M] [--top-k N] [--json]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
   tool-curator auth <upstream> [--logout] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
@@ -59,6 +61,8 @@ const OPTIONS = {
   logout: { type: 'boolean' },
   'key-file': { type: 'string' },
   strict: { type: 'boolean' },
+  set: { type: 'string' },
+  catalog: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -257,6 +261,8 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     case 'eval':
       return evalCommand([...rest, ...passThrough(flags), ...(flags.config ? ['--config', flags.config] : [])]);
+    case 'lint':
+      return lintCommand(argv.slice(argv.indexOf('lint') + 1));
     case 'approvals': {
       const loaded = config(flags);
       return approvalsCommand([...rest, ...passThrough(flags)], storeOf(flags), approverKeyPath(loaded.config, loaded.baseDir));

@@ -52,15 +52,54 @@ function clean(parts: readonly (string | undefined)[]): string[] {
   return parts.map((p) => (p ?? '').trim().replace(/[.\s]+$/u, '')).filter((p) => p.length > 0);
 }
 
-/** The retrieval text's parts: name (+ title), description (+ synonyms), parameters. */
+/** Characters of a server's instructions indexed with its bare tools: the opening, which says what the server is for (instructions can run to pages of usage notes). */
+const MAX_INSTRUCTIONS = 500;
+/** Words (3+ letters or digits) a description needs beyond its tool's name not to be bare. */
+const BARE_WORDS = 2;
+const DESCRIPTION_WORD = /[\p{L}\p{N}]{3,}/gu;
+const IDEOGRAPHIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
+/**
+ * Whether a tool's description says nothing its name does not: empty, or fewer than
+ * BARE_WORDS words of 3+ letters besides the name's own words (plurals folded), e.g.
+ * `get-solution` "Get solution.", `dividends` "Dividends.". Scripts written without
+ * spaces count a word per two characters. Such a tool is retrieved by what surrounds it:
+ * its parameters' descriptions, whatever their length, and its server's title and
+ * instructions (retrievalFields).
+ *
+ * ### Usage
+ * ```ts
+ * bareDescription({ name: 'get-solution', description: 'Get solution.' })        // true
+ * bareDescription({ name: 'get_note', description: "One note's full text." })     // false
+ * ```
+ */
+export function bareDescription(tool: Pick<ToolRecord, 'name' | 'description'>): boolean {
+  const fold = (w: string): string => w.toLowerCase().replace(/s$/u, '');
+  const own = new Set(splitName(tool.name).map(fold));
+  let words = 0;
+  for (const m of tool.description.matchAll(DESCRIPTION_WORD)) {
+    const ideographs = m[0].match(IDEOGRAPHIC)?.length ?? 0;
+    words += ideographs > 0 ? Math.floor(ideographs / 2) : own.has(fold(m[0])) ? 0 : 1;
+    if (words >= BARE_WORDS) return false;
+  }
+  return true;
+}
+
+/**
+ * The retrieval text's parts: name (+ title), description (+ synonyms), parameters. A
+ * bare tool (bareDescription) also gets its server's title and instructions after its
+ * description, and every parameter description whatever its length.
+ */
 export function retrievalFields(tool: ToolRecord, synonyms?: string): RetrievalFields {
+  const bare = bareDescription(tool);
   const params = parameters(tool).map(({ name, description }) => {
     const words = splitName(name).join(' ');
-    return description && description.length < SHORT_PARAM_DESCRIPTION ? `${words} (${description})` : words;
+    return description && (bare || description.length < SHORT_PARAM_DESCRIPTION) ? `${words} (${description})` : words;
   });
+  const server = bare ? [splitName(tool.server).join(' '), tool.serverTitle, tool.serverInstructions?.slice(0, MAX_INSTRUCTIONS)] : [];
   return {
     name: clean([splitName(tool.name).join(' '), tool.title]).join('. '),
-    description: clean([tool.description, synonyms]).join('. '),
+    description: clean([tool.description, synonyms, ...server]).join('. '),
     parameters: params.join(', '),
   };
 }

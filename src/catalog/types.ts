@@ -16,7 +16,7 @@ export interface ToolRecord {
    */
   name: string;
   title?: string;
-  /** As the upstream sent it; '' when absent. */
+  /** As the host sees it: the upstream's, or an operator override's (config `overrides`); '' when absent. */
   description: string;
   /** JSON Schema object, exactly as the upstream sent it. */
   inputSchema: Tool['inputSchema'];
@@ -36,4 +36,22 @@ export interface ToolRecord {
    * unusable without confirmations; list them in config instead).
    */
   isAction: boolean;
+  /** The upstream server's own name for itself at initialize (`serverInfo.title`, else `serverInfo.name`), when it differs from `server`. */
+  serverTitle?: string;
+  /**
+   * The upstream server's `instructions` from initialize. The curator indexes them for
+   * tools whose description is empty or only repeats the name (catalog/retrievalText.ts).
+   */
+  serverInstructions?: string;
+  /**
+   * Example requests for the tool from an operator override (config `overrides`): the
+   * curator indexes them like exemplars.json phrasings. Never shown to the host.
+   */
+  examples?: string[];
+  /**
+   * The definition exactly as the upstream listed it, whatever an operator override changed
+   * in the fields above: what a pinned-definition check compares. Absent for records that
+   * did not come from an upstream (library callers, eval data sets).
+   */
+  upstreamDefinition?: Tool;
 }

@@ -282,6 +282,53 @@ export const hostOAuthSchema = z
   .strict();
 export type HostOAuthConfig = z.infer<typeof hostOAuthSchema>;
 
+/** MCP tool annotation hints an override may set (merged over the upstream's). */
+const annotationsOverrideSchema = z
+  .object({
+    title: z.string().optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  })
+  .strict();
+
+/**
+ * What an operator changes about one upstream tool (`overrides:` in gateway.config.yaml,
+ * keyed `<server>.<tool>`, the tool's upstream name). The host sees the result and the
+ * curator indexes it; the upstream's own definition stays in the catalog record
+ * (`upstreamDefinition`) for the checks that compare it. Live-reloaded.
+ */
+export const toolOverrideSchema = z
+  .object({
+    /** Replaces the upstream's description. */
+    description: z.string().optional(),
+    /** Added after the description (the upstream's, or `description`), as its own paragraph. */
+    append_description: z.string().min(1).optional(),
+    /** Example requests for the tool: indexed by the curator like exemplars.json, never shown to the host. */
+    examples: z.array(z.string().trim().min(1)).optional(),
+    /** The name hosts see and call instead (the upstream is still called by its own). */
+    name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'exposed names are 1 to 64 of A-Z a-z 0-9 _ . -').optional(),
+    /** Replaces the upstream's title. */
+    title: z.string().optional(),
+    /** true: the tool leaves the catalog (not listed, not found, not callable). */
+    hidden: z.boolean().default(false),
+    /** Annotation hints merged over the upstream's (readOnlyHint, destructiveHint, …). */
+    annotations: annotationsOverrideSchema.optional(),
+    /**
+     * `action`: the tool changes state and needs confirmation as the persona's `confirm`
+     * says; `read-only`: it never does, whatever its annotations. Default: from the
+     * annotations and `confirmation.actions`.
+     */
+    kind: z.enum(['action', 'read-only']).optional(),
+  })
+  .strict();
+
+export type ToolOverride = z.infer<typeof toolOverrideSchema>;
+
+/** `<server>.<tool>`: an upstream name (letters, digits, _ and -), a dot, the tool's upstream name. */
+const OVERRIDE_KEY = /^[A-Za-z0-9_-]+\..+$/;
+
 export const gatewayConfigSchema = z
   .object({
     upstreams: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'upstream names use letters, digits, _ and -'), upstreamSchema),
@@ -410,6 +457,19 @@ export const gatewayConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Operator overrides per upstream tool, keyed `<server>.<tool>` (the tool's upstream
+     * name): description, examples, exposed name, hidden, annotations, kind
+     * (toolOverrideSchema). Live-reloaded; docs/OVERRIDES.md.
+     */
+    overrides: z
+      .record(z.string(), toolOverrideSchema)
+      .superRefine((overrides, ctx) => {
+        for (const key of Object.keys(overrides)) {
+          if (!OVERRIDE_KEY.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'override keys are <server>.<tool>, e.g. finance.get_fee_dues' });
+        }
+      })
+      .default({}),
     /** Bounds on what passes through from the upstreams: resources, templates, prompts (src/relay/). */
     relay: relaySchema,
     timeouts: z

@@ -8,7 +8,8 @@
  * lexicon (lexicon.ts) at half weight.
  *
  * The index is our own (typed-array postings per field, postings.ts) but scores exactly
- * as minisearch 7.2 did with this configuration, to the last bit and in the same order,
+ * as minisearch 7.2 did with this configuration (without spelling correction, which
+ * minisearch lacks: `{ spelling: false }`), to the last bit and in the same order,
  * ties included (test/curator/bm25.test.ts compares the two): each field is scored with
  * its own statistics and the fields' scores summed in order; a query's terms are summed
  * left to right, then its synonyms' total added; the sum is multiplied by the number of
@@ -19,7 +20,8 @@ import type { RetrievalFields } from '../catalog/retrievalText.js';
 import { expandTerms, SYNONYM_WEIGHT } from './lexicon.js';
 import { QueryScratch } from './bm25Scratch.js';
 import { FieldPostings, withRoom } from './postings.js';
-import { contentTerms, tokenize } from './tokenize.js';
+import { contentTerms, literalTerms, tokenize, WORD } from './tokenize.js';
+import { CORRECTION_WEIGHT, TermCorrector } from './typos.js';
 import { topK } from './topk.js';
 
 /** One BM25 match: catalog index, score (> 0, unbounded) and the query terms it matched. */
@@ -28,7 +30,7 @@ export interface Bm25Hit {
   score: number;
   /** Query content terms the tool's text contains. */
   terms: string[];
-  /** Query content terms the tool's text lacks but has a synonym of. */
+  /** Query content terms the tool's text lacks but has a synonym or a spelling correction (typos.ts) of. */
   viaSynonym: string[];
 }
 
@@ -56,9 +58,18 @@ export class Bm25Index {
   private count = 0;
   private sealed = true;
   private scratch = new QueryScratch(0);
+  /** Spelling corrector over the vocabulary, made on the first query with an unknown term. */
+  private corrector: TermCorrector | undefined;
 
-  /** Indexes `docs` (retrievalFields of each tool); a hit's `index` is the position in this array. */
-  constructor(docs: readonly RetrievalFields[] = []) {
+  /** Whether query terms the catalog lacks are spelling-corrected (typos.ts). */
+  private readonly spelling: boolean;
+
+  /**
+   * Indexes `docs` (retrievalFields of each tool); a hit's `index` is the position in this array.
+   * @param options.spelling correct query terms the catalog lacks (typos.ts); default true. false: plain BM25+, exactly minisearch's.
+   */
+  constructor(docs: readonly RetrievalFields[] = [], options: { spelling?: boolean } = {}) {
+    this.spelling = options.spelling ?? true;
     this.add(docs, 0);
   }
 
@@ -98,7 +109,10 @@ export class Bm25Index {
       }
     }
     this.count += docs.length;
-    if (docs.length > 0) this.sealed = false;
+    if (docs.length > 0) {
+      this.sealed = false;
+      this.corrector = undefined;
+    }
   }
 
   /**
@@ -123,26 +137,82 @@ export class Bm25Index {
     const terms = contentTerms(text);
     if (terms.length === 0) return [];
     const synonyms = expandTerms(terms);
-    // Distinct strings: contentTerms() drops repeats and expandTerms() the query's own terms.
-    const sources = [...terms, ...synonyms.keys()];
+    const corrections = this.corrections(terms, synonyms, text);
+    // Distinct strings: contentTerms() drops repeats, expandTerms() the query's own terms, corrections() both.
+    const sources = [...terms, ...synonyms.keys(), ...corrections.keys()];
+    const firstCorrection = terms.length + synonyms.size;
     this.seal();
     const s = this.scratch;
     const searched = [...new Set(fields ?? FIELDS)].map((f) => this.postings[FIELDS.indexOf(f)]!);
     for (let j = 0; j < sources.length; j++) {
       const t = this.termIds.get(sources[j]!);
-      if (t !== undefined) this.scoreTerm(t, j, j < terms.length ? s.direct : s.synonym, j < terms.length ? 1 : SYNONYM_WEIGHT, searched);
+      const weight = j < terms.length ? 1 : j < firstCorrection ? SYNONYM_WEIGHT : CORRECTION_WEIGHT;
+      if (t !== undefined) this.scoreTerm(t, j, j < terms.length ? s.direct : s.synonym, weight, searched);
     }
     const out = this.rank(allowed, limit).map((i): Bm25Hit => {
       const doc = s.hitDocs[i]!;
       const { direct, viaSynonym } = s.reportOnce(doc, (matched) => {
         const direct = matched.filter((j) => j < terms.length).map((j) => terms[j]!);
-        const via = matched.filter((j) => j >= terms.length).flatMap((j) => synonyms.get(sources[j]!)!);
+        const via = matched.filter((j) => j >= terms.length).flatMap((j) => synonyms.get(sources[j]!) ?? corrections.get(sources[j]!)!);
         return { direct, viaSynonym: [...new Set(via)].filter((t) => !direct.includes(t)) };
       });
       return { index: doc, score: s.hitScores[i]!, terms: direct.slice(), viaSynonym: viaSynonym.slice() };
     });
     s.clear();
     return out;
+  }
+
+  /**
+   * Spelling corrections of the query terms the catalog lacks (typos.ts), as catalog term →
+   * the query terms it corrects; none for a term a lexicon synonym already matches, for an
+   * argument value (tokenize.ts literalTerms: IDs, names) or for a term that is itself a
+   * query term or synonym. `sure` keeps only single-candidate corrections one edit away
+   * (what correctedText hands the dense retriever).
+   */
+  private corrections(terms: readonly string[], synonyms: ReadonlyMap<string, readonly string[]>, text: string, sure = false): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    if (!this.spelling) return out;
+    const unknown = terms.filter((t) => !this.termIds.has(t));
+    if (unknown.length === 0) return out;
+    const stood = new Set([...synonyms].filter(([syn]) => this.termIds.has(syn)).flatMap(([, from]) => from));
+    const literals = literalTerms(text);
+    this.corrector ??= new TermCorrector(this.termIds.keys());
+    for (const t of unknown) {
+      if (stood.has(t) || literals.has(t)) continue;
+      const found = this.corrector.correct(t);
+      if (!found || (sure && (found.distance > 1 || found.terms.length > 1))) continue;
+      for (const c of found.terms) {
+        if (terms.includes(c) || synonyms.has(c)) continue;
+        const from = out.get(c);
+        if (from) from.push(t);
+        else out.set(c, [t]);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * `text` with each misspelled word replaced by its correction, where the correction is
+   * sure (one edit away, the only catalog term that close); undefined when no word is.
+   * The dense retriever embeds this instead of the misspelled text: a sentence encoder's
+   * subword pieces of "sned an emial" say little, and it has no weight to give a guess,
+   * so it gets only the sure ones (BM25 scores every correction, at CORRECTION_WEIGHT).
+   *
+   * ### Usage
+   * ```ts
+   * index.correctedText('sned an emial to Bo')  // 'send an email to Bo' (catalog with send_email)
+   * ```
+   */
+  correctedText(text: string): string | undefined {
+    const terms = contentTerms(text);
+    const corrections = this.corrections(terms, expandTerms(terms), text, true);
+    if (corrections.size === 0) return undefined;
+    const fix = new Map<string, string>();
+    for (const [correction, from] of corrections) for (const t of from) fix.set(t, correction);
+    return text.replace(WORD, (word) => {
+      const [term, ...more] = tokenize(word);
+      return term !== undefined && more.length === 0 ? (fix.get(term) ?? word) : word;
+    });
   }
 
   /** Whether any indexed tool's text contains `term` (tokenizer form). */

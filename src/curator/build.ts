@@ -82,7 +82,8 @@ export async function buildBm25(tools: readonly ToolRecord[], extra: ExtraContex
 
 /**
  * Embeds each tool's document and passages (passageParts(): name phrase, description
- * sentences, synonyms; then its exemplars) through the cache, in batches stored as they
+ * sentences, synonyms; then its exemplars, from exemplars.json and an operator override's
+ * `examples`) through the cache, in batches stored as they
  * are computed (embedCache.ts). Returns the dense index and the catalog-trust probes
  * built from the same vectors. A catalog of at least `approximate.from` tools also gets
  * the HNSW graph of its rows (ann.ts) before the index is returned; `current()` false
@@ -103,7 +104,8 @@ export async function buildDense(
     for (const t of tools.slice(at, at + BM25_CHUNK)) {
       const parts = passageParts(t, extra.synonyms?.[t.name]);
       const own = [...(parts.name ? [parts.name] : []), ...parts.sentences, ...(parts.synonyms ? [parts.synonyms] : [])];
-      views.push({ parts, document: retrievalText(t, extra.synonyms?.[t.name]), passages: [...own, ...(extra.exemplars?.[t.name] ?? [])] });
+      const exemplars = [...(extra.exemplars?.[t.name] ?? []), ...(t.examples ?? [])];
+      views.push({ parts, document: retrievalText(t, extra.synonyms?.[t.name]), passages: [...own, ...exemplars] });
     }
     await yieldToEventLoop();
   }

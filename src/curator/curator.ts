@@ -15,6 +15,7 @@ import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, reserveOf } from './expand.js';
 import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { withinLimit } from './limit.js';
+import { confidentLexicalHits } from './lexical.js';
 import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
 import { retrieveAll, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
@@ -271,9 +272,11 @@ class Curator implements ToolCurator {
       anchored: index.anchor.match(query, mask).map((a) => a.index),
       pool,
     });
-    // Exact names first, in the order the query names them; then the assembled list.
-    const ranked = [...named, ...assembled.tools.filter((i) => !named.includes(i))];
-    const addedBy = [...named.map(() => 'exact-name'), ...assembled.tools.flatMap((i, k) => (named.includes(i) ? [] : [assembled.addedBy[k]!]))];
+    // Exact names first, in the order the query names them; then the tools sentences of a long request name to BM25; then the assembled list.
+    const lexical = confidentLexicalHits(query, index.bm25, mask).filter((i) => !named.includes(i)).slice(0, Math.ceil(confident / 2));
+    const first = [...named, ...lexical];
+    const ranked = [...first, ...assembled.tools.filter((i) => !first.includes(i))];
+    const addedBy = [...named.map(() => 'exact-name'), ...lexical.map(() => 'lexical'), ...assembled.tools.flatMap((i, k) => (first.includes(i) ? [] : [assembled.addedBy[k]!]))];
     const limited = withinLimit(ranked, addedBy, index.deps, (i) => mask[i] === 1, topK);
 
     const selection: Selection = { tools: limited.tools.map((i) => index.tools[i]!), confidence, mode, match: signals };
@@ -289,7 +292,8 @@ class Curator implements ToolCurator {
     const embedder = this.embedder;
     if (!embedder || !index.dense || this.mode === 'bm25') return null;
     try {
-      return await Promise.all(texts.map((t) => embedder.embedQuery(t)));
+      // Each text with its misspelled words corrected (typos.ts); BM25 corrects them itself.
+      return await Promise.all(texts.map((t) => embedder.embedQuery(index.bm25.correctedText(t) ?? t)));
     } catch (err) {
       log.warn({ err, embedder: embedder.id }, 'curator: query embedding failed, BM25 only for this query');
       return null;

@@ -40,6 +40,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['show', 'display', 'view'],
   ['fetch', 'retrieve'],
   ['copy', 'duplicate', 'clone'],
+  ['save', 'write'],
   ['run', 'execute', 'launch'],
   ['stop', 'halt', 'terminate', 'kill'],
   ['enable', 'activate', 'toggle'],

@@ -9,7 +9,8 @@
  * bigrams (the usual CJK indexing unit), never nothing.
  */
 
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+/** A word: a run of letters, combining marks and digits (global: use with matchAll or replace). */
+export const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 
@@ -52,7 +53,7 @@ export function sStem(word: string): string {
 }
 
 /** Stopwords in the form `tokenize` emits them. */
-const STOPWORDS: ReadonlySet<string> = new Set(STOPWORD_LIST.split(' ').map(sStem));
+export const STOPWORDS: ReadonlySet<string> = new Set(STOPWORD_LIST.split(' ').map(sStem));
 
 function cjkBigrams(run: string, out: string[]): void {
   const chars = Array.from(run);

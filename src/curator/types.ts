@@ -55,7 +55,8 @@ export interface Explanation {
    */
   fusedScore?: number;
   /**
-   * The mechanism that put it in the list: 'retrieval', 'exact-name', 'anchor', 'split', 'dependency',
+   * The mechanism that put it in the list: 'retrieval', 'exact-name', 'anchor', 'lexical' (a sentence that
+   * names it to BM25, lexical.ts), 'split', 'dependency',
    * 'pinned', 'passthrough', 'blank', 'expansion', 'fallback', 'weak-match' (a no-match's nearest tools).
    */
   addedBy: string;

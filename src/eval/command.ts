@@ -2,8 +2,8 @@
  * `tool-curator eval <target> [--mode M] [--fusion F] [--top-k N] [--sample N] [--approximate] [--json] [--config F]`:
  * wiring only. Targets: a suite file (`*.yaml`, e.g. eval/university.yaml, run over the
  * upstreams of the gateway config: --config, else $TOOL_CURATOR_CONFIG, else
- * ./gateway.config.yaml), a public data set (metatool, toollens, api_bank, mcptoolbenchpp),
- * `public` (all four), `dev` (the dev suite), `calibrate` (low-confidence threshold
+ * ./gateway.config.yaml), a public data set (metatool, toollens, api_bank, mcptoolbenchpp,
+ * livemcpbench), `public` (all five), `dev` (the dev suite), `calibrate` (low-confidence threshold
  * measurement), `all` (public + dev + eval/university.yaml). `--fusion score|rrf` picks the
  * hybrid fusion (default: a suite uses the config's curator.fusion, the public and dev sets
  * the curator's default). `--approximate` searches the public sets' dense stage through
@@ -23,10 +23,11 @@ import { PUBLIC_SETS, type PublicSetName } from './data.js';
 import { runDevSuite } from './dev/index.js';
 import { memoizeQueries, runPublicEval, type PublicEvalResult } from './public.js';
 import { formatCalibration, formatPublicTable, formatSuiteReport, formatUniversityReport } from './report.js';
-import { loadSuite, runUniversitySuite, UNIVERSITY_SUITE } from './university.js';
+import { runCatalogSuite } from './catalogSuite.js';
+import { loadSuiteFile, runUniversitySuite, UNIVERSITY_SUITE, type SuiteFile, type UniversityResult } from './university.js';
 
 const MODES: readonly CuratorMode[] = ['none', 'bm25', 'dense', 'hybrid'];
-const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]';
+const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|livemcpbench|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]';
 
 function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -62,7 +63,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   }
   const topK = positive(values['top-k'], 'top-k');
   const sample = positive(values.sample, 'sample');
-  const cases = suite === undefined ? [] : loadSuite(suite);
+  const file: SuiteFile = suite === undefined ? { cases: [] } : loadSuiteFile(suite);
   const cache = new EmbeddingStore(openDb(process.env.TOOL_CURATOR_EVAL_CACHE ?? '.tool-curator/eval.db'));
   const needsEmbedder = target === 'calibrate' || modes.some((m) => m === 'dense' || m === 'hybrid');
   const embedder = needsEmbedder ? await createEmbedder({ provider: 'use' }) : null;
@@ -85,7 +86,9 @@ export async function evalCommand(args: string[]): Promise<number> {
     if (suite !== undefined) {
       const configPath = values.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml';
       const queries = embedder && memoizeQueries(embedder, cache);
-      const result = await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion });
+      const result: UniversityResult = file.catalog
+        ? await runCatalogSuite(file.cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion })
+        : await runUniversitySuite(file.cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion });
       out.suite = {
         ...result,
         file: suite,

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolRecord } from '../catalog/types.js';
 
-export const PUBLIC_SETS = ['metatool', 'toollens', 'api_bank', 'mcptoolbenchpp'] as const;
+export const PUBLIC_SETS = ['metatool', 'toollens', 'api_bank', 'mcptoolbenchpp', 'livemcpbench'] as const;
 export type PublicSetName = (typeof PUBLIC_SETS)[number];
 
 /** Single-tool metatool queries sampled, every k-th in file order, as BASELINES.md did. */

@@ -6,7 +6,7 @@
  */
 import { toolDefinitionTokens } from '../catalog/tokens.js';
 import type { ToolRecord } from '../catalog/types.js';
-import type { Selection, ToolCurator } from '../curator/types.js';
+import type { CuratorMode, Selection, ToolCurator } from '../curator/types.js';
 
 export interface SuiteCase {
   query: string;
@@ -28,6 +28,8 @@ export interface CaseResult {
   outcome: Outcome;
   /** Pinned tools, then the curator's shortlist. */
   shortlist: string[];
+  /** The retrievers that answered (Selection.mode). */
+  mode: CuratorMode;
   /** o200k_base tokens of the shortlist's definitions and of the persona's full list. */
   tokens: number;
   fullTokens: number;
@@ -104,7 +106,7 @@ export async function runSuite(
     const visible = [...pinned, ...selection.tools];
     const shortlist = visible.map((t) => t.name);
     const outcome = c.expected.length > 0 ? outcomeOf(shortlist, c.expected) : honestNoMatch(selection) ? 'correct' : 'missed';
-    results.push({ case: c, outcome, shortlist, tokens: toolDefinitionTokens(visible), fullTokens: fullTokens.get(c.persona)! });
+    results.push({ case: c, outcome, shortlist, mode: selection.mode, tokens: toolDefinitionTokens(visible), fullTokens: fullTokens.get(c.persona)! });
   }
   const categories = [...new Set(cases.map((c) => c.category))];
   const n = results.length || 1;

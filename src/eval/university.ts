@@ -40,15 +40,22 @@ const suiteSchema = z.strictObject({ cases: z.array(caseSchema).min(1, 'needs at
  */
 const devCaseSchema = (categories: [string, ...string[]]) =>
   caseSchema.extend({ expected: z.array(z.string().min(1)).max(4, 'needs 0 to 4 expected tools'), category: z.enum(categories) });
-const devSuiteSchema = z.strictObject({ categories: z.array(z.string().min(1)).min(1, 'needs at least one category') }).passthrough();
+const devSuiteSchema = z.strictObject({ categories: z.array(z.string().min(1)).min(1, 'needs at least one category'), catalog: z.string().min(1).optional() }).passthrough();
+
+/** A suite file's cases, and the catalog file it runs over when it names one (`catalog:`, relative to the suite). */
+export interface SuiteFile {
+  cases: SuiteCase[];
+  catalog?: string;
+}
 
 /**
  * Reads a suite file: `cases:` of {query, persona, expected (1 to 4 tool names), category}.
  * With a top-level `categories:` list the cases' categories are that list's and
- * `expected` may be empty (a development suite).
+ * `expected` may be empty (a development suite), and a `catalog:` file may replace the
+ * gateway config's upstreams (catalogSuite.ts).
  * @throws ConfigError naming the file, the case's key path and what was expected.
  */
-export function loadSuite(path: string): SuiteCase[] {
+export function loadSuiteFile(path: string): SuiteFile {
   let data: unknown;
   try {
     data = loadYaml(readFileSync(path, 'utf8'), { filename: path });
@@ -62,12 +69,18 @@ export function loadSuite(path: string): SuiteCase[] {
   if (data !== null && typeof data === 'object' && 'categories' in data) {
     const header = devSuiteSchema.safeParse(data);
     if (!header.success) return fail(header.error);
-    const { categories, ...rest } = header.data;
+    const { categories, catalog, ...rest } = header.data;
     const parsed = z.strictObject({ cases: z.array(devCaseSchema(categories as [string, ...string[]])).min(1, 'needs at least one case') }).safeParse(rest);
-    return parsed.success ? parsed.data.cases : fail(parsed.error);
+    if (!parsed.success) return fail(parsed.error);
+    return { cases: parsed.data.cases, ...(typeof catalog === 'string' && { catalog }) };
   }
   const parsed = suiteSchema.safeParse(data ?? {});
-  return parsed.success ? parsed.data.cases : fail(parsed.error);
+  return parsed.success ? { cases: parsed.data.cases } : fail(parsed.error);
+}
+
+/** The cases of a suite file (loadSuiteFile). */
+export function loadSuite(path: string): SuiteCase[] {
+  return loadSuiteFile(path).cases;
 }
 
 /**

@@ -6,8 +6,10 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { buildCatalog } from '../catalog/catalog.js';
-import { assignNames, type NameChange } from '../catalog/names.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { buildCatalogWith } from '../catalog/catalog.js';
+import { assignNames, toolKey, type NameChange } from '../catalog/names.js';
+import { overrideIssues } from '../catalog/overrides.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/schema.js';
@@ -84,6 +86,8 @@ export class Gateway extends EventEmitter {
   private readonly names: NameStore;
   private embedderLoad: Promise<Embedder | null> = Promise.resolve(null);
   private readonly allowedCache = new Map<string, ToolRecord[]>();
+  /** Override issues already logged (each is logged once while it lasts). */
+  private overrideWarnings = new Set<string>();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -186,7 +190,12 @@ export class Gateway extends EventEmitter {
     return { synonyms, exemplars, dependencies, pinned: config.exposure.pinned };
   }
 
-  /** The catalog of the upstreams' current tools, with exposed names kept stable through the store (catalog/names.ts). */
+  /**
+   * The catalog of the upstreams' current tools, with exposed names kept stable through the
+   * store (catalog/names.ts) and the operator's overrides applied (catalog/overrides.ts).
+   * The store remembers the assigned names, not an override's, so removing an override
+   * gives the tool its old name back.
+   */
   private buildCatalog(): ToolRecord[] {
     const byServer = this.pool.toolsByServer();
     const { names, changed } = assignNames(byServer, this.names.load());
@@ -194,10 +203,20 @@ export class Gateway extends EventEmitter {
       this.renamed.push(...changed);
       log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
     }
-    const catalog = buildCatalog(byServer, this.loaded.config.confirmation.actions, names);
-    this.names.save(catalog.map((t) => ({ server: t.server, upstreamName: t.upstreamName, name: t.name })));
+    const { config } = this.loaded;
+    const { catalog, refused } = buildCatalogWith(byServer, { extraActions: config.confirmation.actions, names, overrides: config.overrides, servers: this.pool.serverInfo() });
+    this.names.save([...byServer].flatMap(([server, tools]) => tools.map((t) => ({ server, upstreamName: t.name, name: names.get(toolKey(server, t.name))! }))));
     this.checkPatterns(catalog);
+    this.checkOverrides(byServer, refused);
     return catalog;
+  }
+
+  /** Warns once per override that cannot be applied (overrides.ts overrideIssues). */
+  private checkOverrides(byServer: Map<string, Tool[]>, refused: Map<string, string>): void {
+    const connected = new Set(this.pool.status().filter((s) => s.state === 'ready').map((s) => s.name));
+    const issues = overrideIssues(this.loaded.config.overrides, byServer, connected, refused);
+    for (const issue of issues) if (!this.overrideWarnings.has(issue)) log.warn({ file: this.loaded.file }, `${this.loaded.file}: ${issue}`);
+    this.overrideWarnings = new Set(issues);
   }
 
   /** Warns once per pattern that matches no tool of a connected upstream (a typo silently changes access otherwise). */
@@ -238,7 +257,8 @@ export class Gateway extends EventEmitter {
   /**
    * Live configuration (liveConfig.ts): re-reads gateway.config.yaml and the files it names
    * and puts in force what can change under a running gateway — personas, dependencies,
-   * synonyms, exemplars (the index is refreshed; hosts get list_changed).
+   * synonyms, exemplars, tool overrides (the catalog and index are rebuilt; hosts get
+   * list_changed).
    * @returns what was applied, and the gateway.config.yaml keys that changed but need a restart.
    * @throws ConfigError (file, key, reason) for an edit that does not load; nothing changes then.
    */
@@ -246,10 +266,14 @@ export class Gateway extends EventEmitter {
     const fresh = loadConfig(this.loaded.file);
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     const live = ['personas', 'dependencies', 'synonyms', 'exemplars'] as const;
-    const applied = live.filter((k) => !same(this.loaded[k], fresh[k]));
-    const restart = (Object.keys(fresh.config) as (keyof GatewayConfig)[]).filter((k) => k !== 'policy' && !same(this.loaded.config[k], fresh.config[k]));
+    /** gateway.config.yaml keys applied live: `policy` names the files above, `overrides` is read at each catalog build. */
+    const liveKeys: readonly (keyof GatewayConfig)[] = ['policy', 'overrides'];
+    const applied: string[] = live.filter((k) => !same(this.loaded[k], fresh[k]));
+    if (!same(this.loaded.config.overrides, fresh.config.overrides)) applied.push('overrides');
+    const restart = (Object.keys(fresh.config) as (keyof GatewayConfig)[]).filter((k) => !liveKeys.includes(k) && !same(this.loaded.config[k], fresh.config[k]));
     if (applied.length === 0) return { applied, restart };
     Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
+    this.loaded.config.overrides = fresh.config.overrides;
     this.policy.replace(fresh.personas);
     await this.ready.then(() => this.rebuild());
     return { applied, restart };

@@ -15,6 +15,7 @@ import {
   ToolListChangedNotificationSchema,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerInfo } from '../catalog/catalog.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { RelayedCallOptions } from '../relay/calls.js';
@@ -54,6 +55,8 @@ interface Upstream {
   tools: Tool[];
   /** What the upstream declared at initialize; kept for the host-facing capabilities. */
   caps?: ServerCapabilities;
+  /** Its title and instructions from initialize, for the catalog (the curator indexes them). */
+  info?: ServerInfo;
   /** Its resources, templates and prompts (src/relay/lists.ts). */
   lists: RelayLists;
   error?: string;
@@ -153,7 +156,9 @@ export class UpstreamPool extends EventEmitter {
         await conn.client.close();
         return false;
       }
-      Object.assign(u, { conn, tools, caps, lists, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
+      const version = conn.client.getServerVersion();
+      const info: ServerInfo = { title: version?.title ?? version?.name, instructions: conn.client.getInstructions() };
+      Object.assign(u, { conn, tools, caps, info, lists, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
       conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh(u));
       conn.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.refreshLists(u, 'resources'));
       conn.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.refreshLists(u, 'prompts'));
@@ -260,6 +265,13 @@ export class UpstreamPool extends EventEmitter {
   toolsByServer(): Map<string, Tool[]> {
     const out = new Map<string, Tool[]>();
     for (const u of this.upstreams.values()) if (u.tools.length > 0 && u.state !== 'closed') out.set(u.name, u.tools);
+    return out;
+  }
+
+  /** What each upstream that has been connected said about itself at initialize (title, instructions). */
+  serverInfo(): Map<string, ServerInfo> {
+    const out = new Map<string, ServerInfo>();
+    for (const u of this.upstreams.values()) if (u.info) out.set(u.name, u.info);
     return out;
   }
 

@@ -16,17 +16,19 @@ describe('splitName', () => {
 
 describe('retrievalText', () => {
   test('name words, description, synonyms, parameters with short descriptions', () => {
-    const t = tool('get_fee_dues', 'Fee dues of a student.', { student_id: 'The student', note: 'x'.repeat(90) });
+    const t = tool('get_fee_dues', 'Fee dues a student still owes.', { student_id: 'The student', note: 'x'.repeat(90) });
     expect(retrievalText(t, 'outstanding balance')).toBe(
-      'get fee dues. Fee dues of a student. outstanding balance. Parameters: student id (The student), note.',
+      'get fee dues. Fee dues a student still owes. outstanding balance. Parameters: student id (The student), note.',
     );
   });
   test('title included, no parameters section without parameters', () => {
-    expect(retrievalText({ ...tool('listFiles', 'Lists files'), title: 'List files' })).toBe('list files. List files. Lists files.');
+    expect(retrievalText({ ...tool('listFiles', 'Lists files in a folder with sizes'), title: 'List files' })).toBe('list files. List files. Lists files in a folder with sizes.');
+    // A description that only repeats the name is bare: the server's name joins it (test/curator/robust.test.ts).
+    expect(retrievalText({ ...tool('listFiles', 'Lists files'), title: 'List files' })).toBe('list files. List files. Lists files. test.');
   });
   test('fields for BM25: name + title, description + synonyms, parameters', () => {
-    const t = { ...tool('get_fee_dues', 'Fee dues of a student.', { student_id: 'The student' }), title: 'Fee dues' };
-    expect(retrievalFields(t, 'money owed')).toEqual({ name: 'get fee dues. Fee dues', description: 'Fee dues of a student. money owed', parameters: 'student id (The student)' });
+    const t = { ...tool('get_fee_dues', 'Fee dues a student still owes.', { student_id: 'The student' }), title: 'Fee dues' };
+    expect(retrievalFields(t, 'money owed')).toEqual({ name: 'get fee dues. Fee dues', description: 'Fee dues a student still owes. money owed', parameters: 'student id (The student)' });
   });
 });
 

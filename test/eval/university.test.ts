@@ -172,7 +172,7 @@ describe('loadSuite', () => {
     expect(loadSuite(dev)).toEqual([{ query: 'zzzz', persona: 'student', category: 'no_match', expected: [] }]);
     expect(() => loadSuite(write('categories: [no_match]\ncases:\n  - { query: "q", persona: student, category: direct, expected: [a] }\n'))).toThrow(/cases\.0\.category/);
     expect(() => loadSuite(write('cases:\n  - { query: "q", persona: student, category: direct, expected: [] }\n'))).toThrow('cases.0.expected: needs 1 to 4 expected tools');
-    expect(loadSuite(join(ROOT, 'eval/dev-generalization.yaml'))).toHaveLength(71);
+    expect(loadSuite(join(ROOT, 'eval/dev-generalization.yaml'))).toHaveLength(92);
   });
 
   test('a missing file says so', () => {
