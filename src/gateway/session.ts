@@ -160,17 +160,15 @@ export class Session {
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
   }
 
-  /** Searches are audited too: what was asked, and which tools the session was shown. */
+  /** Searches are audited too: what was asked, and which tools the session was shown (written beside the answer, not before it). */
   private auditSearch(time: number, args: Record<string, unknown>, shown: string[]): void {
     const { sessionId, persona, userId } = this.identity;
-    try {
-      this.gateway.audit.record({
+    this.gateway.audit
+      .record({
         time, sessionId, persona, userId, tool: FIND_TOOLS, requestedName: FIND_TOOLS, args,
         decision: 'allowed', decisions: ['allowed'], notes: [`shown: ${shown.join(', ')}`], outcome: 'ok',
-      });
-    } catch (err) {
-      log.error({ err: (err as Error).message }, 'audit record of find_tools failed');
-    }
+      })
+      .catch((err: Error) => log.error({ err: err.message }, 'audit record of find_tools failed'));
   }
 
   /**

@@ -306,6 +306,11 @@ export interface StoreEvents {
   names: Record<string, never>;
   /** Vectors of this embedder were stored. */
   embeddings: { embedder: string };
+  /**
+   * Events of other processes may have been missed (the listener connected or
+   * reconnected; delivered in this process only): re-read whatever is waited for.
+   */
+  resync: Record<string, never>;
 }
 
 export type StoreTopic = keyof StoreEvents;
@@ -314,7 +319,8 @@ export type StoreTopic = keyof StoreEvents;
  * Events across the fleet: PostgreSQL LISTEN/NOTIFY; SQLite: in-process, plus a table
  * read every second while someone listens, for other processes on the same file.
  * Delivery is best effort (a replica whose connection is down misses events): whoever
- * waits on one also re-reads the rows it cares about.
+ * waits on one also re-reads the rows it cares about, at the latest on `resync`. The
+ * first subscription starts listening to other processes, until the store is closed.
  */
 export interface EventsPart {
   /** Subscribes; returns the unsubscribe. */
