@@ -74,6 +74,12 @@ export class SqlEmbeddings implements Required<EmbeddingCache> {
            WHERE embedding_claims.claimed_at < ? OR embedding_claims.owner = excluded.owner`,
           [...part.flatMap((h) => [embedderId, h, this.owner, now]), now - ttlMs],
         );
+        // Vectors stored since the look above (their claims gone with them) are not claimed: drop those claims again.
+        await t.run(
+          `DELETE FROM embedding_claims WHERE embedder = ? AND owner = ? AND text_hash IN (${marks(part.length)})
+           AND EXISTS (SELECT 1 FROM embeddings e WHERE e.embedder = embedding_claims.embedder AND e.text_hash = embedding_claims.text_hash)`,
+          [embedderId, this.owner, ...part],
+        );
         const rows = await t.all<{ text_hash: string }>(
           `SELECT text_hash FROM embedding_claims WHERE embedder = ? AND owner = ? AND text_hash IN (${marks(part.length)})`,
           [embedderId, this.owner, ...part],

@@ -5,16 +5,11 @@
  * own authorization; a user id, a per-user one. Values are stored as the SDK hands them
  * over (JSON), bound to the upstream's URL: state saved for another URL reads back as
  * absent. Every write bumps the row's `version` and emits `oauth`, so a provider can tell
- * that another process refreshed the tokens.
+ * that another process refreshed the tokens. A row is never deleted, only emptied (its
+ * version keeps growing across a logout).
  */
 import type { Sql } from './sql.js';
 import type { EventsPart, OAuthField, OAuthKey, OAuthPart } from './types.js';
-
-/**
- * The next version: the clock in ms, or one more than the last when that is ahead, so it
- * grows with every write and across a clear (a new row starts from the clock).
- */
-const NEXT_VERSION = 'CASE WHEN version >= ? THEN version + 1 ELSE ? END';
 
 const FIELDS: readonly OAuthField[] = ['client_information', 'tokens', 'code_verifier', 'discovery', 'pending_scope'];
 
@@ -25,6 +20,10 @@ function checked(field: OAuthField): OAuthField {
 }
 
 type Row = Record<OAuthField, string | null> & { url: string };
+
+/** Empties the row of (upstream, subject) when it is bound to another URL than the third parameter. */
+const REBIND = `UPDATE oauth_state SET url = ?, ${FIELDS.map((f) => `${f} = NULL`).join(', ')}, version = version + 1, updated_at = ?
+  WHERE upstream = ? AND subject = ? AND url <> ?`;
 
 export class SqlOAuth implements OAuthPart {
   constructor(
@@ -42,11 +41,11 @@ export class SqlOAuth implements OAuthPart {
     const subject = key.subject ?? '';
     const now = Date.now();
     await this.sql.tx(async (t) => {
-      await t.run('DELETE FROM oauth_state WHERE upstream = ? AND subject = ? AND url <> ?', [key.upstream, subject, key.url]);
+      await t.run(REBIND, [key.url, now, key.upstream, subject, key.url]);
       await t.run(
-        `INSERT INTO oauth_state (upstream, subject, url, ${f}, version, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (upstream, subject) DO UPDATE SET ${f} = excluded.${f}, version = ${NEXT_VERSION.replaceAll('version', 'oauth_state.version')}, updated_at = excluded.updated_at`,
-        [key.upstream, subject, key.url, value ?? null, now, now, now, now],
+        `INSERT INTO oauth_state (upstream, subject, url, ${f}, version, updated_at) VALUES (?, ?, ?, ?, 1, ?)
+         ON CONFLICT (upstream, subject) DO UPDATE SET ${f} = excluded.${f}, version = oauth_state.version + 1, updated_at = excluded.updated_at`,
+        [key.upstream, subject, key.url, value ?? null, now],
       );
     });
     await this.events.emit('oauth', { upstream: key.upstream, subject });
@@ -56,21 +55,18 @@ export class SqlOAuth implements OAuthPart {
     const f = checked(field);
     const subject = key.subject ?? '';
     const now = Date.now();
-    const update = `UPDATE oauth_state SET ${f} = ?, version = ${NEXT_VERSION}, updated_at = ? WHERE upstream = ? AND subject = ? AND url = ?`;
-    const params = [value ?? null, now, now, now, key.upstream, subject, key.url];
-    let done =
-      expected === undefined
-        ? await this.sql.run(`${update} AND ${f} IS NULL`, params)
-        : await this.sql.run(`${update} AND ${f} = ?`, [...params, expected]);
-    if (done === 0 && expected === undefined && value !== undefined) {
-      // No row yet (or one for another URL, which does not count): a first value.
-      done = await this.sql.tx(async (t) => {
-        await t.run('DELETE FROM oauth_state WHERE upstream = ? AND subject = ? AND url <> ?', [key.upstream, subject, key.url]);
-        return t.run(`INSERT INTO oauth_state (upstream, subject, url, ${f}, version, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (upstream, subject) DO NOTHING`, [
-          key.upstream, subject, key.url, value, now, now,
-        ]);
-      });
-    }
+    const done = await this.sql.tx(async (t) => {
+      await t.run(REBIND, [key.url, now, key.upstream, subject, key.url]);
+      const update = `UPDATE oauth_state SET ${f} = ?, version = version + 1, updated_at = ? WHERE upstream = ? AND subject = ? AND url = ?`;
+      const params = [value ?? null, now, key.upstream, subject, key.url];
+      if (expected !== undefined) return t.run(`${update} AND ${f} = ?`, [...params, expected]);
+      const changed = await t.run(`${update} AND ${f} IS NULL`, params);
+      // No row yet: a first value.
+      if (changed > 0 || value === undefined) return changed;
+      return t.run(`INSERT INTO oauth_state (upstream, subject, url, ${f}, version, updated_at) VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (upstream, subject) DO NOTHING`, [
+        key.upstream, subject, key.url, value, now,
+      ]);
+    });
     if (done > 0) await this.events.emit('oauth', { upstream: key.upstream, subject });
     return done > 0;
   }
@@ -81,8 +77,12 @@ export class SqlOAuth implements OAuthPart {
   }
 
   async clear(upstream: string, subject = ''): Promise<boolean> {
-    const gone = (await this.sql.run('DELETE FROM oauth_state WHERE upstream = ? AND subject = ?', [upstream, subject])) > 0;
-    if (gone) await this.events.emit('oauth', { upstream, subject });
-    return gone;
+    const emptied = await this.sql.run(
+      `UPDATE oauth_state SET ${FIELDS.map((f) => `${f} = NULL`).join(', ')}, version = version + 1, updated_at = ?
+       WHERE upstream = ? AND subject = ? AND (${FIELDS.map((f) => `${f} IS NOT NULL`).join(' OR ')})`,
+      [Date.now(), upstream, subject],
+    );
+    if (emptied > 0) await this.events.emit('oauth', { upstream, subject });
+    return emptied > 0;
   }
 }

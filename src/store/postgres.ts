@@ -217,9 +217,13 @@ export class PostgresStore implements Store {
     this.pool = new pg.Pool({ ...config, max: p.poolSize ?? 10, idleTimeoutMillis: 30_000 });
     // Waiting for a lock is one statement, bounded by the lock timeout; the lock lives as long as its session.
     this.lockPool = new pg.Pool({ ...config, statement_timeout: this.lockTimeoutMs, max: 20, idleTimeoutMillis: 30_000 });
-    // A pooled connection that dies while idle (the server restarted) is dropped by its pool; only reported here.
-    this.pool.on('error', (err) => onProblem('store connection lost; the pool reconnects on the next operation', err));
-    this.lockPool.on('error', () => undefined);
+    // A pooled connection that dies (the server restarted) is dropped by its pool, which makes new ones as needed.
+    // Its error is reported here, whether it was idle (the pool's event) or in use (the connection's own).
+    const lost = (err: Error) => onProblem('store connection lost; the pool reconnects on the next operation', err);
+    for (const each of [this.pool, this.lockPool]) {
+      each.on('error', lost);
+      each.on('connect', (client) => client.on('error', lost));
+    }
     const wrap = (err: unknown) => (!(err instanceof StoreUnavailableError) && isConnectionError(err) ? new StoreUnavailableError(this.location, (err as Error).message, { cause: err }) : err);
     this.sql = new PgSql(this.pool, wrap, this.pool);
     this.events = new Events(randomUUID(), new NotifyBridge(config, this.sql, onProblem), onProblem);

@@ -1,21 +1,41 @@
 /**
  * The SQL surface (sql.ts) on a better-sqlite3 connection. Statements run synchronously;
  * a transaction spans awaits, so while one is open every other statement of this
- * connection waits for it to end instead of running inside it.
+ * connection waits for it to end instead of running inside it. Connections of one
+ * process to one file share that turn-taking: SQLite's own lock would make the second
+ * writer wait synchronously, blocking the event loop the first one needs to finish.
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { Param, Sql } from './sql.js';
+
+/** Turn-taking of the transactions on one file, in this process. */
+interface Turns {
+  /** Set while a transaction is open; resolves when it ends. */
+  open?: Promise<void>;
+  /** The transactions waiting their turn. */
+  queue: Promise<unknown>;
+}
 
 interface Shared {
   db: Db;
   statements: Map<string, Statement>;
   /** Called before any statement that writes: throws to refuse the write (the file was deleted). */
   beforeWrite: () => void;
-  /** Set while a transaction is open; resolves when it ends. */
-  open?: Promise<void>;
-  /** The transactions waiting their turn. */
-  queue: Promise<unknown>;
+  turns: Turns;
+}
+
+/** Per file path; an in-memory database is its own. */
+const turnsByFile = new Map<string, Turns>();
+
+function turnsOf(db: Db): Turns {
+  if (db.memory) return { queue: Promise.resolve() };
+  let turns = turnsByFile.get(db.name);
+  if (!turns) {
+    turns = { queue: Promise.resolve() };
+    turnsByFile.set(db.name, turns);
+  }
+  return turns;
 }
 
 export class SqliteSql implements Sql {
@@ -27,7 +47,7 @@ export class SqliteSql implements Sql {
    * @param inside the transaction this executor runs in (internal).
    */
   constructor(db: Db, beforeWrite: () => void = () => undefined, private readonly inside?: Shared) {
-    this.shared = inside ?? { db, statements: new Map(), beforeWrite, queue: Promise.resolve() };
+    this.shared = inside ?? { db, statements: new Map(), beforeWrite, turns: turnsOf(db) };
   }
 
   private prepare(sql: string): Statement {
@@ -44,7 +64,7 @@ export class SqliteSql implements Sql {
    * and the run are one synchronous step: no transaction can begin between them.
    */
   private async exec<R>(sql: string, use: (s: Statement) => R): Promise<R> {
-    if (!this.inside) while (this.shared.open) await this.shared.open;
+    if (!this.inside) while (this.shared.turns.open) await this.shared.turns.open;
     const s = this.prepare(sql);
     if (!s.readonly) this.shared.beforeWrite();
     return use(s);
@@ -64,32 +84,32 @@ export class SqliteSql implements Sql {
 
   /** Resolves once every transaction queued so far has ended. */
   idle(): Promise<void> {
-    return this.shared.queue.then(() => undefined);
+    return this.shared.turns.queue.then(() => undefined);
   }
 
   tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (this.inside) return fn(this);
-    const shared = this.shared;
+    const { db, turns } = this.shared;
     // Transactions take turns (the queue); `open` holds every other statement back meanwhile.
     const turn = async (): Promise<T> => {
       let end!: () => void;
-      shared.open = new Promise((resolve) => (end = resolve));
+      turns.open = new Promise((resolve) => (end = resolve));
       try {
-        shared.beforeWrite();
-        shared.db.exec('BEGIN IMMEDIATE');
-        const result = await fn(new SqliteSql(shared.db, shared.beforeWrite, shared));
-        shared.db.exec('COMMIT');
+        this.shared.beforeWrite();
+        db.exec('BEGIN IMMEDIATE');
+        const result = await fn(new SqliteSql(db, this.shared.beforeWrite, this.shared));
+        db.exec('COMMIT');
         return result;
       } catch (err) {
-        if (shared.db.inTransaction) shared.db.exec('ROLLBACK');
+        if (db.inTransaction) db.exec('ROLLBACK');
         throw err;
       } finally {
-        shared.open = undefined;
+        turns.open = undefined;
         end();
       }
     };
-    const result = shared.queue.then(turn, turn);
-    shared.queue = result.catch(() => undefined);
+    const result = turns.queue.then(turn, turn);
+    turns.queue = result.catch(() => undefined);
     return result;
   }
 }

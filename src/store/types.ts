@@ -195,9 +195,9 @@ export interface OAuthPart {
    * @returns whether it was set.
    */
   setIf(key: OAuthKey, field: OAuthField, expected: string | undefined, value: string | undefined): Promise<boolean>;
-  /** A number that grows with every write to the (upstream, subject) row; 0 when there is none. */
+  /** A number that grows with every write to the (upstream, subject) row, a clear included; 0 when nothing was ever stored. */
   version(upstream: string, subject?: string): Promise<number>;
-  /** Deletes the (upstream, subject) row. Returns whether there was one. */
+  /** Deletes every value stored for (upstream, subject). Returns whether there was any. */
   clear(upstream: string, subject?: string): Promise<boolean>;
 }
 
