@@ -280,11 +280,13 @@ export const gatewayConfigSchema = z
         /**
          * Seconds a parked call waits for a person's decision before answering that it awaits
          * approval: decided in time (on this replica or another, page or CLI), it runs or is
-         * refused at once. Per transport; at most 50 s, under hosts' usual 60 s request
-         * timeout. Default 30 over HTTP, 5 over stdio (whose hosts often wait on one call).
+         * refused at once. One parked call per session waits at a time; others answer at
+         * once. Per transport; at most 50 s, under hosts' usual 60 s request timeout.
+         * Default 30 over HTTP (a person on the approvals page); 0 over stdio, whose hosts
+         * block on the call and confirm through elicitation.
          */
         wait_seconds: z
-          .object({ stdio: z.number().min(0).max(50).default(5), http: z.number().min(0).max(50).default(30) })
+          .object({ stdio: z.number().min(0).max(50).default(0), http: z.number().min(0).max(50).default(30) })
           .strict()
           .prefault({}),
       })

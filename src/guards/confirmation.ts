@@ -8,7 +8,7 @@
  *   both         the host's user accepts and a person approves on the page or CLI
  *
  * A parked call is a pending approval. It waits up to `confirmation.wait_seconds` (per
- * transport) for the decision, woken by the store's `approval` event from whichever
+ * transport; one waiting call per session) for the decision, woken by the store's `approval` event from whichever
  * replica, page or CLI took it: approved in time, it runs then; otherwise the model is
  * told it awaits approval, and once approved, its next identical call runs once. The model cannot approve its own call: an approval counts only when it carries the
  * signature of a person's credential (approver.ts: the approver key or the approvals
@@ -107,6 +107,8 @@ function shownName(ctx: CallContext, tool: ToolRecord): string {
 export function confirmationGuard({ policy, approvals, config, approver, approvalsPage }: ConfirmationDeps): Guard {
   const ttlMs = config.confirmation.approval_ttl_minutes * 60_000;
   const maxBytes = config.audit.max_value_bytes;
+  /** Sessions with a parked call waiting for its decision: one at a time each, so a burst of parked calls holds nothing. */
+  const waiting = new Set<string>();
 
   return async (ctx, next) => {
     const tool = ctx.tool;
@@ -192,8 +194,15 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
     ctx.decisions.push('awaiting_approval');
     ctx.notes.push(`approval ${pending.id}`);
     const waitMs = config.confirmation.wait_seconds[ctx.session.transport ?? 'stdio'] * 1000;
-    if (waitMs > 0) {
-      const latest = await approvals.wait(pending.id, waitMs, ctx.host?.signal);
+    const session = ctx.session.sessionId;
+    if (waitMs > 0 && !waiting.has(session)) {
+      waiting.add(session);
+      let latest: Approval | undefined;
+      try {
+        latest = await approvals.wait(pending.id, waitMs, ctx.host?.signal);
+      } finally {
+        waiting.delete(session);
+      }
       if (cancelled(ctx)) return cancelledResult(ctx);
       const after = await settle(latest);
       if (after) return after;

@@ -263,6 +263,18 @@ describe('confirmationGuard', () => {
       await Promise.all([a.close(), b.close()]);
     });
 
+    test('one parked call per session waits; a second one answers at once', async () => {
+      const { a, b, call: parkedCall } = await replicas();
+      const first = parkedCall(ctxFor('make_payment', { student_id: 'S0001', amount: 100 }));
+      const id = await parked(b);
+      const second = await parkedCall(ctxFor('make_payment', { student_id: 'S0001', amount: 200 }));
+      expect(text(second)).toContain('awaits');
+      await person.decide(b.approvals, id, 'approved');
+      expect(text(await first)).toBe('ran make_payment');
+      expect(upstream.calls).toHaveLength(1);
+      await Promise.all([a.close(), b.close()]);
+    });
+
     test('an unsigned approval while it waits runs nothing', async () => {
       const { a, b, call: parkedCall } = await replicas();
       const result = parkedCall(ctxFor('make_payment', { student_id: 'S0001', amount: 100 }));
