@@ -6,6 +6,8 @@
  * shows both decisions, written before the call ran.
  */
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -38,7 +40,10 @@ describe.each(BACKENDS)('a call parked on replica A, approved on replica B (stor
 
   beforeAll(async () => {
     const location = await backend.fresh();
+    const personas = join(mkdtempSync(join(tmpdir(), 'tc-parked-')), 'personas.yaml');
+    writeFileSync(personas, JSON.stringify({ student: { identity: { student_id: '${user_id}' }, allow: ['hostel.*'], confirm: 'actions' } }));
     const { configPath, universityDb } = universityConfig({
+      policy: { personas },
       upstreams: { hostel: { command: process.execPath, args: [join(ROOT, 'dist/mock-servers/hostel.js')], env: { UNIVERSITY_DB: '${TC_UNIVERSITY_DB}' } } },
       store: '${TC_STORE}',
       confirmation: { wait_seconds: { stdio: 0, http: 45 } },
@@ -75,7 +80,7 @@ describe.each(BACKENDS)('a call parked on replica A, approved on replica B (stor
 
     const result = (await call) as CallToolResult;
     expect(result.isError, text(result)).toBeFalsy();
-    expect(text(result)).toContain('parked on A, approved on B');
+    expect(JSON.parse(text(result))).toMatchObject({ request_id: expect.any(Number), category: 'plumbing' });
     expect(await store.approvals.get(id)).toMatchObject({ status: 'used', decidedBy: 'web' });
     const [row] = (await store.audit.tail(10)).filter((r) => r.tool === 'raise_maintenance_request');
     expect(row).toMatchObject({ decisions: ['awaiting_approval', 'approved'], decision: 'approved', outcome: 'ok', userId: 'S0001' });
