@@ -2,13 +2,13 @@
  * AuditWriter, the one way rows reach the audit log: values are redacted at any depth and
  * bounded before the store sees them, on `record`, `begin` and `complete` alike.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { AuditWriter } from '../../src/guards/audit.js';
 import { openStore, type AuditEntry, type Store } from '../../src/store/index.js';
 import { rawQuery } from '../helpers/stores.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   time: 1_800_000_000_000,
