@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import Database from 'better-sqlite3';
 import { dump } from 'js-yaml';
 import { loadConfig, type LoadedConfig } from '../src/config/load.js';
+import { storeLocation } from '../src/config/store.js';
 import { embedderConfigSchema } from '../src/embedding/index.js';
 import { Gateway } from '../src/gateway/gateway.js';
 import { Session } from '../src/gateway/session.js';
@@ -67,7 +69,9 @@ async function startOnce(loaded: LoadedConfig, persona?: string) {
   await client.connect(clientSide);
   await client.listTools();
   const firstListMs = performance.now() - t0;
-  const embedded = (gateway.db.prepare('SELECT COUNT(*) AS n FROM embeddings WHERE created_at >= ?').get(Date.now() - firstListMs) as { n: number }).n;
+  const db = new Database(storeLocation(loaded), { readonly: true });
+  const embedded = (db.prepare('SELECT COUNT(*) AS n FROM embeddings WHERE created_at >= ?').get(Date.now() - firstListMs) as { n: number }).n;
+  db.close();
   return { gateway, client, firstListMs, embedded };
 }
 

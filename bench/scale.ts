@@ -125,12 +125,12 @@ async function latencies(curator: ToolCurator, queries: readonly string[], allow
 
 /** An EmbeddingStore that never holds a catalog trust: buildIndex measures it every time. */
 class NoTrustStore extends EmbeddingStore {
-  override get(embedderId: string, texts: string[]): (Float32Array | undefined)[] {
+  override async get(embedderId: string, texts: readonly string[]): Promise<(Float32Array | undefined)[]> {
     return embedderId.endsWith('#trust') ? texts.map(() => undefined) : super.get(embedderId, texts);
   }
 
-  override put(embedderId: string, entries: { text: string; vector: Float32Array }[]): void {
-    if (!embedderId.endsWith('#trust')) super.put(embedderId, entries);
+  override async put(embedderId: string, entries: readonly { text: string; vector: Float32Array }[]): Promise<void> {
+    if (!embedderId.endsWith('#trust')) await super.put(embedderId, entries);
   }
 }
 

@@ -21,10 +21,11 @@ import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { log } from './log.js';
 import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/policy.js';
 import { AuthUsageError, authCommand } from './upstream/auth/command.js';
-import { openConfiguredStore } from './store/db.js';
+import { openConfiguredStore } from './config/store.js';
 import { formatSelection, selectionJson } from './gateway/selectView.js';
 import { progressBar } from './gateway/progressView.js';
 import type { BuildProgress } from './curator/progress.js';
+import type { Store } from './store/types.js';
 
 const USAGE = `tool-curator — an MCP gateway that curates many upstream tools into a short, query-specific list
 
@@ -112,7 +113,7 @@ async function serve(flags: Flags): Promise<void> {
     },
   });
   // The host gets its initialize answer at once; tools/list and find_tools wait for the catalog and index.
-  gateway = Gateway.create(loaded);
+  gateway = await Gateway.create(loaded);
   if (flags.strict) await strictPatterns(gateway);
   // Edits to the config files apply without a restart where they can (liveConfig.ts).
   watchConfig(gateway);
@@ -209,7 +210,7 @@ async function tools(flags: Flags): Promise<void> {
 }
 
 async function index(flags: Flags): Promise<void> {
-  const gateway = Gateway.create(config(flags));
+  const gateway = await Gateway.create(config(flags));
   // On a terminal, a bar that redraws in place; elsewhere the curator's progress log lines suffice.
   const bar = process.stderr.isTTY ? (p: BuildProgress) => process.stderr.write(`\r${progressBar(p)}`) : undefined;
   if (bar) gateway.on('progress', bar);
@@ -235,8 +236,14 @@ function passThrough(flags: Flags): string[] {
   ];
 }
 
-function storeOf(flags: Flags) {
-  return openConfiguredStore(config(flags));
+/** Runs `command` on the configured store, closed after. */
+async function withStore(flags: Flags, command: (store: Store) => Promise<number>): Promise<number> {
+  const store = await openConfiguredStore(config(flags));
+  try {
+    return await command(store);
+  } finally {
+    await store.close();
+  }
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -265,10 +272,10 @@ export async function main(argv: string[]): Promise<number> {
       return lintCommand(argv.slice(argv.indexOf('lint') + 1));
     case 'approvals': {
       const loaded = config(flags);
-      return approvalsCommand([...rest, ...passThrough(flags)], storeOf(flags), approverKeyPath(loaded.config, loaded.baseDir));
+      return withStore(flags, (store) => approvalsCommand([...rest, ...passThrough(flags)], store, approverKeyPath(loaded.config, loaded.baseDir)));
     }
     case 'audit': {
-      return auditCommand([...rest, ...passThrough(flags)], storeOf(flags));
+      return withStore(flags, (store) => auditCommand([...rest, ...passThrough(flags)], store));
     }
     case 'auth':
       return authCommand(config(flags), rest[0], { logout: flags.logout, out: (line) => process.stdout.write(`${line}\n`) });

@@ -21,10 +21,12 @@ export { DEFAULT_FUSION, FUSIONS, type Fusion } from './curator/fusion.js';
 export type { CatalogTrust } from './curator/trust.js';
 export type { ApproximateOptions, CuratorMode, ExtraContext, Explanation, Quantization, Selection, SelectOptions, ToolCurator } from './curator/types.js';
 
-// Embedders and the SQLite embedding cache (loaded on first use: importing the package stays cheap).
+// Embedders (loaded on first use: importing the package stays cheap) and the store: the
+// whole store (`openStore`: SQLite file or PostgreSQL URL), or the SQLite embedding cache alone.
 export { createEmbedder, parsePersonas } from './library/lazy.js';
 export type { EmbedderConfig } from './embedding/index.js';
 export type { Embedder } from './embedding/types.js';
+export { openStore, StoreUnavailableError, type Store, type StoreOptions, type EmbeddingCache } from './store/index.js';
 export { EmbeddingStore } from './store/embeddings.js';
 export { openDb, type Db } from './store/db.js';
 

@@ -10,14 +10,13 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { gatewayConfigSchema, personasSchema, type Personas } from '../config/schema.js';
 import { approverCheck } from '../guards/approver.js';
+import { AuditWriter } from '../guards/audit.js';
 import { createCallPath, visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { ToolSelector, type CuratedSelection, type SelectRequest, type ToolSelectorOptions } from '../library/selector.js';
 import { fromMcpTools } from '../library/tools.js';
 import { Policy } from '../policy/policy.js';
-import { ApprovalStore } from '../store/approvals.js';
-import { AuditLog } from '../store/audit.js';
-import { openDb } from '../store/db.js';
+import { openStore } from '../store/index.js';
 import { listAllTools } from '../upstream/pool.js';
 
 export interface McpCurationOptions extends ToolSelectorOptions {
@@ -31,7 +30,7 @@ export interface McpCurationOptions extends ToolSelectorOptions {
    * an action tool is parked as a pending approval in the store, as in the gateway.
    */
   confirm?: CallContext['elicit'];
-  /** SQLite file for the audit log and approvals; default in memory. */
+  /** The store for the audit log and approvals: a SQLite file or a PostgreSQL URL (docs/STORE.md); default in memory. */
   storePath?: string;
   /**
    * The approver key (`tool-curator approvals init-key`) whose public half (`<path>.pub`)
@@ -78,21 +77,22 @@ export async function curateMcpClients(clients: Record<string, Client>, options:
   const personas: Personas = personasSchema.parse(options.personas ?? {});
   const policy = new Policy(personas);
   const config = {
-    confirmation: gatewayConfigSchema.shape.confirmation.parse({ actions: options.actions ?? [] }),
+    // A parked call answers at once: the app decides whether to retry once a person approved.
+    confirmation: gatewayConfigSchema.shape.confirmation.parse({ actions: options.actions ?? [], wait_seconds: { stdio: 0, http: 0 } }),
     audit: gatewayConfigSchema.shape.audit.parse(undefined),
   };
   const listMs = options.listTimeoutMs ?? 20_000;
   let catalog = await listCatalog(clients, listMs, config.confirmation.actions);
   const allowed = () => policy.allowed(options.persona, catalog);
   const selector = await ToolSelector.create(catalog, options);
-  const db = openDb(options.storePath ?? ':memory:');
+  const store = await openStore(options.storePath ?? ':memory:');
   const session: SessionIdentity = { sessionId: randomUUID(), persona: options.persona, userId: options.userId };
   const callPath = createCallPath({
     tools: () => catalog,
     policy,
     config,
-    audit: new AuditLog(db, config.audit.redact),
-    approvals: new ApprovalStore(db),
+    audit: new AuditWriter(store.audit, config.audit.redact, config.audit.max_value_bytes),
+    approvals: store.approvals,
     approver: options.approverKey ? approverCheck(options.approverKey, () => undefined) : { verifies: () => false },
     forward: async (ctx) => {
       const tool = ctx.tool;
@@ -127,7 +127,7 @@ export async function curateMcpClients(clients: Record<string, Client>, options:
     },
     async close() {
       await selector.close();
-      db.close();
+      await store.close();
     },
   };
 }

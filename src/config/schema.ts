@@ -333,8 +333,26 @@ export const gatewayConfigSchema = z
   .object({
     upstreams: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'upstream names use letters, digits, _ and -'), upstreamSchema),
     curator: curatorSchema.prefault({ embedder: 'auto' }),
-    /** SQLite file for the embeddings cache, audit log and approvals; relative to the config file. */
-    store: z.string().default('.tool-curator/store.db'),
+    /**
+     * Where the gateway keeps its state (audit log, approvals, exposed names, OAuth tokens,
+     * embeddings, pinned definitions): a SQLite file, relative to the config file (default
+     * `.tool-curator/store.db`), or a PostgreSQL URL `postgres://user:password@host/db`
+     * for a fleet of replicas, usually as `${TOOL_CURATOR_STORE}` so the password stays in
+     * the environment. docs/STORE.md.
+     */
+    store: z.string().min(1).default('.tool-curator/store.db'),
+    /** Connection settings used when `store` is a PostgreSQL URL. */
+    postgres: z
+      .object({
+        /** Connections in the pool (one more for events, one per fleet-wide lock held). Default 10. */
+        pool_size: z.number().int().min(1).max(1000).default(10),
+        /** Longest a statement may run before the server cancels it, in ms. Default 15 s. */
+        statement_timeout_ms: z.number().int().positive().default(15_000),
+        /** Longest a new connection may take, in ms. Default 5 s. */
+        connect_timeout_ms: z.number().int().positive().default(5_000),
+      })
+      .strict()
+      .prefault({}),
     policy: z
       .object({
         personas: z.string().optional(),
@@ -443,9 +461,21 @@ export const gatewayConfigSchema = z
          * config file. Default: `approver.key` beside the store.
          */
         approver_key: z.string().optional(),
+        /**
+         * Seconds a parked call waits for a person's decision before answering that it awaits
+         * approval: decided in time (on this replica or another, page or CLI), it runs or is
+         * refused at once. One parked call per session waits at a time; others answer at
+         * once. Per transport; at most 50 s, under hosts' usual 60 s request timeout.
+         * Default 30 over HTTP (a person on the approvals page); 0 over stdio, whose hosts
+         * block on the call and confirm through elicitation.
+         */
+        wait_seconds: z
+          .object({ stdio: z.number().min(0).max(50).default(0), http: z.number().min(0).max(50).default(30) })
+          .strict()
+          .prefault({}),
       })
       .strict()
-      .default({ actions: [], approval_ttl_minutes: 10 }),
+      .prefault({}),
     audit: z
       .object({
         redact: z.array(z.string()).default(['password', 'token', 'secret', 'api_key']),

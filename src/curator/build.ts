@@ -10,7 +10,7 @@ import { fieldsText, passageParts, retrievalFields, retrievalText, type Retrieva
 import type { ToolRecord } from '../catalog/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
-import type { EmbeddingStore } from '../store/embeddings.js';
+import type { EmbeddingCache } from '../store/types.js';
 import { Bm25Index } from './bm25.js';
 import { DenseIndex } from './dense.js';
 import { embedDocuments } from './embedCache.js';
@@ -94,7 +94,7 @@ export async function buildDense(
   embedder: Embedder,
   tools: readonly ToolRecord[],
   extra: ExtraContext,
-  cache?: EmbeddingStore,
+  cache?: EmbeddingCache,
   onProgress?: ProgressListener,
   approximate?: ApproximateOptions,
   current: () => boolean = () => true,
@@ -145,7 +145,7 @@ export async function buildDense(
  * Undefined (the gate alone decides) when fewer than MIN_PROBES tools can be probed or
  * the measurement fails.
  */
-export async function cachedTrust(embedderId: string, built: DenseBuild, bm25: Bm25Index, cache?: EmbeddingStore): Promise<CatalogTrust | undefined> {
+export async function cachedTrust(embedderId: string, built: DenseBuild, bm25: Bm25Index, cache?: EmbeddingCache): Promise<CatalogTrust | undefined> {
   const id = `${embedderId}#trust`;
   const hash = createHash('sha256');
   for (let at = 0; at < built.texts.length; at += HASH_CHUNK) {
@@ -153,12 +153,12 @@ export async function cachedTrust(embedderId: string, built: DenseBuild, bm25: B
     await yieldToEventLoop();
   }
   const key = `catalog trust v${TRUST_KEY_VERSION}\n${hash.digest('hex')}`;
-  let stored = cache?.get(id, [key])[0];
+  let stored = (await cache?.get(id, [key]))?.[0];
   if (!stored) {
     const trust = await measureTrust(built.probes, bm25, built.index.dim);
     // Stored as float32, and used as stored on a cold build too, so a warm one ranks identically.
     stored = Float32Array.of(trust?.dense ?? 0, trust?.bm25 ?? 0, trust?.probes ?? 0);
-    cache?.put(id, [{ text: key, vector: stored }]);
+    await cache?.put(id, [{ text: key, vector: stored }]);
   }
   return stored[2]! > 0 ? { dense: stored[0]!, bm25: stored[1]!, probes: stored[2]! } : undefined;
 }

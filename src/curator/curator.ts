@@ -7,7 +7,7 @@
 import type { ToolRecord } from '../catalog/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
-import type { EmbeddingStore } from '../store/embeddings.js';
+import type { EmbeddingCache } from '../store/types.js';
 import { NameAnchor } from './anchor.js';
 import { buildBm25, buildDense, buildFields, buildLookups, cachedTrust } from './build.js';
 import { ExactNames } from './exactNames.js';
@@ -55,7 +55,7 @@ export interface CuratorOptions {
    */
   embedder: Embedder | null | Promise<Embedder | null>;
   /** Document-embedding cache; without it every buildIndex embeds the whole catalog. */
-  cache?: EmbeddingStore;
+  cache?: EmbeddingCache;
   /**
    * Shortlist confidence (`Selection.confidence`) under which the shortlist fills the
    * whole limit instead of keeping back its reserve (expand.ts reserveOf). Default

@@ -11,7 +11,7 @@ import { retrievalText } from '../catalog/retrievalText.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { embedDocuments } from '../curator/embedCache.js';
 import type { Embedder } from '../embedding/types.js';
-import type { EmbeddingStore } from '../store/embeddings.js';
+import type { EmbeddingCache } from '../store/types.js';
 import { loadPublicSet, PUBLIC_SETS } from './data.js';
 import { DEV_CASES } from './dev/cases.js';
 import { DEV_SYNONYMS, DEV_TOOLS } from './dev/catalog.js';
@@ -60,7 +60,7 @@ export function bestThreshold(onTopic: readonly number[], offTopic: readonly num
   return { threshold: best.threshold, accuracy: 1 - best.errors / values.length };
 }
 
-async function bestSimilarities(embedder: Embedder, tools: ToolRecord[], queries: string[], cache?: EmbeddingStore, synonyms?: Record<string, string>): Promise<number[]> {
+async function bestSimilarities(embedder: Embedder, tools: ToolRecord[], queries: string[], cache?: EmbeddingCache, synonyms?: Record<string, string>): Promise<number[]> {
   const { vectors } = await embedDocuments(embedder, tools.map((t) => retrievalText(t, synonyms?.[t.name])), cache);
   const out: number[] = [];
   for (const q of queries) {
@@ -77,7 +77,7 @@ async function bestSimilarities(embedder: Embedder, tools: ToolRecord[], queries
 }
 
 /** Measures the distributions for `embedder` and picks the threshold. */
-export async function calibrate(embedder: Embedder, cache?: EmbeddingStore): Promise<CalibrationReport> {
+export async function calibrate(embedder: Embedder, cache?: EmbeddingCache): Promise<CalibrationReport> {
   const on = DEV_CASES.filter((c) => c.expected.length > 0).map((c) => c.query);
   const off = DEV_CASES.filter((c) => c.expected.length === 0).map((c) => c.query);
   const onSims = await bestSimilarities(embedder, DEV_TOOLS, on, cache, DEV_SYNONYMS);

@@ -5,7 +5,7 @@
 import { createCurator, DEFAULT_FUSION } from '../curator/index.js';
 import type { ApproximateOptions, CuratorMode, Fusion } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
-import type { EmbeddingStore } from '../store/embeddings.js';
+import type { EmbeddingCache } from '../store/types.js';
 import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './data.js';
 import { MetricsAccumulator, percentile, type RetrievalMetrics } from './metrics.js';
 
@@ -18,7 +18,7 @@ export interface PublicEvalOptions {
   /** Evaluate an every-k-th sample of this many queries (fast checks); default all. */
   sample?: number;
   /** Caches document and query embeddings across runs (query vectors under `<id>#query`). */
-  cache?: EmbeddingStore;
+  cache?: EmbeddingCache;
   /** Data folder; default evalDataDir(). */
   dir?: string;
   /** Hybrid fusion; default the curator's ('score'). */
@@ -50,7 +50,7 @@ export interface PublicEvalResult {
  * Wraps `embedder` so each distinct query is embedded once per run (and once ever with a
  * cache): the three modes and repeated runs then cost one embedding per query.
  */
-export function memoizeQueries(embedder: Embedder, cache?: EmbeddingStore): Embedder {
+export function memoizeQueries(embedder: Embedder, cache?: EmbeddingCache): Embedder {
   const memo = new Map<string, Float32Array>();
   const cacheId = `${embedder.id}#query`;
   return {
@@ -59,10 +59,10 @@ export function memoizeQueries(embedder: Embedder, cache?: EmbeddingStore): Embe
     embedDocuments: (texts) => embedder.embedDocuments(texts),
     close: () => embedder.close(),
     async embedQuery(text) {
-      let v = memo.get(text) ?? cache?.get(cacheId, [text])[0];
+      let v = memo.get(text) ?? (await cache?.get(cacheId, [text]))?.[0];
       if (!v) {
         v = await embedder.embedQuery(text);
-        cache?.put(cacheId, [{ text, vector: v }]);
+        await cache?.put(cacheId, [{ text, vector: v }]);
       }
       memo.set(text, v);
       return v;

@@ -15,7 +15,7 @@ import type { CuratorMode, Fusion, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { Gateway } from '../gateway/gateway.js';
 import { visibleSchema } from '../guards/identity.js';
-import type { EmbeddingStore } from '../store/embeddings.js';
+import type { EmbeddingCache } from '../store/types.js';
 import { everyKth } from './data.js';
 import { runSuite, type SuiteCase, type SuiteReport } from './suite.js';
 
@@ -123,7 +123,7 @@ export interface UniversityOptions {
   /** For dense and hybrid (null: they run as BM25). Wrap with memoizeQueries to embed each query once. */
   embedder: Embedder | null;
   /** Document-embedding cache; without it each mode embeds the catalog again. */
-  cache?: EmbeddingStore;
+  cache?: EmbeddingCache;
   /** Shortlist size asked of the curator. Default the config's curator.top_k. */
   topK?: number;
   /** Hybrid fusion. Default the config's curator.fusion. */

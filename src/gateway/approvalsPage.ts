@@ -13,7 +13,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { webProof } from '../guards/approver.js';
 import { log } from '../log.js';
-import { ApprovalError, type Approval, type ApprovalStatus, type ApprovalStore } from '../store/approvals.js';
+import { ApprovalError, StoreUnavailableError } from '../store/errors.js';
+import type { Approval, ApprovalStatus, ApprovalsPart } from '../store/types.js';
 
 const COOKIE = 'tool_curator_approvals';
 const BODY_MAX = 8 * 1024;
@@ -97,6 +98,14 @@ function recentTable(list: Approval[]): string {
   return `<h2>Recent</h2><table id="recent"><tr><th>ID</th><th>Tool</th><th>Caller</th><th>Status</th><th>By</th></tr>${rows.join('')}</table>`;
 }
 
+/** An error answered as a page: 503 when the store is unavailable, else `status`. */
+function failed(res: ServerResponse, err: Error, status: number): void {
+  log.error({ err: err.message }, 'approvals page failed');
+  if (res.headersSent) return;
+  const unavailable = err instanceof StoreUnavailableError;
+  send(res, unavailable ? 503 : status, page(unavailable ? 'Unavailable' : 'Bad request', `<p>${escapeHtml(err.message)}</p>`));
+}
+
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   let size = 0;
   const chunks: Buffer[] = [];
@@ -118,7 +127,7 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
  * createServer((req, res) => { if (!approvals(req, res)) mcp(req, res); });
  * ```
  */
-export function approvalsPage(store: ApprovalStore, token: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function approvalsPage(store: ApprovalsPart, token: string): (req: IncomingMessage, res: ServerResponse) => boolean {
   const session = derive(token, 'approvals-session');
   const csrf = derive(token, 'approvals-csrf');
 
@@ -129,10 +138,11 @@ export function approvalsPage(store: ApprovalStore, token: string): (req: Incomi
     return c !== undefined && same(c, session) ? 'cookie' : undefined;
   };
 
-  const render = (res: ServerResponse, status: number, message?: { text: string; error?: boolean }): void => {
+  const render = async (res: ServerResponse, status: number, message?: { text: string; error?: boolean }): Promise<void> => {
     const now = store.clock();
     const note = message ? `<p class="msg${message.error ? ' err' : ''}" id="message">${escapeHtml(message.text)}</p>` : '';
-    const body = `${note}${pendingTable(store.list(), now, csrf)}${recentTable(store.list({ all: true, limit: 50 }))}<p><a href="/approvals">Refresh</a></p>`;
+    const [pending, recent] = [await store.list(), await store.list({ all: true, limit: 50 })];
+    const body = `${note}${pendingTable(pending, now, csrf)}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
     send(res, status, page('Tool Curator: calls awaiting approval', body));
   };
 
@@ -147,13 +157,13 @@ export function approvalsPage(store: ApprovalStore, token: string): (req: Incomi
     }
     try {
       const decision = verb === 'approve' ? 'approved' : 'denied';
-      const request = store.get(id);
-      const a = store.decide(id, decision, 'web', request && webProof(token, request, decision));
+      const request = await store.get(id);
+      const a = await store.decide(id, decision, 'web', request && webProof(token, request, decision));
       log.info({ id: a.id, tool: a.tool, decision: a.status }, 'approval decided on the web page');
       res.writeHead(303, { location: `/approvals?done=${encodeURIComponent(a.id)}`, ...SECURITY_HEADERS }).end();
     } catch (err) {
       if (!(err instanceof ApprovalError)) throw err;
-      render(res, 409, { text: err.message, error: true });
+      await render(res, 409, { text: err.message, error: true });
     }
   };
 
@@ -187,16 +197,16 @@ export function approvalsPage(store: ApprovalStore, token: string): (req: Incomi
 
     const action = /^\/approvals\/([a-z0-9]+)\/(approve|deny)$/.exec(url.pathname);
     if (req.method === 'POST' && action) {
-      decide(req, res, action[1]!, action[2] as 'approve' | 'deny', via).catch((err: Error) => {
-        log.error({ err: err.message }, 'approvals page failed');
-        if (!res.headersSent) send(res, 400, page('Bad request', `<p>${escapeHtml(err.message)}</p>`));
-      });
+      decide(req, res, action[1]!, action[2] as 'approve' | 'deny', via).catch((err: Error) => failed(res, err, 400));
       return true;
     }
     if (req.method === 'GET' && url.pathname === '/approvals') {
-      const done = store.get(url.searchParams.get('done') ?? '');
-      const verb = done && DONE_TEXT[done.status];
-      render(res, 200, done && verb ? { text: `${verb} ${done.id} (${done.tool}).` } : undefined);
+      const show = async () => {
+        const done = await store.get(url.searchParams.get('done') ?? '');
+        const verb = done && DONE_TEXT[done.status];
+        await render(res, 200, done && verb ? { text: `${verb} ${done.id} (${done.tool}).` } : undefined);
+      };
+      show().catch((err: Error) => failed(res, err, 503));
       return true;
     }
     send(res, 404, page('Not found', '<p>See <a href="/approvals">/approvals</a>.</p>'));

@@ -4,14 +4,16 @@
  * latency, auth state), each persona's pattern coverage, and the embedder that would be
  * active and why. Each finding has a level; any error or warning makes the exit code 1.
  */
+import { existsSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { buildCatalog } from '../catalog/catalog.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
+import { openConfiguredStore, storeLocation } from '../config/store.js';
 import { createEmbedder } from '../embedding/index.js';
 import { patternMatches, Policy } from '../policy/policy.js';
-import { openConfiguredStore } from '../store/db.js';
+import { isPostgresUrl } from '../store/location.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
 
@@ -145,6 +147,32 @@ async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorR
 }
 
 /**
+ * The store: opened and pinged (its migrations applied), reported by kind and location
+ * (a URL without its password). A SQLite file that does not exist is not created by a check.
+ */
+async function checkStore(loaded: LoadedConfig): Promise<Finding> {
+  const location = storeLocation(loaded);
+  if (!isPostgresUrl(location) && !existsSync(location)) {
+    // A gateway running with this config would not see a file made now.
+    return {
+      check: 'store', level: 'info', key: 'store',
+      message: `${location} does not exist: the first serve creates it (if a gateway is running with this config, its store was deleted under it: restart it)`,
+    };
+  }
+  try {
+    const store = await openConfiguredStore(loaded);
+    try {
+      await store.ping();
+      return { check: 'store', level: 'ok', key: 'store', message: `${store.kind} ${store.location}` };
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    return { check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message };
+  }
+}
+
+/**
  * Runs every check on the configuration at `configPath`. Never throws for what it
  * checks: a broken config is a finding (with file and key), and the report stops there.
  */
@@ -168,12 +196,7 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
   if (loaded.httpError) {
     findings.push({ check: 'config', level: 'info', file: loaded.file, key: loaded.httpError.keyPath, message: `${loaded.httpError.expectation} (only serve --http needs it)` });
   }
-  try {
-    openConfiguredStore(loaded).close();
-    findings.push({ check: 'store', level: 'ok', key: 'store', message: loaded.config.store });
-  } catch (err) {
-    findings.push({ check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message });
-  }
+  findings.push(await checkStore(loaded));
 
   // Upstreams first, the embedder after: loading a model beside them would skew their latencies.
   const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded)));

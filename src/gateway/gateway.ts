@@ -8,18 +8,18 @@ import { EventEmitter } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { buildCatalogWith } from '../catalog/catalog.js';
-import { assignNames, toolKey, type NameChange } from '../catalog/names.js';
+import { assignNames, type NameChange } from '../catalog/names.js';
 import { overrideIssues } from '../catalog/overrides.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { openConfiguredStore } from '../config/store.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { createCurator } from '../curator/index.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
-import { ApprovalStore } from '../store/approvals.js';
-import { AuditLog } from '../store/audit.js';
 import { approverCheck, approverKeyPath } from '../guards/approver.js';
+import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
 import { nameIndexOf } from '../guards/nameIndex.js';
 import type { CallHandler } from '../guards/types.js';
@@ -28,11 +28,8 @@ import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { Policy } from '../policy/policy.js';
 import { CallRelay } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
-import { openConfiguredStore, type Db } from '../store/db.js';
-import { EmbeddingStore } from '../store/embeddings.js';
-import { OAuthStore } from '../store/oauth.js';
+import type { ApprovalsPart, Store } from '../store/types.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
-import { NameStore } from '../store/names.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
 
@@ -62,8 +59,9 @@ export class Gateway extends EventEmitter {
   version = 0;
   readonly policy: Policy;
   readonly callPath: CallHandler;
-  readonly audit: AuditLog;
-  readonly approvals: ApprovalStore;
+  /** Writes audit rows redacted and bounded (guards/audit.ts). */
+  readonly audit: AuditWriter;
+  readonly approvals: ApprovalsPart;
   /** Resources, templates, prompts and completion of the upstreams (src/relay/relay.ts). */
   readonly relay: Relay;
   /** Progress, log messages, questions and cancellation between hosts and upstreams during a call (src/relay/calls.ts). */
@@ -83,7 +81,8 @@ export class Gateway extends EventEmitter {
   readonly renamed: NameChange[] = [];
   /** The index's state, for /readyz and the metrics (ops.ts, metrics.ts). */
   indexState: IndexState = 'building';
-  private readonly names: NameStore;
+  /** The exposed names last read from the store, for a rebuild while the store is unavailable. */
+  private remembered = new Map<string, string>();
   private embedderLoad: Promise<Embedder | null> = Promise.resolve(null);
   private readonly allowedCache = new Map<string, ToolRecord[]>();
   /** Override issues already logged (each is logged once while it lasts). */
@@ -91,16 +90,15 @@ export class Gateway extends EventEmitter {
 
   private constructor(
     readonly loaded: LoadedConfig,
-    readonly db: Db,
+    readonly store: Store,
     readonly pool: UpstreamPool,
     opts: GatewayOptions,
   ) {
     super();
     this.setMaxListeners(0);
     this.policy = new Policy(loaded.personas);
-    this.audit = new AuditLog(db, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
-    this.approvals = new ApprovalStore(db);
-    this.names = new NameStore(db);
+    this.audit = new AuditWriter(store.audit, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
+    this.approvals = store.approvals;
     const { relay, timeouts } = loaded.config;
     this.relay = new Relay(pool, this.policy, { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms }, Object.keys(loaded.config.upstreams));
     this.calls = new CallRelay({
@@ -133,25 +131,26 @@ export class Gateway extends EventEmitter {
    * connect at once — `initialize` never waits for embeddings; tools/list waits for
    * `catalogReady`, find_tools for the index. A failing upstream or embedder is logged
    * and skipped.
-   * @throws only for a store that cannot be opened: ConfigError naming `store` for a corrupt or foreign file.
+   * @throws only for a store that cannot be opened: ConfigError naming `store` for a corrupt
+   *   or foreign file or a malformed URL, StoreUnavailableError for a database that cannot be reached.
    */
-  static create(loaded: LoadedConfig, opts: GatewayOptions = {}): Gateway {
+  static async create(loaded: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
     const { config, baseDir } = loaded;
-    const db = openConfiguredStore(loaded);
+    const store = await openConfiguredStore(loaded);
     const pool = new UpstreamPool(config.upstreams, {
       baseDir,
       startupMs: config.timeouts.startup_ms,
       callMs: config.timeouts.call_ms,
       maxItems: config.relay.max_items,
       callMaxMs: config.timeouts.call_max_ms,
-      auth: upstreamAuth(new OAuthStore(db)),
+      auth: upstreamAuth(store),
     });
-    return new Gateway(loaded, db, pool, opts);
+    return new Gateway(loaded, store, pool, opts);
   }
 
   /** `create`, then wait until the first catalog is indexed. */
   static async start(loaded: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
-    const gateway = Gateway.create(loaded, opts);
+    const gateway = await Gateway.create(loaded, opts);
     await gateway.ready;
     return gateway;
   }
@@ -175,10 +174,10 @@ export class Gateway extends EventEmitter {
     // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
-    this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: new EmbeddingStore(this.db), onProgress: (p) => this.emit('progress', p) });
+    this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: this.store.embeddings, onProgress: (p) => this.emit('progress', p) });
     await upstreams;
     this.startup.upstreamsMs = since();
-    this.setCatalog(this.buildCatalog());
+    this.setCatalog(await this.buildCatalog());
     catalogBuilt();
     await Promise.all([this.index(), embedder]);
     this.startup.indexedMs = since();
@@ -193,19 +192,41 @@ export class Gateway extends EventEmitter {
   /**
    * The catalog of the upstreams' current tools, with exposed names kept stable through the
    * store (catalog/names.ts) and the operator's overrides applied (catalog/overrides.ts).
-   * The store remembers the assigned names, not an override's, so removing an override
-   * gives the tool its old name back.
+   * Names are decided under the store's `names` lock, from what every replica saved before:
+   * replicas starting together assign the same names, the first holder keeping the plain
+   * one. While the store is unavailable, the names last read are used. The store remembers
+   * the assigned names, not an override's, so removing an override gives the tool its old
+   * name back.
    */
-  private buildCatalog(): ToolRecord[] {
+  private async buildCatalog(): Promise<ToolRecord[]> {
     const byServer = this.pool.toolsByServer();
-    const { names, changed } = assignNames(byServer, this.names.load());
-    if (changed.length > 0) {
-      this.renamed.push(...changed);
-      log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
+    const assign = (remembered: ReadonlyMap<string, string>) => {
+      const { names, changed } = assignNames(byServer, remembered);
+      if (changed.length > 0) {
+        this.renamed.push(...changed);
+        log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
+      }
+      return names;
+    };
+    let names: Map<string, string>;
+    try {
+      names = await this.store.lock('names', async () => {
+        const remembered = await this.store.names.load();
+        const assigned = assign(remembered);
+        const fresh = [...assigned].filter(([key, name]) => remembered.get(key) !== name);
+        await this.store.names.save(fresh.map(([key, name]) => {
+          const [server, upstreamName] = key.split('\0') as [string, string];
+          return { server, upstreamName, name };
+        }));
+        this.remembered = new Map([...remembered, ...fresh]);
+        return assigned;
+      });
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'exposed names could not be read or saved; using the names last read');
+      names = assign(this.remembered);
     }
     const { config } = this.loaded;
     const { catalog, refused } = buildCatalogWith(byServer, { extraActions: config.confirmation.actions, names, overrides: config.overrides, servers: this.pool.serverInfo() });
-    this.names.save([...byServer].flatMap(([server, tools]) => tools.map((t) => ({ server, upstreamName: t.name, name: names.get(toolKey(server, t.name))! }))));
     this.checkPatterns(catalog);
     this.checkOverrides(byServer, refused);
     return catalog;
@@ -281,7 +302,7 @@ export class Gateway extends EventEmitter {
 
   /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */
   private async rebuild(): Promise<void> {
-    this.setCatalog(this.buildCatalog());
+    this.setCatalog(await this.buildCatalog());
     this.emit('catalog');
     await this.index();
   }
@@ -308,13 +329,13 @@ export class Gateway extends EventEmitter {
   }
 
   /**
-   * Whether the store answers (for /readyz). Today a trivial query on the SQLite file; a
-   * store backend with a connection (PostgreSQL) puts its own ping here. A failure is
-   * reported through `storeFailed`. Never throws.
+   * Whether the store answers (for /readyz): `store.ping()` — a query on either backend,
+   * which also notices a SQLite file deleted under the gateway. A failure is reported
+   * through `storeFailed`. Never throws.
    */
   async storeHealthy(): Promise<boolean> {
     try {
-      this.db.prepare('SELECT 1').get();
+      await this.store.ping();
       return true;
     } catch (err) {
       this.storeFailed('ping', err);
@@ -340,6 +361,6 @@ export class Gateway extends EventEmitter {
     await this.pool.close();
     await this.embedderLoad.then((e) => e?.close()).catch(() => undefined);
     await this.ready.catch(() => undefined);
-    this.db.close();
+    await this.store.close();
   }
 }

@@ -170,17 +170,15 @@ export class Session {
     return { content: [{ type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
   }
 
-  /** Searches are audited too: what was asked, and which tools the session was shown. */
+  /** Searches are audited too: what was asked, and which tools the session was shown (written beside the answer, not before it). */
   private auditSearch(time: number, args: Record<string, unknown>, shown: string[]): void {
     const { sessionId, persona, userId } = this.identity;
-    try {
-      this.gateway.audit.record({
+    this.gateway.audit
+      .record({
         time, sessionId, persona, userId, tool: FIND_TOOLS, requestedName: FIND_TOOLS, args,
         decision: 'allowed', decisions: ['allowed'], notes: [...signInNotes(this.identity), `shown: ${shown.join(', ')}`], outcome: 'ok',
-      });
-    } catch (err) {
-      this.gateway.storeFailed('audit record of find_tools', err);
-    }
+      })
+      .catch((err: Error) => this.gateway.storeFailed('audit record of find_tools', err));
   }
 
   /**

@@ -15,7 +15,8 @@
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { Approval } from '../store/approvals.js';
+import { isPostgresUrl } from '../store/location.js';
+import type { Approval } from '../store/types.js';
 
 export type Decision = 'approved' | 'denied';
 
@@ -27,10 +28,14 @@ function signedText(a: Pick<Approval, 'id' | 'key'>, decision: Decision): Buffer
   return Buffer.from(`tool-curator approval v1\0${a.id}\0${a.key}\0${decision}`);
 }
 
-/** The approver key's path: `confirmation.approver_key`, else `approver.key` beside the store; relative to the config's folder. */
+/**
+ * The approver key's path: `confirmation.approver_key`, else `approver.key` beside the
+ * store's file (for a PostgreSQL store, in `.tool-curator/`); relative to the config's folder.
+ */
 export function approverKeyPath(config: { store: string; confirmation: { approver_key?: string | undefined } }, baseDir: string): string {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
-  return config.confirmation.approver_key ? abs(config.confirmation.approver_key) : join(dirname(abs(config.store)), 'approver.key');
+  if (config.confirmation.approver_key) return abs(config.confirmation.approver_key);
+  return join(isPostgresUrl(config.store) ? abs('.tool-curator') : dirname(abs(config.store)), 'approver.key');
 }
 
 /** Public key path for an approver key path. */

@@ -1,15 +1,63 @@
 /**
- * Audit guard, the outermost: records every call that reached the gateway with the
- * decisions the inner guards took, the arguments as forwarded (the AuditLog redacts
- * them), the upstream latency and the outcome. A call whose upstream throws is recorded
- * and the error rethrown to the gateway.
+ * The audit of calls. `AuditWriter` is the one way rows reach the store's audit log:
+ * every value is redacted and bounded on the way (so no writer can forget to), names and
+ * details clipped. `auditGuards` records every call that reached the gateway with the
+ * decisions the inner guards took: `around`, the outermost guard, finishes each row;
+ * `beforeForward`, the innermost, commits a `running` row before the upstream is called,
+ * so a crash during the call leaves it in the log. A call never forwarded gets one row.
+ * An action whose row cannot be written is refused rather than run unaudited.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
-import type { AuditEntry, AuditLog, Outcome } from '../store/audit.js';
-import type { CallContext, Guard } from './types.js';
+import type { AuditCompletion, AuditEntry, AuditPart, Outcome } from '../store/types.js';
+import { boundValue, clipName, DEFAULT_MAX_VALUE_BYTES } from './bound.js';
+import { redact } from './redact.js';
+import { errorResult, type CallContext, type Guard } from './types.js';
 
 const DETAIL_MAX = 500;
+
+export class AuditWriter {
+  /**
+   * @param redactFields field names whose values never reach the log (config
+   *   `audit.redact`; matching rules in redact.ts). Default: none.
+   * @param maxValueBytes longest value stored (config `audit.max_value_bytes`); longer
+   *   ones are cut with a marker (bound.ts). Default 4096.
+   */
+  constructor(
+    private readonly part: AuditPart,
+    private readonly redactFields: string[] = [],
+    private readonly maxValueBytes: number = DEFAULT_MAX_VALUE_BYTES,
+  ) {}
+
+  private detail(text: string | undefined): string | undefined {
+    return text === undefined ? undefined : text.slice(0, Math.min(DETAIL_MAX, this.maxValueBytes));
+  }
+
+  private storable<E extends Omit<AuditEntry, 'outcome'>>(e: E): E {
+    return {
+      ...e,
+      tool: clipName(e.tool),
+      requestedName: clipName(e.requestedName),
+      args: boundValue(redact(e.args, this.redactFields), this.maxValueBytes),
+      notes: boundValue(e.notes, this.maxValueBytes),
+      ...(e.detail !== undefined && { detail: this.detail(e.detail) }),
+    };
+  }
+
+  /** Commits a `running` row; returns its id. */
+  begin(entry: Omit<AuditEntry, 'outcome'>): Promise<number> {
+    return this.part.begin(this.storable(entry));
+  }
+
+  complete(id: number, c: AuditCompletion): Promise<boolean> {
+    return this.part.complete(id, { ...c, notes: boundValue(c.notes, this.maxValueBytes), ...(c.detail !== undefined && { detail: this.detail(c.detail) }) });
+  }
+
+  /** One finished row. */
+  record(entry: AuditEntry): Promise<number> {
+    return this.part.record(this.storable(entry));
+  }
+}
 
 function resultText(result: CallToolResult): string {
   return result.content
@@ -18,47 +66,82 @@ function resultText(result: CallToolResult): string {
     .slice(0, DETAIL_MAX);
 }
 
-/** @param now clock in epoch ms; default `Date.now`. */
-export function auditGuard(audit: AuditLog, now: () => number = Date.now): Guard {
-  return async (ctx, next) => {
-    const time = now();
-    const write = (outcome: Outcome, detail?: string) => {
-      const entry: AuditEntry = {
-        time,
-        sessionId: ctx.session.sessionId,
-        tool: ctx.tool?.name ?? ctx.requestedName,
-        requestedName: ctx.requestedName,
-        args: ctx.args,
-        decision: ctx.decisions.at(-1) ?? 'allowed',
-        decisions: ctx.decisions,
-        notes: ctx.notes,
-        outcome,
-        ...(ctx.session.persona !== undefined && { persona: ctx.session.persona }),
-        ...(ctx.session.userId !== undefined && { userId: ctx.session.userId }),
-        ...(ctx.upstreamMs !== undefined && { upstreamMs: ctx.upstreamMs }),
-        ...(detail !== undefined && { detail }),
-      };
-      try {
-        audit.record(entry);
-      } catch (err) {
-        // The call has been decided (perhaps run) already; losing the row must not lose the answer.
-        log.error({ err, entry }, 'audit record failed');
-      }
+/** A call ran iff it reached the upstream, which is when the upstream handler set its latency. */
+function outcomeOf(ctx: CallContext, result: CallToolResult): Exclude<Outcome, 'running'> {
+  if (ctx.upstreamMs === undefined) return 'not_run';
+  return result.isError ? 'error' : 'ok';
+}
+
+/**
+ * The two ends of the audit: compose `around` outermost and `beforeForward` right
+ * before the upstream call (guards/pipeline.ts).
+ * @param now clock in epoch ms; default `Date.now`.
+ */
+export function auditGuards(audit: AuditWriter, now: () => number = Date.now): { around: Guard; beforeForward: Guard } {
+  const calls = new WeakMap<CallContext, { time: number; id?: number }>();
+
+  const entryOf = (ctx: CallContext, time: number): Omit<AuditEntry, 'outcome'> => ({
+    time,
+    sessionId: ctx.session.sessionId,
+    tool: ctx.tool?.name ?? ctx.requestedName,
+    requestedName: ctx.requestedName,
+    args: ctx.args,
+    decision: ctx.decisions.at(-1) ?? 'allowed',
+    decisions: [...ctx.decisions],
+    notes: [...ctx.notes],
+    ...(ctx.session.persona !== undefined && { persona: ctx.session.persona }),
+    ...(ctx.session.userId !== undefined && { userId: ctx.session.userId }),
+  });
+
+  const finish = async (ctx: CallContext, time: number, id: number | undefined, outcome: Exclude<Outcome, 'running'>, detail?: string) => {
+    const done = {
+      decision: ctx.decisions.at(-1) ?? 'allowed',
+      decisions: [...ctx.decisions],
+      notes: [...ctx.notes],
+      outcome,
+      ...(ctx.upstreamMs !== undefined && { upstreamMs: ctx.upstreamMs }),
+      ...(detail !== undefined && { detail }),
     };
+    try {
+      if (id === undefined) await audit.record({ ...entryOf(ctx, time), ...done });
+      else if (!(await audit.complete(id, done))) log.error({ id }, 'audit row to complete was not found running');
+    } catch (err) {
+      // The call has been decided (perhaps run) already; losing the row must not lose the answer.
+      log.error({ err: (err as Error).message, tool: ctx.tool?.name ?? ctx.requestedName, id }, 'audit record failed');
+    }
+  };
+
+  const around: Guard = async (ctx, next) => {
+    const call: { time: number; id?: number } = { time: now() };
+    calls.set(ctx, call);
     let result: CallToolResult;
     try {
       result = await next(ctx);
     } catch (err) {
-      write('error', String((err as Error).message ?? err).slice(0, DETAIL_MAX));
+      await finish(ctx, call.time, call.id, 'error', String((err as Error).message ?? err).slice(0, DETAIL_MAX));
       throw err;
     }
-    write(outcomeOf(ctx, result), result.isError ? resultText(result) : undefined);
+    await finish(ctx, call.time, call.id, outcomeOf(ctx, result), result.isError ? resultText(result) : undefined);
     return result;
   };
-}
 
-/** A call ran iff it reached the upstream, which is when the upstream handler set its latency. */
-function outcomeOf(ctx: CallContext, result: CallToolResult): Outcome {
-  if (ctx.upstreamMs === undefined) return 'not_run';
-  return result.isError ? 'error' : 'ok';
+  const beforeForward: Guard = async (ctx, next) => {
+    const call = calls.get(ctx);
+    if (!call) throw new Error('auditGuards: compose `around` outermost and `beforeForward` before the upstream call');
+    try {
+      call.id = await audit.begin(entryOf(ctx, call.time));
+    } catch (err) {
+      const reason = (err as Error).message;
+      log.error({ err: reason, tool: ctx.tool?.name }, 'audit row could not be written before forwarding');
+      if (ctx.tool?.isAction) {
+        ctx.decisions.push('refused');
+        ctx.notes.push('audit log unavailable');
+        return errorResult(`${ctx.tool.name} has not run: the gateway's audit log cannot be written (${reason}), and actions never run unaudited. Try again later.`);
+      }
+      ctx.notes.push('audit row could not be written before the call');
+    }
+    return next(ctx);
+  };
+
+  return { around, beforeForward };
 }

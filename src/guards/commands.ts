@@ -4,10 +4,9 @@
  * protocol) and return the process exit code.
  */
 import { parseArgs } from 'node:util';
-import { ApprovalError, ApprovalStore, type Approval } from '../store/approvals.js';
+import { ApprovalError } from '../store/errors.js';
+import type { Approval, Store } from '../store/types.js';
 import { ApproverKeyError, cliProof, createApproverKey, publicKeyPath, readApproverKey } from './approver.js';
-import { AuditLog } from '../store/audit.js';
-import type { Db } from '../store/db.js';
 
 /** Where a command writes; tests pass their own. Default: process.stdout and process.stderr. */
 export interface CommandIO {
@@ -62,17 +61,17 @@ function approvalRows(list: Approval[], now: number): string[][] {
  * @param keyPath the configured approver key (`confirmation.approver_key`, or beside the store).
  * @returns 0 on success, 1 when the decision cannot be taken (no key, unknown id, …), 2 on a usage error.
  */
-export function approvalsCommand(args: string[], db: Db, keyPath: string, io: CommandIO = stdio): number {
+export async function approvalsCommand(args: string[], stores: Pick<Store, 'approvals'>, keyPath: string, io: CommandIO = stdio): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'key-file': { type: 'string' } },
     allowPositionals: true,
     strict: false,
   });
-  const store = new ApprovalStore(db);
+  const store = stores.approvals;
   const [verb, id] = positionals;
   if (verb === 'list' || verb === undefined) {
-    const list = store.list({ all: values.all === true });
+    const list = await store.list({ all: values.all === true });
     if (values.json) io.out(`${JSON.stringify(list.map(({ proof: _, ...a }) => a), null, 2)}\n`);
     else if (list.length === 0) io.out(values.all ? 'no approval requests\n' : 'no pending approvals\n');
     else io.out(table(['ID', 'STATUS', 'TOOL', 'PERSONA', 'USER', 'AGE', 'EXPIRES IN', 'ARGUMENTS'], approvalRows(list, store.clock())));
@@ -97,8 +96,8 @@ export function approvalsCommand(args: string[], db: Db, keyPath: string, io: Co
     const decision = verb === 'approve' ? 'approved' : 'denied';
     try {
       const key = readApproverKey(typeof values['key-file'] === 'string' ? values['key-file'] : keyPath, publicKeyPath(keyPath));
-      const request = store.get(id);
-      const a = store.decide(id, decision, 'cli', request && cliProof(key, request, decision));
+      const request = await store.get(id);
+      const a = await store.decide(id, decision, 'cli', request && cliProof(key, request, decision));
       const who = [a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`;
       io.out(
         verb === 'approve'
@@ -118,17 +117,18 @@ export function approvalsCommand(args: string[], db: Db, keyPath: string, io: Co
 
 /**
  * `audit [--tail N] [--json]`: the last N audit records (default 20), oldest first; as a
- * JSON array with `--json`. Unknown flags (e.g. the CLI's own `--config`) are ignored.
+ * JSON array with `--json`. A call being forwarded (or whose gateway died while it ran)
+ * shows outcome `running`. Unknown flags (e.g. the CLI's own `--config`) are ignored.
  * @returns 0, or 2 on a usage error.
  */
-export function auditCommand(args: string[], db: Db, io: CommandIO = stdio): number {
+export async function auditCommand(args: string[], store: Pick<Store, 'audit'>, io: CommandIO = stdio): Promise<number> {
   const { values } = parseArgs({ args, options: { tail: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: false });
   const n = values.tail === undefined ? 20 : Number(values.tail);
   if (!Number.isInteger(n) || n < 1) {
     io.err(`--tail needs a positive integer, got "${String(values.tail)}"\n${AUDIT_USAGE}\n`);
     return 2;
   }
-  const records = new AuditLog(db).tail(n);
+  const records = await store.audit.tail(n);
   if (values.json) {
     io.out(`${JSON.stringify(records, null, 2)}\n`);
     return 0;

@@ -7,8 +7,10 @@
  *   approvals    the call is parked; a person approves it on the page or with the CLI
  *   both         the host's user accepts and a person approves on the page or CLI
  *
- * A parked call is a pending approval; once approved, the model's next identical call runs
- * once. The model cannot approve its own call: an approval counts only when it carries the
+ * A parked call is a pending approval. It waits up to `confirmation.wait_seconds` (per
+ * transport; one waiting call per session) for the decision, woken by the store's `approval` event from whichever
+ * replica, page or CLI took it: approved in time, it runs then; otherwise the model is
+ * told it awaits approval, and once approved, its next identical call runs once. The model cannot approve its own call: an approval counts only when it carries the
  * signature of a person's credential (approver.ts: the approver key or the approvals
  * token, neither held by hosts), the parked message tells the model to ask the user, not
  * how to approve, and any argument the model adds makes a different call.
@@ -21,7 +23,7 @@ import { log } from '../log.js';
 import type { Policy } from '../policy/policy.js';
 import type { ConfirmVia } from '../config/schema.js';
 import { cancelled, cancelledResult } from '../relay/cancel.js';
-import type { Approval, ApprovalStore } from '../store/approvals.js';
+import type { Approval, ApprovalsPart } from '../store/types.js';
 import type { ApproverCheck } from './approver.js';
 import { boundValue } from './bound.js';
 import { correctionOf } from './nameGuard.js';
@@ -56,7 +58,7 @@ export function approvalKey(ctx: CallContext, tool: ToolRecord): string {
 
 export interface ConfirmationDeps {
   policy: Policy;
-  approvals: ApprovalStore;
+  approvals: ApprovalsPart;
   config: Pick<GatewayConfig, 'confirmation' | 'audit'>;
   /** Tells a person's approval from anything else (approver.ts); an approval it rejects does not count. */
   approver: ApproverCheck;
@@ -105,6 +107,8 @@ function shownName(ctx: CallContext, tool: ToolRecord): string {
 export function confirmationGuard({ policy, approvals, config, approver, approvalsPage }: ConfirmationDeps): Guard {
   const ttlMs = config.confirmation.approval_ttl_minutes * 60_000;
   const maxBytes = config.audit.max_value_bytes;
+  /** Sessions with a parked call waiting for its decision: one at a time each, so a burst of parked calls holds nothing. */
+  const waiting = new Set<string>();
 
   return async (ctx, next) => {
     const tool = ctx.tool;
@@ -148,29 +152,36 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
       if (answer === 'accept') ctx.notes.push('accepted through elicitation');
     }
 
+    /** The call's fate when `a` is a decision: run once (a person's signed approval), or refused (denied); else undefined. */
+    const settle = async (a: Approval | undefined): Promise<CallToolResult | undefined> => {
+      if (a?.status === 'approved' && !approver.verifies(a)) {
+        // Not a person's approval (no valid signature): the request stays as good as pending, and is logged.
+        log.warn({ id: a.id, tool: tool.name, decidedBy: a.decidedBy }, 'approval without a valid approver signature ignored');
+        ctx.notes.push(`approval ${a.id} ignored: no valid approver signature`);
+      } else if (a?.status === 'approved' && (await approvals.consume(a.id))) {
+        ctx.decisions.push('approved');
+        ctx.notes.push(`approval ${a.id} by ${a.decidedBy ?? 'a person'}`);
+        return next(ctx);
+      }
+      if (a?.status === 'denied') {
+        ctx.decisions.push('denied');
+        ctx.notes.push(`approval ${a.id} denied by ${a.decidedBy ?? 'a person'}`);
+        return errorResult(`a person denied ${tool.name} with these arguments (approval id ${a.id}); it has not run. Do not retry it.`);
+      }
+      return undefined;
+    };
+
     // A cancelled call neither consumes an approval nor leaves a pending one behind.
     if (cancelled(ctx)) return cancelledResult(ctx);
     const key = approvalKey(ctx, tool);
-    const live = approvals.live(key);
-    if (live?.status === 'approved' && !approver.verifies(live)) {
-      // Not a person's approval (no valid signature): the request stays as good as pending, and is logged.
-      log.warn({ id: live.id, tool: tool.name, decidedBy: live.decidedBy }, 'approval without a valid approver signature ignored');
-      ctx.notes.push(`approval ${live.id} ignored: no valid approver signature`);
-    } else if (live?.status === 'approved' && approvals.consume(live.id)) {
-      ctx.decisions.push('approved');
-      ctx.notes.push(`approval ${live.id} by ${live.decidedBy ?? 'a person'}`);
-      return next(ctx);
-    }
-    if (live?.status === 'denied') {
-      ctx.decisions.push('denied');
-      ctx.notes.push(`approval ${live.id} denied by ${live.decidedBy ?? 'a person'}`);
-      return errorResult(`a person denied ${tool.name} with these arguments (approval id ${live.id}); it has not run. Do not retry it.`);
-    }
+    const live = await approvals.live(key);
+    const decided = await settle(live);
+    if (decided) return decided;
     const correction = correctionOf(ctx);
     const pending =
       live?.status === 'pending'
         ? live
-        : approvals.request({
+        : await approvals.request({
             key,
             sessionId: ctx.session.sessionId,
             ...(ctx.session.persona !== undefined && { persona: ctx.session.persona }),
@@ -182,6 +193,20 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
           });
     ctx.decisions.push('awaiting_approval');
     ctx.notes.push(`approval ${pending.id}`);
+    const waitMs = config.confirmation.wait_seconds[ctx.session.transport ?? 'stdio'] * 1000;
+    const session = ctx.session.sessionId;
+    if (waitMs > 0 && !waiting.has(session)) {
+      waiting.add(session);
+      let latest: Approval | undefined;
+      try {
+        latest = await approvals.wait(pending.id, waitMs, ctx.host?.signal);
+      } finally {
+        waiting.delete(session);
+      }
+      if (cancelled(ctx)) return cancelledResult(ctx);
+      const after = await settle(latest);
+      if (after) return after;
+    }
     return awaiting(pending, approvals.clock(), approvalsPage?.());
   };
 }

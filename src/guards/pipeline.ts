@@ -2,7 +2,8 @@
  * The call path of the gateway, as one composition of guards. Read top to bottom, it is
  * what happens to every tools/call and call_tool:
  *
- *   audit        records the call and every decision below it, whatever they were
+ *   audit        records the call and every decision below it, whatever they were (and,
+ *                as the last step before forward, commits a `running` row first)
  *   nameGuard    exact name, or a typo corrected (≥ 0.82) within the persona and told, or refused
  *   policy       refuses a tool outside the persona, however it was named or shown
  *   identity     overwrites identity fields with the session's values
@@ -18,10 +19,9 @@ import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Policy } from '../policy/policy.js';
 import { cancellationGuard } from '../relay/cancel.js';
-import type { ApprovalStore } from '../store/approvals.js';
-import type { AuditLog } from '../store/audit.js';
+import type { ApprovalsPart } from '../store/types.js';
 import type { ApproverCheck } from './approver.js';
-import { auditGuard } from './audit.js';
+import { auditGuards, type AuditWriter } from './audit.js';
 import { confirmationGuard } from './confirmation.js';
 import { identityGuard } from './identity.js';
 import { nameGuard } from './nameGuard.js';
@@ -35,11 +35,11 @@ export interface CallPathDeps {
   /** The whole current catalog (all personas); read on every call, so catalog changes apply at once. */
   tools: () => ToolRecord[];
   policy: Policy;
-  /** `confirmation` (actions list, approval TTL) and `audit` (redaction and size bound of what people are shown) are read. */
+  /** `confirmation` (actions list, approval TTL, wait) and `audit` (redaction and size bound of what people are shown) are read. */
   config: Pick<GatewayConfig, 'confirmation' | 'audit'>;
-  /** Redacts by itself (its constructor takes `audit.redact`). */
-  audit: AuditLog;
-  approvals: ApprovalStore;
+  /** Redacts and bounds by itself (its constructor takes `audit.redact`). */
+  audit: AuditWriter;
+  approvals: ApprovalsPart;
   /** Checks that an approval carries a person's signature (approver.ts). */
   approver: ApproverCheck;
   /**
@@ -62,15 +62,17 @@ export interface CallPathDeps {
  * ```
  */
 export function createCallPath(deps: CallPathDeps): CallHandler {
+  const audited = auditGuards(deps.audit, deps.now);
   return compose(
     [
-      auditGuard(deps.audit, deps.now),
+      audited.around,
       nameGuard(deps.tools, deps.policy),
       policyGuard(deps.policy),
       identityGuard(deps.policy),
       validateGuard,
       confirmationGuard(deps),
       cancellationGuard,
+      audited.beforeForward,
     ],
     deps.forward,
   );

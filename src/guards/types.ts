@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { ConfirmVia } from '../config/schema.js';
 import type { HostRequest } from '../relay/types.js';
+import type { Decision } from '../store/types.js';
 
 /** Who is calling. One per MCP session of the host. */
 export interface SessionIdentity {
@@ -40,14 +41,8 @@ export interface Principal {
   claims: Record<string, unknown>;
 }
 
-/** The decision audited for a call. */
-export type Decision =
-  | 'allowed'
-  | 'corrected'
-  | 'refused'
-  | 'awaiting_approval'
-  | 'approved'
-  | 'denied';
+/** The decision audited for a call (defined with the audit rows that store it). */
+export type { Decision } from '../store/types.js';
 
 export interface CallContext {
   session: SessionIdentity;

@@ -12,8 +12,8 @@ import type { ApproximateOptions, CuratorMode, ExtraContext, Selection, ToolCura
 import type { EmbedderConfig } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
 import { log } from '../log.js';
-import { openDb, type Db } from '../store/db.js';
-import { EmbeddingStore } from '../store/embeddings.js';
+import { openStore } from '../store/index.js';
+import type { Store } from '../store/types.js';
 import { createEmbedder } from './lazy.js';
 import { assertUniqueNames } from './tools.js';
 
@@ -36,8 +36,9 @@ export interface ToolSelectorOptions extends Omit<ExtraContext, 'pinned'> {
    */
   embedder?: Embedder | EmbedderConfig | null;
   /**
-   * SQLite file for the document-embedding cache (created if missing), so a restart with
-   * the same tools embeds nothing. Default: no cache (every process embeds its tools once).
+   * Store for the document-embedding cache: a SQLite file (created if missing) or a
+   * PostgreSQL URL (docs/STORE.md), so a restart with the same tools embeds nothing, and
+   * processes sharing it embed each text once. Default: no cache (every process embeds its tools once).
    */
   cachePath?: string;
   /** The most tools a selection returns besides pinned ones, dependencies included; default 17 (DEFAULT_TOP_K, the gateway's `top_k`). */
@@ -78,7 +79,7 @@ export class ToolSelector {
   private constructor(
     private readonly curator: ToolCurator,
     private readonly options: ToolSelectorOptions,
-    private readonly owned: { embedder: Embedder | null; db?: Db },
+    private readonly owned: { embedder: Embedder | null; store?: Store },
   ) {}
 
   /**
@@ -108,9 +109,9 @@ export class ToolSelector {
         ownsEmbedder = true;
       }
     }
-    const db = options.cachePath ? openDb(options.cachePath) : undefined;
-    const curator = createCurator({ mode, fusion: options.fusion, approximate: options.approximate, embedder, cache: db ? new EmbeddingStore(db) : undefined });
-    const selector = new ToolSelector(curator, options, { embedder: ownsEmbedder ? embedder : null, db });
+    const store = options.cachePath ? await openStore(options.cachePath) : undefined;
+    const curator = createCurator({ mode, fusion: options.fusion, approximate: options.approximate, embedder, cache: store?.embeddings });
+    const selector = new ToolSelector(curator, options, { embedder: ownsEmbedder ? embedder : null, store });
     await selector.update(tools);
     return selector;
   }
@@ -155,10 +156,10 @@ export class ToolSelector {
     return { ...selection, pinned, all, names: all.map((t) => t.name) };
   }
 
-  /** Closes what the selector opened (the embedder it built, the cache file). */
+  /** Closes what the selector opened (the embedder it built, the cache's store). */
   async close(): Promise<void> {
     await this.owned.embedder?.close();
-    this.owned.db?.close();
+    await this.owned.store?.close();
   }
 }
 

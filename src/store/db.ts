@@ -1,18 +1,17 @@
 /**
- * The gateway's one SQLite file: embeddings cache, audit log, pending approvals.
- * WAL so the CLI (`approvals`, `audit`) can read and write while a gateway serves.
- * Each table lives in its own module, which creates it if absent.
+ * The SQLite file of a store. WAL so the CLI (`approvals`, `audit`) can read and write
+ * while a gateway serves. The file holds OAuth tokens and approvals, so it is created
+ * mode 0600 (and an older, wider one narrowed), before SQLite writes a byte.
  *
  * The file is marked as ours in SQLite's header (`PRAGMA application_id`). Before
  * anything is written, an existing file is checked read-only: a file that is not a
  * SQLite database (corrupt, or some other file), or another application's database, is
  * refused with its path and never touched — not even switched to WAL.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigError, resolveFrom } from '../config/errors.js';
-import type { LoadedConfig } from '../config/load.js';
+import { StoreError } from './errors.js';
 
 export type Db = Database.Database;
 
@@ -21,14 +20,6 @@ export const APPLICATION_ID = 0x54437572;
 
 /** Tables of stores written before the application_id mark: adopted, nothing else is. */
 const UNMARKED_TABLES = new Set(['embeddings', 'audit', 'approvals', 'sqlite_sequence']);
-
-/** An existing store file that is not ours to use; the message names the path and what is wrong. */
-export class StoreError extends Error {
-  constructor(readonly path: string, reason: string) {
-    super(`${path}: ${reason}; the gateway has not written to it. Move it away, or point \`store\` at another file`);
-    this.name = 'StoreError';
-  }
-}
 
 /** Refuses `path` unless it is absent, empty, a Tool Curator store, or an unmarked store of ours. */
 function checkExisting(path: string): void {
@@ -55,14 +46,25 @@ function checkExisting(path: string): void {
   }
 }
 
+/** Creates `path` empty with mode 0600 if absent; narrows it and its WAL/SHM companions to 0600 if wider. */
+function ownerOnly(path: string): void {
+  if (!existsSync(path)) closeSync(openSync(path, 'wx', 0o600));
+  if (process.platform === 'win32') return;
+  for (const f of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(f) && (statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
+  }
+}
+
 /**
- * Opens (creating folder and file if needed) the store at `path`; `:memory:` for tests.
+ * Opens (creating folder and file if needed) the SQLite file at `path`; `:memory:` for
+ * tests. The tables are made by the store's migrations (`openStore`, or `EmbeddingStore`).
  * @throws StoreError for a corrupt or foreign file (see the module comment).
  */
 export function openDb(path: string): Db {
   if (path !== ':memory:') {
     checkExisting(path);
     mkdirSync(dirname(path), { recursive: true });
+    ownerOnly(path);
   }
   const db = new Database(path);
   if (db.pragma('application_id', { simple: true }) === 0) db.pragma(`application_id = ${APPLICATION_ID}`);
@@ -70,14 +72,4 @@ export function openDb(path: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   return db;
-}
-
-/** The store config key `store` names, opened; a refused file is a ConfigError naming that key. */
-export function openConfiguredStore(loaded: LoadedConfig): Db {
-  try {
-    return openDb(resolveFrom(loaded.baseDir, loaded.config.store));
-  } catch (err) {
-    if (err instanceof StoreError) throw new ConfigError(loaded.file, 'store', err.message);
-    throw err;
-  }
 }

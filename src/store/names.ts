@@ -1,37 +1,45 @@
 /**
  * The exposed-name memory: which name each (server, upstream tool) was exposed as, so a
- * name a host has seen keeps meaning the same tool across restarts and across tools added
- * later (catalog/names.ts decides the names; this table only remembers them).
+ * name a host has seen keeps meaning the same tool across restarts, tools added later and
+ * replicas (catalog/names.ts decides the names; this table only remembers them).
  */
-import type { Db } from './db.js';
+import { chunks, marks, type Sql } from './sql.js';
+import type { EventsPart, NamesPart, RememberedName } from './types.js';
 
 /** Upstream names longer than this are not remembered (a tool with such a name gets a hashed name anyway). */
 const MAX_KEY_CHARS = 1024;
+/** Rows per INSERT statement. */
+const ROWS_PER_STATEMENT = 200;
 
-export interface RememberedName {
-  server: string;
-  upstreamName: string;
-  name: string;
-}
+export class SqlNames implements NamesPart {
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventsPart,
+  ) {}
 
-export class NameStore {
-  constructor(private readonly db: Db) {
-    db.exec(`CREATE TABLE IF NOT EXISTS tool_names (
-      server TEXT NOT NULL, upstream_name TEXT NOT NULL, exposed TEXT NOT NULL, updated_at INTEGER NOT NULL,
-      PRIMARY KEY (server, upstream_name))`);
-  }
-
-  /** Every remembered name, keyed by `${server}\0${upstreamName}` (catalog/names.ts toolKey). */
-  load(): Map<string, string> {
-    const rows = this.db.prepare<[], { server: string; upstream_name: string; exposed: string }>('SELECT server, upstream_name, exposed FROM tool_names').all();
+  async load(): Promise<Map<string, string>> {
+    const rows = await this.sql.all<{ server: string; upstream_name: string; exposed: string }>('SELECT server, upstream_name, exposed FROM tool_names');
     return new Map(rows.map((r) => [`${r.server}\0${r.upstream_name}`, r.exposed]));
   }
 
-  /** Remembers these names (insert or replace); rows of tools not listed stay, for when they come back. */
-  save(entries: RememberedName[], now: number = Date.now()): void {
-    const put = this.db.prepare('INSERT INTO tool_names (server, upstream_name, exposed, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (server, upstream_name) DO UPDATE SET exposed = excluded.exposed, updated_at = excluded.updated_at WHERE exposed <> excluded.exposed');
-    this.db.transaction(() => {
-      for (const e of entries) if (e.server.length + e.upstreamName.length <= MAX_KEY_CHARS) put.run(e.server, e.upstreamName, e.name, now);
-    })();
+  async save(entries: RememberedName[]): Promise<void> {
+    // One row per key (PostgreSQL refuses a statement that updates a row twice).
+    const byKey = new Map(entries.filter((e) => e.server.length + e.upstreamName.length <= MAX_KEY_CHARS).map((e) => [`${e.server}\0${e.upstreamName}`, e]));
+    const kept = [...byKey.values()];
+    if (kept.length === 0) return;
+    const now = Date.now();
+    const changed = await this.sql.tx(async (t) => {
+      let n = 0;
+      for (const part of chunks(kept, ROWS_PER_STATEMENT)) {
+        n += await t.run(
+          `INSERT INTO tool_names (server, upstream_name, exposed, updated_at) VALUES ${part.map(() => `(${marks(4)})`).join(', ')}
+           ON CONFLICT (server, upstream_name) DO UPDATE SET exposed = excluded.exposed, updated_at = excluded.updated_at
+           WHERE tool_names.exposed <> excluded.exposed`,
+          part.flatMap((e) => [e.server, e.upstreamName, e.name, now]),
+        );
+      }
+      return n;
+    });
+    if (changed > 0) await this.events.emit('names', {});
   }
 }

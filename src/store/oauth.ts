@@ -1,86 +1,88 @@
 /**
- * OAuth client state per remote upstream: registered client information, tokens, the
+ * OAuth client state per (upstream, subject): registered client information, tokens, the
  * PKCE code verifier of an authorization in progress, cached discovery, and a scope an
- * upstream asked for (step-up) that still needs the user's consent. Values are stored as
- * the SDK hands them over (JSON), keyed by upstream name and bound to the upstream's URL:
- * state saved for another URL reads back as absent.
- *
- * The store file holds secrets once a row exists here, so every write narrows the file
- * (and its WAL/SHM companions) to mode 0600.
+ * upstream asked for (step-up) that still needs consent. Subject `''` is the gateway's
+ * own authorization; a user id, a per-user one. Values are stored as the SDK hands them
+ * over (JSON), bound to the upstream's URL: state saved for another URL reads back as
+ * absent. Every write bumps the row's `version` and emits `oauth`, so a provider can tell
+ * that another process refreshed the tokens. A row is never deleted, only emptied (its
+ * version keeps growing across a logout).
  */
-import { chmodSync, existsSync } from 'node:fs';
-import type { Db } from './db.js';
-
-export type OAuthField = 'client_information' | 'tokens' | 'code_verifier' | 'discovery' | 'pending_scope';
+import type { Sql } from './sql.js';
+import type { EventsPart, OAuthField, OAuthKey, OAuthPart } from './types.js';
 
 const FIELDS: readonly OAuthField[] = ['client_information', 'tokens', 'code_verifier', 'discovery', 'pending_scope'];
 
-interface Row {
-  url: string;
-  client_information: string | null;
-  tokens: string | null;
-  code_verifier: string | null;
-  discovery: string | null;
-  pending_scope: string | null;
-  updated_at: number;
+function checked(field: OAuthField): OAuthField {
+  // The field name is spliced into SQL: only the known ones pass.
+  if (!FIELDS.includes(field)) throw new Error(`unknown OAuth field ${field}`);
+  return field;
 }
 
-export class OAuthStore {
-  constructor(private readonly db: Db) {
-    db.exec(`CREATE TABLE IF NOT EXISTS oauth_state (
-      upstream TEXT PRIMARY KEY,
-      url TEXT NOT NULL,
-      client_information TEXT,
-      tokens TEXT,
-      code_verifier TEXT,
-      discovery TEXT,
-      pending_scope TEXT,
-      updated_at INTEGER NOT NULL
-    )`);
+type Row = Record<OAuthField, string | null> & { url: string };
+
+/** Empties the row of (upstream, subject) when it is bound to another URL than the third parameter. */
+const REBIND = `UPDATE oauth_state SET url = ?, ${FIELDS.map((f) => `${f} = NULL`).join(', ')}, version = version + 1, updated_at = ?
+  WHERE upstream = ? AND subject = ? AND url <> ?`;
+
+export class SqlOAuth implements OAuthPart {
+  constructor(
+    private readonly sql: Sql,
+    private readonly events: EventsPart,
+  ) {}
+
+  async get(key: OAuthKey, field: OAuthField): Promise<string | undefined> {
+    const row = await this.sql.get<Row>('SELECT * FROM oauth_state WHERE upstream = ? AND subject = ?', [key.upstream, key.subject ?? '']);
+    return row && row.url === key.url ? (row[checked(field)] ?? undefined) : undefined;
   }
 
-  private row(upstream: string, url: string): Row | undefined {
-    const row = this.db.prepare('SELECT * FROM oauth_state WHERE upstream = ?').get(upstream) as Row | undefined;
-    return row && row.url === url ? row : undefined;
+  async set(key: OAuthKey, field: OAuthField, value: string | undefined): Promise<void> {
+    const f = checked(field);
+    const subject = key.subject ?? '';
+    const now = Date.now();
+    await this.sql.tx(async (t) => {
+      await t.run(REBIND, [key.url, now, key.upstream, subject, key.url]);
+      await t.run(
+        `INSERT INTO oauth_state (upstream, subject, url, ${f}, version, updated_at) VALUES (?, ?, ?, ?, 1, ?)
+         ON CONFLICT (upstream, subject) DO UPDATE SET ${f} = excluded.${f}, version = oauth_state.version + 1, updated_at = excluded.updated_at`,
+        [key.upstream, subject, key.url, value ?? null, now],
+      );
+    });
+    await this.events.emit('oauth', { upstream: key.upstream, subject });
   }
 
-  /** The stored value of `field`, or `undefined` when absent or saved for another URL. */
-  get(upstream: string, url: string, field: OAuthField): string | undefined {
-    return this.row(upstream, url)?.[field] ?? undefined;
+  async setIf(key: OAuthKey, field: OAuthField, expected: string | undefined, value: string | undefined): Promise<boolean> {
+    const f = checked(field);
+    const subject = key.subject ?? '';
+    const now = Date.now();
+    const done = await this.sql.tx(async (t) => {
+      await t.run(REBIND, [key.url, now, key.upstream, subject, key.url]);
+      const update = `UPDATE oauth_state SET ${f} = ?, version = version + 1, updated_at = ? WHERE upstream = ? AND subject = ? AND url = ?`;
+      const params = [value ?? null, now, key.upstream, subject, key.url];
+      if (expected !== undefined) return t.run(`${update} AND ${f} = ?`, [...params, expected]);
+      const changed = await t.run(`${update} AND ${f} IS NULL`, params);
+      // No row yet: a first value.
+      if (changed > 0 || value === undefined) return changed;
+      return t.run(`INSERT INTO oauth_state (upstream, subject, url, ${f}, version, updated_at) VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (upstream, subject) DO NOTHING`, [
+        key.upstream, subject, key.url, value, now,
+      ]);
+    });
+    if (done > 0) await this.events.emit('oauth', { upstream: key.upstream, subject });
+    return done > 0;
   }
 
-  /** Sets (or with `undefined` clears) one field. A row saved for another URL is replaced. */
-  set(upstream: string, url: string, field: OAuthField, value: string | undefined): void {
-    if (!FIELDS.includes(field)) throw new Error(`unknown OAuth field ${field}`);
-    const existing = this.db.prepare('SELECT url FROM oauth_state WHERE upstream = ?').get(upstream) as { url: string } | undefined;
-    if (existing && existing.url !== url) this.clear(upstream);
-    this.db
-      .prepare(
-        `INSERT INTO oauth_state (upstream, url, ${field}, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT(upstream) DO UPDATE SET ${field} = excluded.${field}, updated_at = excluded.updated_at`,
-      )
-      .run(upstream, url, value ?? null, Date.now());
-    this.restrictFileMode();
+  async version(upstream: string, subject = ''): Promise<number> {
+    const row = await this.sql.get<{ version: number }>('SELECT version FROM oauth_state WHERE upstream = ? AND subject = ?', [upstream, subject]);
+    return row ? Number(row.version) : 0;
   }
 
-  /**
-   * A number that changes whenever the upstream's stored state changes (0 when none), so
-   * a gateway that found an upstream unauthorized can tell when `tool-curator auth` ran.
-   */
-  version(upstream: string): number {
-    const row = this.db.prepare('SELECT updated_at FROM oauth_state WHERE upstream = ?').get(upstream) as { updated_at: number } | undefined;
-    return row?.updated_at ?? 0;
-  }
-
-  /** Deletes everything stored for `upstream`. Returns whether there was anything. */
-  clear(upstream: string): boolean {
-    return this.db.prepare('DELETE FROM oauth_state WHERE upstream = ?').run(upstream).changes > 0;
-  }
-
-  /** Narrows the store file and its WAL/SHM companions to owner read/write. */
-  private restrictFileMode(): void {
-    const file = this.db.name;
-    if (!file || file === ':memory:') return;
-    for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+  async clear(upstream: string, subject = ''): Promise<boolean> {
+    const emptied = await this.sql.run(
+      `UPDATE oauth_state SET ${FIELDS.map((f) => `${f} = NULL`).join(', ')}, version = version + 1, updated_at = ?
+       WHERE upstream = ? AND subject = ? AND (${FIELDS.map((f) => `${f} IS NOT NULL`).join(' OR ')})`,
+      [Date.now(), upstream, subject],
+    );
+    if (emptied > 0) await this.events.emit('oauth', { upstream, subject });
+    return emptied > 0;
   }
 }

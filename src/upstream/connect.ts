@@ -12,6 +12,7 @@ import { resolveFrom } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import { authFailure, watchChallenges } from './auth/challenge.js';
+import { authFetch } from './auth/index.js';
 import { UPSTREAM_CAPABILITIES } from '../relay/calls.js';
 import { ChildTransport } from './children.js';
 
@@ -102,10 +103,12 @@ export async function connectUpstream(
   const url = new URL(cfg.url);
   const requestInit = cfg.headers ? { headers: cfg.headers } : undefined;
   const watch = watchChallenges(url);
+  // Refreshes of store-backed OAuth tokens happen once for the fleet (auth/refresh.ts).
+  const fetch = authFetch(authProvider, watch.fetch);
   const explain = (err: unknown) => authFailure(name, err, watch, cfg.auth !== undefined) ?? (err as Error);
   if (cfg.transport !== 'sse') {
     try {
-      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch: watch.fetch }), timeoutMs, what);
+      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch }), timeoutMs, what);
       return { ...conn, explain };
     } catch (err) {
       // A refusal is the answer, not a sign of an older server: falling back to SSE would hide it.
@@ -117,10 +120,10 @@ export async function connectUpstream(
   }
   const headers = cfg.headers;
   const eventSourceInit = headers
-    ? { fetch: (u: string | URL, init?: RequestInit) => watch.fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) }
+    ? { fetch: (u: string | URL, init?: RequestInit) => fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) }
     : undefined;
   try {
-    const conn = await handshake(new SSEClientTransport(url, { requestInit, eventSourceInit, authProvider, fetch: watch.fetch }), timeoutMs, what);
+    const conn = await handshake(new SSEClientTransport(url, { requestInit, eventSourceInit, authProvider, fetch }), timeoutMs, what);
     return { ...conn, explain };
   } catch (err) {
     throw explain(err);

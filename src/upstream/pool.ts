@@ -193,12 +193,12 @@ export class UpstreamPool extends EventEmitter {
       u.tools = [];
       this.emit('change');
     }
-    u.authVersion = this.opts.auth?.version(u.name) ?? 0;
+    const version = () => this.opts.auth?.version(u.name).catch(() => u.authVersion) ?? Promise.resolve(0);
     const poll = () => {
       u.retryTimer = setTimeout(async () => {
         u.retryTimer = undefined;
         if (this.closing) return;
-        if ((this.opts.auth?.version(u.name) ?? 0) === u.authVersion) return poll();
+        if ((await version()) === u.authVersion) return poll();
         if (await this.connect(u)) {
           log.info({ upstream: u.name, tools: u.tools.length }, `upstream "${u.name}" authorized`);
           this.emit('change');
@@ -206,7 +206,10 @@ export class UpstreamPool extends EventEmitter {
       }, this.opts.authPollMs ?? 2000);
       u.retryTimer.unref();
     };
-    if (!this.closing) poll();
+    void version().then((v) => {
+      u.authVersion = v;
+      if (!this.closing) poll();
+    });
     return false;
   }
 

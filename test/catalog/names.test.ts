@@ -5,8 +5,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import { buildCatalog } from '../../src/catalog/catalog.js';
 import { assignNames, MAX_EXPOSED_LENGTH, toolKey, validName } from '../../src/catalog/names.js';
-import { openDb } from '../../src/store/db.js';
-import { NameStore } from '../../src/store/names.js';
+import { openStore } from '../../src/store/index.js';
 
 const tool = (name: string): Tool => ({ name, inputSchema: { type: 'object' } });
 const servers = (spec: Record<string, string[]>) => new Map(Object.entries(spec).map(([s, names]) => [s, names.map(tool)]));
@@ -61,15 +60,17 @@ describe('exposed names', () => {
     expect(assignNames(new Map([['gitlab', [tool('search')]], ['github', [tool('search')]]])).names.get(toolKey('github', 'search'))).toBe('github__search');
   });
 
-  test('restart: the mapping comes back from the store, whatever the config order', () => {
+  test('restart: the mapping comes back from the store, whatever the config order', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'tc-names-')), 'store.db');
-    const first = new NameStore(openDb(file));
-    const run1 = assignNames(servers({ a: ['search', 'read'], b: ['search'] }), first.load());
-    first.save([...run1.names].map(([k, name]) => ({ server: k.split('\0')[0]!, upstreamName: k.split('\0')[1]!, name })));
+    const first = await openStore(file);
+    const run1 = assignNames(servers({ a: ['search', 'read'], b: ['search'] }), await first.names.load());
+    await first.names.save([...run1.names].map(([k, name]) => ({ server: k.split('\0')[0]!, upstreamName: k.split('\0')[1]!, name })));
     expect(run1.names.get(toolKey('a', 'search'))).toBe('search');
+    await first.close();
 
-    const second = new NameStore(openDb(file));
-    const run2 = assignNames(servers({ b: ['search'], a: ['search', 'read'] }), second.load());
+    const second = await openStore(file);
+    const run2 = assignNames(servers({ b: ['search'], a: ['search', 'read'] }), await second.names.load());
+    await second.close();
     expect(run2.names).toEqual(run1.names);
     expect(run2.changed).toEqual([]);
   });

@@ -3,16 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { approvalsPage } from '../../src/gateway/approvalsPage.js';
 import { approverCheck } from '../../src/guards/approver.js';
-import { ApprovalStore, type Approval } from '../../src/store/approvals.js';
-import { openDb } from '../../src/store/db.js';
+import { openStore, type Approval, type ApprovalsPart, type Store } from '../../src/store/index.js';
 
 const TOKEN = 'approvals-token-0123456789';
 let t = 1_000_000;
-const store = new ApprovalStore(openDb(':memory:'), { now: () => t });
+let opened: Store;
+let store: ApprovalsPart;
 let server: Server;
 let base: string;
 
 beforeAll(async () => {
+  opened = await openStore(':memory:', { now: () => t });
+  store = opened.approvals;
   const handler = approvalsPage(store, TOKEN);
   server = createServer((req, res) => {
     if (!handler(req, res)) res.writeHead(418).end('not mine');
@@ -20,7 +22,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+  await opened.close();
+});
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(base + path, { headers, redirect: 'manual' });
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
@@ -37,8 +42,8 @@ async function csrfOf(cookie: string): Promise<string> {
 }
 
 let pending: Approval;
-beforeEach(() => {
-  pending = store.request({
+beforeEach(async () => {
+  pending = await store.request({
     key: `k${t}`,
     sessionId: 's1',
     persona: 'student',
@@ -51,7 +56,7 @@ beforeEach(() => {
 
 describe('approvals page', () => {
   test('a corrected call shows the name the model asked for beside the tool', async () => {
-    const corrected = store.request({ key: `kc${t}`, sessionId: 's1', tool: 'make_payment', requestedName: 'make_paymnt', args: {}, ttlMs: 600_000 });
+    const corrected = await store.request({ key: `kc${t}`, sessionId: 's1', tool: 'make_payment', requestedName: 'make_paymnt', args: {}, ttlMs: 600_000 });
     const html = await (await get('/approvals', { cookie: await login() })).text();
     expect(html).toContain(`<tr data-id="${corrected.id}"><td>${corrected.id}</td><td>make_payment<br><small class="asked">the model asked for make_paymnt</small></td>`);
   });
@@ -66,7 +71,7 @@ describe('approvals page', () => {
     expect((await get('/approvals?token=wrong-token-0123456789')).status).toBe(401);
     expect((await get('/approvals', { cookie: 'tool_curator_approvals=forged' })).status).toBe(401);
     expect((await post(`/approvals/${pending.id}/approve`, '')).status).toBe(401);
-    expect(store.get(pending.id)?.status).toBe('pending');
+    expect((await store.get(pending.id))?.status).toBe('pending');
   });
 
   test('?token= sets an HttpOnly SameSite=Strict cookie that is not the token, and drops the token from the URL', async () => {
@@ -91,14 +96,14 @@ describe('approvals page', () => {
   test('approve needs the CSRF field; with it the call is approved by "web"', async () => {
     const cookie = await login();
     expect((await post(`/approvals/${pending.id}/approve`, 'csrf=nope', { cookie })).status).toBe(403);
-    expect(store.get(pending.id)?.status).toBe('pending');
+    expect((await store.get(pending.id))?.status).toBe('pending');
     const res = await post(`/approvals/${pending.id}/approve`, `csrf=${await csrfOf(cookie)}`, { cookie });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`/approvals?done=${pending.id}`);
-    expect(store.get(pending.id)).toMatchObject({ status: 'approved', decidedBy: 'web' });
+    expect(await store.get(pending.id)).toMatchObject({ status: 'approved', decidedBy: 'web' });
     // Signed with the approvals token: the gateway honours it; a gateway with another token does not.
-    expect(approverCheck('/nonexistent/approver.key', () => TOKEN).verifies(store.get(pending.id)!)).toBe(true);
-    expect(approverCheck('/nonexistent/approver.key', () => 'another-token-0123456789').verifies(store.get(pending.id)!)).toBe(false);
+    expect(approverCheck('/nonexistent/approver.key', () => TOKEN).verifies((await store.get(pending.id))!)).toBe(true);
+    expect(approverCheck('/nonexistent/approver.key', () => 'another-token-0123456789').verifies((await store.get(pending.id))!)).toBe(false);
     const after = await (await get(res.headers.get('location')!, { cookie })).text();
     expect(after).toContain(`Approved ${pending.id} (make_payment).`);
   });
@@ -110,13 +115,13 @@ describe('approvals page', () => {
       const res = await post(`/approvals/${pending.id}/deny`, `csrf=${csrf}`, { cookie, origin });
       expect(res.status, origin).toBe(403);
     }
-    expect(store.get(pending.id)?.status).toBe('pending');
+    expect((await store.get(pending.id))?.status).toBe('pending');
   });
 
   test('a bearer header works without a cookie (scripts)', async () => {
     const res = await post(`/approvals/${pending.id}/deny`, '', { authorization: `Bearer ${TOKEN}` });
     expect(res.status).toBe(303);
-    expect(store.get(pending.id)?.status).toBe('denied');
+    expect((await store.get(pending.id))?.status).toBe('denied');
   });
 
   test('an expired request cannot be approved: 409 with the reason', async () => {

@@ -86,7 +86,7 @@ describe('HTTP face: status codes, DNS-rebinding protection, anonymous loopback 
     await client.connect(new StreamableHTTPClientTransport(url));
     const result = (await client.callTool({ name: 'test_simple_text', arguments: {} })) as CallToolResult;
     expect(result.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
-    expect(gateway.audit.tail(1)[0]).toMatchObject({ tool: 'test_simple_text', persona: 'visitor' });
+    expect((await gateway.store.audit.tail(1))[0]).toMatchObject({ tool: 'test_simple_text', persona: 'visitor' });
     await client.close();
     const wrong = await raw(face.port, 'POST', { ...MCP_HEADERS, host, authorization: 'Bearer wrong-token-wrong-token' }, INITIALIZE);
     expect(wrong.status).toBe(401);

@@ -6,8 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import { storeLocation } from '../../src/config/store.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { CLI, referenceConfig } from '../helpers/reference.js';
+import { rawQuery } from '../helpers/stores.js';
 
 const CASES: [query: string, expected: string][] = [
   ['read the contents of a file', 'read_text_file'],
@@ -44,12 +46,12 @@ describe('select over the reference servers', () => {
   });
 
   it('a restart with the same catalog embeds nothing: every vector comes from the SQLite store', async () => {
-    const count = (g: Gateway) => (g.db.prepare('SELECT COUNT(*) AS n, MAX(created_at) AS last FROM embeddings').get() as { n: number; last: number });
-    const before = count(gateway);
+    const count = async (g: Gateway) => (await rawQuery<{ n: number; last: number }>('sqlite', storeLocation(g.loaded), 'SELECT COUNT(*) AS n, MAX(created_at) AS last FROM embeddings'))[0]!;
+    const before = await count(gateway);
     expect(before.n).toBeGreaterThanOrEqual(gateway.catalog.length);
     const restarted = await Gateway.start(loadConfig(configPath));
     try {
-      expect(count(restarted)).toEqual(before);
+      expect(await count(restarted)).toEqual(before);
       const selection = await restarted.curator.select('read the contents of a file', restarted.catalog, { topK: 3 });
       expect(selection.tools.map((t) => t.name)).toContain('read_text_file');
     } finally {

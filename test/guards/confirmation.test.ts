@@ -1,8 +1,10 @@
-import { beforeEach, describe, expect, test } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { approvalKey, canonicalJson, confirmationGuard, needsConfirmation } from '../../src/guards/confirmation.js';
 import { compose, type CallContext, type CallHandler } from '../../src/guards/types.js';
-import { ApprovalStore } from '../../src/store/approvals.js';
-import { openDb } from '../../src/store/db.js';
+import { openStore, type ApprovalsPart, type Store } from '../../src/store/index.js';
 import { approverFixture, byName, config, policy, personas } from './fixtures.js';
 import { Policy } from '../../src/policy/policy.js';
 import { context, recordingUpstream, text } from './helpers.js';
@@ -27,7 +29,8 @@ describe('needsConfirmation', () => {
 
 describe('confirmationGuard', () => {
   let t: number;
-  let approvals: ApprovalStore;
+  let store: Store;
+  let approvals: ApprovalsPart;
   let upstream: ReturnType<typeof recordingUpstream>;
   let call: CallHandler;
   const person = approverFixture();
@@ -42,17 +45,19 @@ describe('confirmationGuard', () => {
   const pay = (args: Record<string, unknown> = { student_id: 'S0001', amount: 100 }, session = {}) => call(ctxFor('make_payment', args, session));
   const idIn = (s: string) => /approval id ([a-z0-9]+)/.exec(s)![1]!;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     t = 5_000_000;
-    approvals = new ApprovalStore(openDb(':memory:'), { now: () => t });
+    store = await openStore(':memory:', { now: () => t });
+    approvals = store.approvals;
     upstream = recordingUpstream();
     call = compose([confirmationGuard({ policy, approvals, config, approver })], upstream.forward);
   });
+  afterEach(() => store.close());
 
   test('a read-only tool of an actions persona runs without asking', async () => {
     const result = await call(ctxFor('get_fee_dues', { student_id: 'S0001' }));
     expect(text(result)).toBe('ran get_fee_dues');
-    expect(approvals.list()).toEqual([]);
+    expect(await approvals.list()).toEqual([]);
   });
 
   describe('with elicitation', () => {
@@ -95,7 +100,7 @@ describe('confirmationGuard', () => {
       const result = await call(ctx);
       expect(upstream.calls).toEqual([]);
       expect(ctx.decisions).toEqual(['awaiting_approval']);
-      expect(approvals.list()).toHaveLength(1);
+      expect(await approvals.list()).toHaveLength(1);
       expect(text(result)).toContain('awaits a person');
     });
   });
@@ -111,13 +116,13 @@ describe('confirmationGuard', () => {
           'Once they have, call make_payment again with exactly the same arguments. The request expires in 10 minutes.',
       );
       expect(text(first)).not.toMatch(/tool-curator|approvals approve/);
-      expect(approvals.get(id)?.args).toEqual({ student_id: 'S0001', amount: 100 });
+      expect((await approvals.get(id))?.args).toEqual({ student_id: 'S0001', amount: 100 });
 
       const again = await pay();
       expect(idIn(text(again))).toBe(id); // same pending request, not a new one
-      expect(approvals.list()).toHaveLength(1);
+      expect(await approvals.list()).toHaveLength(1);
 
-      decide(id, 'approved');
+      await decide(id, 'approved');
       const ctx = ctxFor('make_payment', { amount: 100, student_id: 'S0001' }); // key order does not matter
       expect(text(await call(ctx))).toBe('ran make_payment');
       expect(ctx.decisions).toEqual(['approved']);
@@ -138,7 +143,7 @@ describe('confirmationGuard', () => {
 
     test('the approval covers only the identical call', async () => {
       const id = idIn(text(await pay()));
-      decide(id, 'approved');
+      await decide(id, 'approved');
       const other = await pay({ student_id: 'S0001', amount: 1000 });
       expect(text(other)).toContain('awaits');
       const smuggled = await pay({ student_id: 'S0001', amount: 100, approved: true, approval_id: id });
@@ -148,7 +153,7 @@ describe('confirmationGuard', () => {
 
     test('the approval belongs to the user, not to another user with the same call', async () => {
       const id = idIn(text(await pay()));
-      decide(id, 'approved');
+      await decide(id, 'approved');
       const bob = await pay({ student_id: 'S0001', amount: 100 }, { userId: 'S0002', sessionId: 'sess-2' });
       expect(text(bob)).toContain('awaits');
       expect(upstream.calls).toEqual([]);
@@ -156,7 +161,7 @@ describe('confirmationGuard', () => {
 
     test('a denied call never runs and says so on retry', async () => {
       const id = idIn(text(await pay()));
-      decide(id, 'denied');
+      await decide(id, 'denied');
       const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
       const result = await call(ctx);
       expect(text(result)).toBe(`a person denied make_payment with these arguments (approval id ${id}); it has not run. Do not retry it.`);
@@ -167,7 +172,7 @@ describe('confirmationGuard', () => {
     test('an expired request never runs; the retry makes a new request', async () => {
       const id = idIn(text(await pay()));
       t += 10 * MIN;
-      expect(() => decide(id, 'approved')).toThrow(/expired/);
+      await expect(decide(id, 'approved')).rejects.toThrow(/expired/);
       const retry = await pay();
       expect(idIn(text(retry))).not.toBe(id);
       expect(upstream.calls).toEqual([]);
@@ -175,11 +180,11 @@ describe('confirmationGuard', () => {
 
     test('an approval not used within the TTL expires unused', async () => {
       const id = idIn(text(await pay()));
-      decide(id, 'approved');
+      await decide(id, 'approved');
       t += 10 * MIN;
       expect(text(await pay())).toContain('awaits');
       expect(upstream.calls).toEqual([]);
-      expect(approvals.get(id)?.status).toBe('expired');
+      expect((await approvals.get(id))?.status).toBe('expired');
     });
 
     test('the remaining time is reported for a request asked again', async () => {
@@ -197,14 +202,14 @@ describe('confirmationGuard', () => {
     });
     test('an approval without a valid signature (a direct store write, a forged proof) never runs', async () => {
       const id = idIn(text(await pay()));
-      approvals.decide(id, 'approved', 'cli'); // what writing the store without the key amounts to
+      await approvals.decide(id, 'approved', 'cli'); // what writing the store without the key amounts to
       const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
       const result = await call(ctx);
       expect(upstream.calls).toEqual([]);
       expect(ctx.notes[0]).toBe(`approval ${id} ignored: no valid approver signature`);
       const fresh = idIn(text(result));
       expect(fresh).not.toBe(id);
-      approvals.decide(fresh, 'approved', 'cli', 'ed25519:AAAA');
+      await approvals.decide(fresh, 'approved', 'cli', 'ed25519:AAAA');
       expect(text(await pay())).toContain('awaits');
       expect(upstream.calls).toEqual([]);
     });
@@ -212,11 +217,71 @@ describe('confirmationGuard', () => {
     test('a signature for another call does not carry over', async () => {
       const a = idIn(text(await pay()));
       const b = idIn(text(await pay({ student_id: 'S0001', amount: 999 })));
-      decide(a, 'approved');
-      const proofOfA = approvals.get(a)!.proof!;
-      approvals.decide(b, 'approved', 'cli', proofOfA);
+      await decide(a, 'approved');
+      const proofOfA = (await approvals.get(a))!.proof!;
+      await approvals.decide(b, 'approved', 'cli', proofOfA);
       expect(text(await pay({ student_id: 'S0001', amount: 999 }))).toContain('awaits');
       expect(upstream.calls).toEqual([]);
+    });
+  });
+
+  describe('a parked call waits for the decision (confirmation.wait_seconds)', () => {
+    const waiting = { ...config, confirmation: { ...config.confirmation, wait_seconds: { stdio: 40, http: 0 } } };
+    /** The call path on one replica, a person deciding through another one on the same store file. */
+    const replicas = async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'tc-wait-')), 'store.db');
+      const [a, b] = [await openStore(file), await openStore(file)];
+      return { a, b, call: compose([confirmationGuard({ policy, approvals: a.approvals, config: waiting, approver })], upstream.forward) };
+    };
+    const parked = async (store: Store) => {
+      for (;;) {
+        const [p] = await store.approvals.list();
+        if (p) return p.id;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+
+    test('approved on another replica while it waits: it runs, in the same call', async () => {
+      const { a, b, call: parkedCall } = await replicas();
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
+      const result = parkedCall(ctx);
+      await person.decide(b.approvals, await parked(b), 'approved');
+      expect(text(await result)).toBe('ran make_payment');
+      expect(ctx.decisions).toEqual(['awaiting_approval', 'approved']);
+      expect(upstream.calls).toHaveLength(1);
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    test('denied while it waits: refused at once, not run', async () => {
+      const { a, b, call: parkedCall } = await replicas();
+      const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
+      const result = parkedCall(ctx);
+      await person.decide(b.approvals, await parked(b), 'denied');
+      expect(text(await result)).toMatch(/^a person denied make_payment with these arguments/);
+      expect(ctx.decisions).toEqual(['awaiting_approval', 'denied']);
+      expect(upstream.calls).toEqual([]);
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    test('one parked call per session waits; a second one answers at once', async () => {
+      const { a, b, call: parkedCall } = await replicas();
+      const first = parkedCall(ctxFor('make_payment', { student_id: 'S0001', amount: 100 }));
+      const id = await parked(b);
+      const second = await parkedCall(ctxFor('make_payment', { student_id: 'S0001', amount: 200 }));
+      expect(text(second)).toContain('awaits');
+      await person.decide(b.approvals, id, 'approved');
+      expect(text(await first)).toBe('ran make_payment');
+      expect(upstream.calls).toHaveLength(1);
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    test('an unsigned approval while it waits runs nothing', async () => {
+      const { a, b, call: parkedCall } = await replicas();
+      const result = parkedCall(ctxFor('make_payment', { student_id: 'S0001', amount: 100 }));
+      await b.approvals.decide(await parked(b), 'approved', 'cli');
+      expect(text(await result)).toContain('awaits');
+      expect(upstream.calls).toEqual([]);
+      await Promise.all([a.close(), b.close()]);
     });
   });
 
@@ -255,7 +320,7 @@ describe('confirmationGuard', () => {
       const parked = await payWith(both, accepting);
       const id = idIn(text(parked.result));
       expect(parked.ctx.notes).toEqual(['accepted through elicitation', `approval ${id}`]);
-      decide(id, 'approved');
+      await decide(id, 'approved');
       const declined = await payWith(both, async () => 'decline');
       expect(text(declined.result)).toMatch(/did not approve/);
       expect(upstream.calls).toEqual([]);
@@ -280,17 +345,17 @@ describe('confirmationGuard', () => {
         return 'accept';
       });
       expect(text(await call(ctx))).toBe('the host cancelled make_payment; it has not run');
-      expect([ctx.decisions, upstream.calls, approvals.list({ all: true })]).toEqual([['refused'], [], []]);
+      expect([ctx.decisions, upstream.calls, await approvals.list({ all: true })]).toEqual([['refused'], [], []]);
     });
 
     test('without elicitation: neither consumes an approval nor parks a new one', async () => {
       const id = idIn(text(await pay()));
-      decide(id, 'approved');
+      await decide(id, 'approved');
       const { ctx, abort } = cancelledCtx();
       abort.abort();
       expect(text(await call(ctx))).toBe('the host cancelled make_payment; it has not run');
       expect(upstream.calls).toEqual([]);
-      expect(approvals.list({ all: true }).map((a) => a.status)).toEqual(['approved']);
+      expect((await approvals.list({ all: true })).map((a) => a.status)).toEqual(['approved']);
       expect(text(await pay())).toBe('ran make_payment');
     });
   });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { approverCheck, cliProof, createApproverKey, readApproverKey } from '../../src/guards/approver.js';
 import { Policy } from '../../src/policy/policy.js';
-import type { ApprovalStore } from '../../src/store/approvals.js';
+import type { ApprovalsPart } from '../../src/store/types.js';
 
 function tool(server: string, name: string, properties: Record<string, object>, opts: Partial<ToolRecord> = {}): ToolRecord {
   return {
@@ -54,7 +54,7 @@ export const personas = personasSchema.parse({
 export const policy = new Policy(personas);
 
 export const config: Pick<GatewayConfig, 'confirmation' | 'audit'> = {
-  confirmation: { actions: ['get_fee_dues_legacy'], approval_ttl_minutes: 10 },
+  confirmation: { actions: ['get_fee_dues_legacy'], approval_ttl_minutes: 10, wait_seconds: { stdio: 0, http: 0 } },
   audit: { redact: ['password', 'token', 'secret', 'api_key'], max_value_bytes: 4096 },
 };
 
@@ -69,8 +69,8 @@ export function approverFixture(approvalsToken?: string) {
   return {
     keyPath,
     approver: approverCheck(keyPath, () => approvalsToken),
-    decide(store: ApprovalStore, id: string, decision: 'approved' | 'denied') {
-      const request = store.get(id);
+    async decide(store: ApprovalsPart, id: string, decision: 'approved' | 'denied') {
+      const request = await store.get(id);
       return store.decide(id, decision, 'cli', request && cliProof(key, request, decision));
     },
   };

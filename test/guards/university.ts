@@ -44,6 +44,8 @@ export function universityConfig(extra: Record<string, unknown> = {}): Universit
     // Eight servers on a loaded 2-core machine can take far longer than the 20 s default to start.
     timeouts: { startup_ms: 120_000, call_ms: 60_000 },
     ...extra,
+    // A parked call answers at once here (test/gateway/parked.test.ts has it wait for the decision).
+    confirmation: { wait_seconds: { stdio: 0, http: 0 }, ...(extra.confirmation as object | undefined) },
   };
   const configPath = join(dir, 'gateway.config.yaml');
   writeFileSync(configPath, dump(config));

@@ -1,6 +1,11 @@
-import { describe, expect, test } from 'vitest';
-import { AuditLog, type AuditEntry } from '../../src/store/audit.js';
-import { openDb } from '../../src/store/db.js';
+/**
+ * The audit part on each backend: rows round-trip, a row begun before a call stays
+ * `running` until completed (as after a crash), rows of several replicas are one ordered
+ * log with none lost. (Redaction and bounds are the writer's: test/guards/audit.test.ts.)
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { AuditEntry, Store } from '../../src/store/index.js';
+import { BACKENDS, setupBackends } from '../helpers/stores.js';
 
 const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   time: 1_800_000_000_000,
@@ -9,7 +14,7 @@ const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   userId: 'S0001',
   tool: 'make_payment',
   requestedName: 'make_paymnt',
-  args: { student_id: 'S0001', amount: 100, card: { card_token: 'tok_live_1', last4: '4242' } },
+  args: { student_id: 'S0001', amount: 100, card: { card_token: '[redacted]', last4: '4242' } },
   decision: 'approved',
   decisions: ['corrected', 'approved'],
   notes: ['corrected from make_paymnt (ratio 0.957)'],
@@ -18,46 +23,59 @@ const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   ...over,
 });
 
-describe('AuditLog', () => {
-  test('round-trips every field, redacting the configured ones at any depth', () => {
-    const log = new AuditLog(openDb(':memory:'), ['token', 'password']);
-    const id = log.record(entry());
-    expect(log.tail(1)).toEqual([
-      { ...entry(), id, args: { student_id: 'S0001', amount: 100, card: { card_token: '[redacted]', last4: '4242' } } },
-    ]);
+setupBackends();
+
+describe.each(BACKENDS)('audit on $kind', (backend) => {
+  let location: string;
+  const open: Store[] = [];
+  const another = async () => {
+    const s = await backend.open(location);
+    open.push(s);
+    return s;
+  };
+  beforeEach(async () => {
+    location = await backend.fresh();
+  });
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
   });
 
-  test('optional fields stay absent', () => {
-    const log = new AuditLog(openDb(':memory:'));
-    log.record(entry({ persona: undefined, userId: undefined, upstreamMs: undefined, decisions: [], decision: 'allowed' }));
-    const [r] = log.tail(1);
-    expect(r).not.toHaveProperty('persona');
-    expect(r).not.toHaveProperty('userId');
-    expect(r).not.toHaveProperty('upstreamMs');
-    expect(r).not.toHaveProperty('detail');
-    expect(r!.decisions).toEqual([]);
+  test('round-trips every field; optional ones stay absent', async () => {
+    const store = await another();
+    const id = await store.audit.record(entry());
+    await store.audit.record(entry({ persona: undefined, userId: undefined, upstreamMs: undefined, decisions: [], decision: 'allowed', detail: 'refused: no' }));
+    const [first, second] = await store.audit.tail(2);
+    expect(first).toEqual({ ...entry(), id });
+    expect(second).toEqual({ id: id + 1, time: 1_800_000_000_000, sessionId: 'sess-1', tool: 'make_payment', requestedName: 'make_paymnt', args: entry().args, decision: 'allowed', decisions: [], notes: entry().notes, outcome: 'ok', detail: 'refused: no' });
   });
 
-  test('tail returns the last n, oldest first', () => {
-    const log = new AuditLog(openDb(':memory:'));
-    for (const tool of ['a', 'b', 'c', 'd']) log.record(entry({ tool }));
-    expect(log.tail(2).map((r) => r.tool)).toEqual(['c', 'd']);
-    expect(log.tail(10).map((r) => r.tool)).toEqual(['a', 'b', 'c', 'd']);
+  test('tail returns the last n, oldest first', async () => {
+    const store = await another();
+    for (const tool of ['a', 'b', 'c', 'd']) await store.audit.record(entry({ tool }));
+    expect((await store.audit.tail(2)).map((r) => r.tool)).toEqual(['c', 'd']);
+    expect((await store.audit.tail(10)).map((r) => r.tool)).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  test('names, argument values, notes and details are stored bounded, with markers', () => {
-    const db = openDb(':memory:');
-    const log = new AuditLog(db, [], 256);
-    const huge = 'n'.repeat(3_000_000);
-    log.record(entry({ tool: huge, requestedName: huge, args: { blob: 'x'.repeat(1_000_000), list: Array.from({ length: 10_000 }, (_, i) => i) }, notes: [huge], detail: huge }));
-    const [r] = log.tail(1);
-    expect(r!.tool).toBe(`${'n'.repeat(128)}…[3000000 chars]`);
-    expect(r!.requestedName).toBe(r!.tool);
-    expect(r!.args.blob).toBe(`${'x'.repeat(256)}…[truncated 999744 bytes]`);
-    expect((r!.args.list as unknown[]).at(-1)).toBe('…[9984 more items]');
-    expect(r!.notes[0]).toBe(`${'n'.repeat(256)}…[truncated 2999744 bytes]`);
-    expect(r!.detail).toHaveLength(256);
-    const row = db.prepare<[], { n: number }>('SELECT SUM(LENGTH(args_json) + LENGTH(notes_json) + LENGTH(tool) + LENGTH(requested_name) + LENGTH(detail)) AS n FROM audit').get()!;
-    expect(row.n).toBeLessThan(2_000);
+  test('begin commits a running row that another process sees; complete finishes it once', async () => {
+    const gateway = await another();
+    const { outcome: _, upstreamMs: __, ...started } = entry({ decision: 'approved' });
+    const id = await gateway.audit.begin(started);
+    // What `tool-curator audit` shows while the call runs, or after the gateway died in it.
+    const cli = await another();
+    expect(await cli.audit.tail(1)).toEqual([{ ...started, id, outcome: 'running' }]);
+    const done = { outcome: 'ok' as const, decision: 'approved' as const, decisions: ['corrected', 'approved'] as AuditEntry['decisions'], notes: ['approval x by cli'], upstreamMs: 40 };
+    expect(await gateway.audit.complete(id, done)).toBe(true);
+    expect(await gateway.audit.complete(id, { ...done, outcome: 'error' })).toBe(false);
+    expect(await cli.audit.tail(1)).toEqual([{ ...started, id, ...done }]);
+  });
+
+  test('three replicas writing at once: one log, ids increasing, no row lost', async () => {
+    const replicas = [await another(), await another(), await another()];
+    const ids = await Promise.all(replicas.flatMap((r, k) => Array.from({ length: 30 }, (_, i) => r.audit.record(entry({ sessionId: `r${k}`, tool: `t${i}` })))));
+    expect(new Set(ids).size).toBe(90);
+    const rows = await replicas[0]!.audit.tail(1000);
+    expect(rows).toHaveLength(90);
+    expect(rows.map((r) => r.id)).toEqual([...ids].sort((a, b) => a - b));
+    for (const k of [0, 1, 2]) expect(rows.filter((r) => r.sessionId === `r${k}`)).toHaveLength(30);
   });
 });

@@ -5,7 +5,7 @@
 import { createCurator } from '../../curator/index.js';
 import type { CuratorMode, Fusion } from '../../curator/types.js';
 import type { Embedder } from '../../embedding/types.js';
-import type { EmbeddingStore } from '../../store/embeddings.js';
+import type { EmbeddingCache } from '../../store/types.js';
 import { runSuite, type SuiteReport } from '../suite.js';
 import { DEV_CASES } from './cases.js';
 import { DEV_DEPENDENCIES, DEV_SYNONYMS, DEV_TOOLS } from './catalog.js';
@@ -14,7 +14,7 @@ import { DEV_DEPENDENCIES, DEV_SYNONYMS, DEV_TOOLS } from './catalog.js';
 export const DEV_PINNED = ['get_my_profile'];
 
 /** Runs the dev suite's on-topic cases (off-topic ones serve calibration only). */
-export async function runDevSuite(mode: CuratorMode, embedder: Embedder | null, cache?: EmbeddingStore, topK?: number, fusion?: Fusion): Promise<SuiteReport> {
+export async function runDevSuite(mode: CuratorMode, embedder: Embedder | null, cache?: EmbeddingCache, topK?: number, fusion?: Fusion): Promise<SuiteReport> {
   const curator = createCurator({ mode, fusion, embedder, cache });
   await curator.buildIndex(DEV_TOOLS, { synonyms: DEV_SYNONYMS, dependencies: DEV_DEPENDENCIES, pinned: DEV_PINNED });
   return runSuite(curator, DEV_CASES.filter((c) => c.expected.length > 0), () => DEV_TOOLS, { topK, pinned: DEV_PINNED });

@@ -6,10 +6,10 @@
  */
 import { spawn } from 'node:child_process';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { resolveFrom, type LoadedConfig } from '../../config/load.js';
+import type { LoadedConfig } from '../../config/load.js';
 import type { RemoteUpstreamConfig } from '../../config/schema.js';
-import { openDb } from '../../store/db.js';
-import { OAuthStore } from '../../store/oauth.js';
+import { openConfiguredStore } from '../../config/store.js';
+import type { Store } from '../../store/types.js';
 import { connectUpstream } from '../connect.js';
 import { listAllTools } from '../pool.js';
 import { providerFor } from './index.js';
@@ -54,11 +54,10 @@ function openBrowser(url: URL): void {
 /** Runs the command; resolves to the exit code. */
 export async function authCommand(loaded: LoadedConfig, name: string | undefined, opts: AuthCommandOptions): Promise<number> {
   const cfg = remoteUpstream(loaded, name);
-  const db = openDb(resolveFrom(loaded.baseDir, loaded.config.store));
-  const store = new OAuthStore(db);
+  const store = await openConfiguredStore(loaded);
   try {
     if (opts.logout) {
-      const had = store.clear(name!);
+      const had = await store.oauth.clear(name!);
       opts.out(
         had
           ? `removed the tokens and client registration stored for "${name}"; to withdraw the grant at the provider too, revoke "Tool Curator" in its account settings`
@@ -70,7 +69,7 @@ export async function authCommand(loaded: LoadedConfig, name: string | undefined
     opts.out(`authorized "${name}": ${tools} tools`);
     return 0;
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -91,7 +90,7 @@ async function verify(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCon
  * to the loopback listener and the SDK exchanges it. Repeats for a server that asks for
  * more scope, at most MAX_AUTHORIZATIONS times.
  */
-async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedConfig, store: OAuthStore, opts: AuthCommandOptions): Promise<number> {
+async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedConfig, store: Store, opts: AuthCommandOptions): Promise<number> {
   const oauth = 'oauth' in cfg.auth! ? cfg.auth.oauth : undefined;
   const loopback = await startLoopback(oauth?.redirect_port ?? 0);
   let shown: URL | undefined;
@@ -108,17 +107,17 @@ async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCo
     },
   }) as StoreOAuthProvider;
   // A registration made for another redirect URI is of no use to this run: register again.
-  const registered = store.get(name, cfg.url, 'client_information');
+  const registered = await store.oauth.get(provider.key, 'client_information');
   const uris = registered ? (JSON.parse(registered) as { redirect_uris?: string[] }).redirect_uris : undefined;
-  if (!oauth?.client_id && uris && !uris.includes(loopback.redirectUrl)) store.set(name, cfg.url, 'client_information', undefined);
+  if (!oauth?.client_id && uris && !uris.includes(loopback.redirectUrl)) await store.oauth.set(provider.key, 'client_information', undefined);
   try {
     for (; ; authorizations++) {
       shown = undefined;
-      const pending = provider.pendingScope();
+      const pending = await provider.pendingScope();
       let failure: unknown;
       if (pending) {
         // A step-up `serve` met: the stored tokens are short of this scope, so ask for it afresh.
-        store.set(name, cfg.url, 'tokens', undefined);
+        await store.oauth.set(provider.key, 'tokens', undefined);
         await auth(provider, { serverUrl: cfg.url, scope: pending });
       } else {
         try {

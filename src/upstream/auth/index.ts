@@ -7,9 +7,11 @@
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RemoteUpstreamConfig } from '../../config/schema.js';
-import type { OAuthStore } from '../../store/oauth.js';
+import type { Store } from '../../store/types.js';
 import { CLIENT_NAME, StoreOAuthProvider, type StoreOAuthProviderOptions } from './provider.js';
+import { refreshingFetch } from './refresh.js';
 
 export { NeedsAuthorizationError, UpstreamAuthError } from './errors.js';
 
@@ -26,7 +28,12 @@ export function authMethod(cfg: RemoteUpstreamConfig): AuthMethod {
 export interface UpstreamAuth {
   provider(name: string, cfg: RemoteUpstreamConfig): OAuthClientProvider | undefined;
   /** Changes whenever the upstream's stored OAuth state changes (e.g. `tool-curator auth` ran). */
-  version(name: string): number;
+  version(name: string): Promise<number>;
+}
+
+/** The fetch an upstream's transport uses with `provider`: store-backed OAuth refreshes once for the fleet (refresh.ts). */
+export function authFetch(provider: OAuthClientProvider | undefined, fetch: FetchLike): FetchLike {
+  return provider instanceof StoreOAuthProvider ? refreshingFetch(provider, fetch) : fetch;
 }
 
 /**
@@ -36,7 +43,7 @@ export interface UpstreamAuth {
 export function providerFor(
   name: string,
   cfg: RemoteUpstreamConfig,
-  store: OAuthStore,
+  store: Pick<Store, 'oauth' | 'lock'>,
   interactive?: Pick<StoreOAuthProviderOptions, 'redirectUrl' | 'onAuthorizationUrl'>,
 ): OAuthClientProvider | undefined {
   if (!cfg.auth) return undefined;
@@ -59,9 +66,9 @@ export function providerFor(
 }
 
 /** The unattended providers `serve` uses, over one store. */
-export function upstreamAuth(store: OAuthStore): UpstreamAuth {
+export function upstreamAuth(store: Pick<Store, 'oauth' | 'lock'>): UpstreamAuth {
   return {
     provider: (name, cfg) => providerFor(name, cfg, store),
-    version: (name) => store.version(name),
+    version: (name) => store.oauth.version(name),
   };
 }

@@ -182,7 +182,7 @@ describe('hosts sign in with the organisation identity provider (http.oauth)', (
     // The identity guard injects the token's faculty id over the model's.
     const profile = JSON.parse(text(await client.callTool({ name: 'get_faculty_profile', arguments: { faculty_id: 'F001' } })));
     expect(profile.faculty_id).toBe('F003');
-    const [entry] = gateway.audit.tail(1);
+    const [entry] = await gateway.store.audit.tail(1);
     expect(entry).toMatchObject({ tool: 'get_faculty_profile', persona: 'faculty', userId: 'F003' });
     expect(entry!.notes[0]).toMatch(
       /^signed in as F003 \(sub faculty-bot, issuer http:\/\/127\.0\.0\.1:\d+, client faculty-bot\); persona faculty by http\.oauth\.personas\.1 \(groups includes faculty\)$/,
@@ -195,14 +195,14 @@ describe('hosts sign in with the organisation identity provider (http.oauth)', (
     const client = await signInWithBrowser('alice');
     const profile = JSON.parse(text(await client.callTool({ name: 'get_faculty_profile', arguments: {} })));
     expect(profile.faculty_id).toBe('F007');
-    expect(gateway.audit.tail(1)[0]).toMatchObject({ persona: 'faculty', userId: 'F007' });
+    expect((await gateway.store.audit.tail(1))[0]).toMatchObject({ persona: 'faculty', userId: 'F007' });
   });
 
   it('a person with a student email signs in the same way and lands in the student persona', async () => {
     const client = await signInWithBrowser('bob');
     const summary = JSON.parse(text(await client.callTool({ name: 'get_attendance_summary', arguments: { student_id: 'S0002' } })));
     expect(summary.student_id).toBe('S0001');
-    expect(gateway.audit.tail(1)[0]!.notes[0]).toMatch(/persona student by http\.oauth\.personas\.2 \(email domain student\.uni\.example\)$/);
+    expect((await gateway.store.audit.tail(1))[0]!.notes[0]).toMatch(/persona student by http\.oauth\.personas\.2 \(email domain student\.uni\.example\)$/);
     expect(text(await client.callTool({ name: 'get_faculty_profile', arguments: {} }))).toMatch(/not available to persona student/);
   });
 

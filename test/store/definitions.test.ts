@@ -1,0 +1,77 @@
+/**
+ * Pinned tool definitions on each backend: a definition pinned once however many
+ * replicas see it first, a change recorded as pending, accepted only as the digest the
+ * person was shown, and the `definition` event.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import { BACKENDS, setupBackends } from '../helpers/stores.js';
+
+setupBackends();
+
+describe.each(BACKENDS)('definitions on $kind', (backend) => {
+  let t: number;
+  let location: string;
+  const open: Store[] = [];
+  const another = async () => {
+    const s = await backend.open(location, { now: () => t });
+    open.push(s);
+    return s;
+  };
+  beforeEach(async () => {
+    t = 1_000;
+    location = await backend.fresh();
+  });
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+  });
+
+  const pin = (digest: string) => ({ server: 'mail', upstreamName: 'send_email', digest, definition: `{"d":"${digest}"}` });
+
+  test('replicas seeing a tool first at once pin one definition: the first wins, the rest get it back', async () => {
+    const replicas = [await another(), await another(), await another()];
+    const results = await Promise.all(replicas.map((r, i) => r.definitions.pinIfAbsent(pin(`d${i}`))));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    const winner = results.find((r) => r.created)!.pin;
+    for (const r of results) expect(r.pin).toEqual(winner);
+    expect(winner).toMatchObject({ status: 'accepted', firstSeenAt: 1_000 });
+    expect(await replicas[0]!.definitions.list()).toEqual([winner]);
+  });
+
+  test('a change waits as pending; accept takes only the digest shown; the pin moves and is announced', async () => {
+    const [store, other] = [await another(), await another()];
+    await store.definitions.pinIfAbsent(pin('d1'));
+    t = 2_000;
+    expect(await store.definitions.markChanged('mail', 'send_email', 'd2', '{"d":"d2"}')).toMatchObject({ digest: 'd1', status: 'changed', pendingDigest: 'd2', changedAt: 2_000 });
+    t = 3_000;
+    // Seen again: still the same change, first seen at 2 000.
+    expect(await store.definitions.markChanged('mail', 'send_email', 'd2', '{"d":"d2"}')).toMatchObject({ changedAt: 2_000 });
+    expect((await store.definitions.list({ status: 'changed' })).map((p) => p.upstreamName)).toEqual(['send_email']);
+    expect(await store.definitions.markChanged('mail', 'nope', 'x', '{}')).toBeUndefined();
+
+    const heard = new Promise((resolve) => other.events.on('definition', resolve));
+    await new Promise<void>((resolve) => other.events.on('resync', () => resolve()));
+    // Changed again before the person decided: what they saw (d2) is not what is pending (d3).
+    await store.definitions.markChanged('mail', 'send_email', 'd3', '{"d":"d3"}');
+    expect(await store.definitions.accept('mail', 'send_email', 'd2', 'ana')).toBe(false);
+    t = 4_000;
+    expect(await store.definitions.accept('mail', 'send_email', 'd3', 'ana')).toBe(true);
+    expect(await heard).toEqual({ server: 'mail', upstreamName: 'send_email' });
+    expect(await store.definitions.get('mail', 'send_email')).toEqual({
+      server: 'mail', upstreamName: 'send_email', digest: 'd3', definition: '{"d":"d3"}', status: 'accepted',
+      firstSeenAt: 1_000, changedAt: 3_000, decidedAt: 4_000, decidedBy: 'ana',
+    });
+    expect(await store.definitions.accept('mail', 'send_email', 'd3', 'ana')).toBe(false);
+  });
+
+  test('clearChange drops a pending change (the upstream went back)', async () => {
+    const store = await another();
+    await store.definitions.pinIfAbsent(pin('d1'));
+    await store.definitions.markChanged('mail', 'send_email', 'd2', '{}');
+    await store.definitions.clearChange('mail', 'send_email');
+    const p = await store.definitions.get('mail', 'send_email');
+    expect(p).toMatchObject({ digest: 'd1', status: 'accepted' });
+    expect(p).not.toHaveProperty('pendingDigest');
+    expect(await store.definitions.list({ status: 'changed' })).toEqual([]);
+  });
+});

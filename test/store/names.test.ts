@@ -1,0 +1,65 @@
+/**
+ * The exposed-name memory on each backend, and the fleet's way of using it: replicas that
+ * start at once decide names under the `names` lock, each from what the others saved, so
+ * they assign the same names and the first owner keeps the plain one.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { assignNames, toolKey } from '../../src/catalog/names.js';
+import type { Store } from '../../src/store/index.js';
+import { BACKENDS, setupBackends } from '../helpers/stores.js';
+
+setupBackends();
+
+const tools = (spec: Record<string, string[]>) => new Map(Object.entries(spec).map(([server, names]) => [server, names.map((name) => ({ name, inputSchema: { type: 'object' as const } }))]));
+
+describe.each(BACKENDS)('names on $kind', (backend) => {
+  let location: string;
+  const open: Store[] = [];
+  const another = async () => {
+    const s = await backend.open(location);
+    open.push(s);
+    return s;
+  };
+  beforeEach(async () => {
+    location = await backend.fresh();
+  });
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+  });
+
+  test('save inserts and replaces; rows of tools not listed stay; a change is announced', async () => {
+    const store = await another();
+    const announced: unknown[] = [];
+    store.events.on('names', (p) => announced.push(p));
+    await store.names.save([{ server: 'a', upstreamName: 'search', name: 'search' }, { server: 'b', upstreamName: 'search', name: 'b__search' }]);
+    await store.names.save([{ server: 'b', upstreamName: 'search', name: 'b__search' }]);
+    expect(announced).toHaveLength(1);
+    await store.names.save([{ server: 'b', upstreamName: 'search', name: 'b_search' }, { server: 'b', upstreamName: 'search', name: 'b_search2' }]);
+    expect(await store.names.load()).toEqual(new Map([[toolKey('a', 'search'), 'search'], [toolKey('b', 'search'), 'b_search2']]));
+    expect(announced).toHaveLength(2);
+  });
+
+  test('three replicas starting at once assign the same names; the first owner keeps the plain one', async () => {
+    const replicas = [await another(), await another(), await another()];
+    // Each replica lists its upstreams in another order: without the shared memory, each would crown another owner.
+    const orders = [{ a: ['search', 'read'], b: ['search'] }, { b: ['search'], a: ['search', 'read'] }, { b: ['search'], a: ['read', 'search'] }];
+    const assigned = await Promise.all(
+      replicas.map((r, i) =>
+        r.lock('names', async () => {
+          const remembered = await r.names.load();
+          const { names } = assignNames(tools(orders[i]!), remembered);
+          await r.names.save([...names].map(([k, name]) => ({ server: k.split('\0')[0]!, upstreamName: k.split('\0')[1]!, name })));
+          return names;
+        }),
+      ),
+    );
+    expect(assigned[1]).toEqual(assigned[0]);
+    expect(assigned[2]).toEqual(assigned[0]);
+    // Whichever replica took the lock first crowned the owner of the plain name; the others kept it.
+    const first = assigned[0]!;
+    const owner = first.get(toolKey('a', 'search')) === 'search' ? 'a' : 'b';
+    const other = owner === 'a' ? 'b' : 'a';
+    expect(first).toEqual(new Map([[toolKey('a', 'read'), 'read'], [toolKey(owner, 'search'), 'search'], [toolKey(other, 'search'), `${other}__search`]]));
+    expect(await replicas[2]!.names.load()).toEqual(first);
+  });
+});

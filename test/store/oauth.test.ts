@@ -1,0 +1,93 @@
+/**
+ * The OAuth part on each backend: state per (upstream, subject) bound to the URL, a
+ * version that grows with every write (also across a clear), compare-and-set, and the
+ * `oauth` event other replicas see.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import { BACKENDS, setupBackends } from '../helpers/stores.js';
+
+setupBackends();
+
+const URL_A = 'https://notes.example.com/mcp';
+const key = (subject?: string, url = URL_A) => ({ upstream: 'notes', url, ...(subject !== undefined && { subject }) });
+
+describe.each(BACKENDS)('oauth on $kind', (backend) => {
+  let location: string;
+  const open: Store[] = [];
+  const another = async () => {
+    const s = await backend.open(location);
+    open.push(s);
+    return s;
+  };
+  beforeEach(async () => {
+    location = await backend.fresh();
+  });
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+  });
+
+  test("fields per (upstream, subject); '' is the gateway's own; another URL reads as absent and is replaced", async () => {
+    const store = await another();
+    await store.oauth.set(key(), 'tokens', '{"access_token":"gw"}');
+    await store.oauth.set(key('u1'), 'tokens', '{"access_token":"u1"}');
+    await store.oauth.set(key(), 'client_information', '{"client_id":"c"}');
+    expect(await store.oauth.get(key(), 'tokens')).toBe('{"access_token":"gw"}');
+    expect(await store.oauth.get(key(''), 'client_information')).toBe('{"client_id":"c"}');
+    expect(await store.oauth.get(key('u1'), 'tokens')).toBe('{"access_token":"u1"}');
+    expect(await store.oauth.get(key('u1'), 'client_information')).toBeUndefined();
+    expect(await store.oauth.get(key(undefined, 'https://other.example.com/mcp'), 'tokens')).toBeUndefined();
+    await store.oauth.set(key(undefined, 'https://other.example.com/mcp'), 'discovery', '{}');
+    expect(await store.oauth.get(key(), 'tokens')).toBeUndefined();
+    expect(await store.oauth.get(key('u1'), 'tokens')).toBe('{"access_token":"u1"}');
+    expect(await store.oauth.clear('notes')).toBe(true);
+    expect(await store.oauth.clear('notes')).toBe(false);
+    expect(await store.oauth.get(key('u1'), 'tokens')).toBe('{"access_token":"u1"}');
+  });
+
+  test('the version grows with every write, a clear included; 0 when nothing was ever stored', async () => {
+    const store = await another();
+    expect(await store.oauth.version('notes')).toBe(0);
+    const seen = [];
+    for (const v of ['1', '2', '3']) {
+      await store.oauth.set(key(), 'tokens', v);
+      seen.push(await store.oauth.version('notes'));
+    }
+    await store.oauth.clear('notes');
+    seen.push(await store.oauth.version('notes'));
+    await store.oauth.set(key(), 'tokens', '4');
+    seen.push(await store.oauth.version('notes'));
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    expect(await store.oauth.get(key(), 'tokens')).toBe('4');
+  });
+
+  test('setIf writes only over the expected value: a refresh never clears what another just stored', async () => {
+    const store = await another();
+    expect(await store.oauth.setIf(key(), 'tokens', undefined, 'first')).toBe(true);
+    expect(await store.oauth.setIf(key(), 'tokens', undefined, 'again')).toBe(false);
+    await store.oauth.set(key(), 'tokens', 'newer');
+    expect(await store.oauth.setIf(key(), 'tokens', 'first', undefined)).toBe(false);
+    expect(await store.oauth.get(key(), 'tokens')).toBe('newer');
+    expect(await store.oauth.setIf(key(), 'tokens', 'newer', undefined)).toBe(true);
+    expect(await store.oauth.get(key(), 'tokens')).toBeUndefined();
+    expect(await store.oauth.setIf(key(), 'tokens', undefined, 'after')).toBe(true);
+  });
+
+  test('another replica hears of every write', async () => {
+    const writer = await another();
+    const listener = await another();
+    const heard: unknown[] = [];
+    const all = new Promise<void>((resolve) =>
+      listener.events.on('oauth', (p) => {
+        heard.push(p);
+        if (heard.length === 2) resolve();
+      }),
+    );
+    // Listening may take a moment to start; events before it are missed by design (resync).
+    await new Promise<void>((resolve) => listener.events.on('resync', () => resolve()));
+    await writer.oauth.set(key('u7'), 'tokens', 'x');
+    await writer.oauth.clear('notes', 'u7');
+    await all;
+    expect(heard).toEqual([{ upstream: 'notes', subject: 'u7' }, { upstream: 'notes', subject: 'u7' }]);
+  });
+});
