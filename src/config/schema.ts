@@ -57,8 +57,19 @@ const oauthClientSchema = z
  * (client_secret_basic) or a private key (private_key_jwt). Tokens live in the store.
  */
 export const upstreamAuthSchema = z.union([
-  z.literal('oauth').transform(() => ({ oauth: oauthClientSchema.parse({}) })),
-  z.object({ oauth: oauthClientSchema }).strict(),
+  z.literal('oauth').transform(() => ({ oauth: oauthClientSchema.parse({}), per_user: false })),
+  z
+    .object({
+      oauth: oauthClientSchema,
+      /**
+       * Each gateway user acts with their own account: consented once per user (a link the
+       * gateway gives them), tokens stored and refreshed per user, never used for another.
+       * The gateway's own consent (`tool-curator auth <upstream>`) then only lists the
+       * tools. Default false: every user acts through the gateway's one account. docs/AUTH.md.
+       */
+      per_user: z.boolean().default(false),
+    })
+    .strict(),
   z
     .object({
       client_credentials: z
@@ -282,6 +293,43 @@ export const hostOAuthSchema = z
   .strict();
 export type HostOAuthConfig = z.infer<typeof hostOAuthSchema>;
 
+/**
+ * Per-user upstream accounts (upstreams with `auth: { oauth, per_user: true }`): the
+ * connections kept per (upstream, user), and the consent link a user without an account
+ * is given (docs/AUTH.md, "Per-user upstream accounts").
+ */
+export const perUserSchema = z
+  .object({
+    /**
+     * Where browsers reach the gateway (`https://mcp.example.com`): consent links and the
+     * redirect URI `<public_url>/oauth/callback` start with it. Default: the origin and
+     * path of `http.oauth.resource` without its final `/mcp`, else the HTTP face's own address.
+     */
+    public_url: secureUrl.optional(),
+    /** Minutes a consent link stays valid (it works once). Default 10. */
+    link_minutes: z.number().positive().max(60).default(10),
+    /**
+     * Seconds a call waits, after its host opened the consent link (URL elicitation
+     * accepted), for the user to finish; in time, the call then runs. Default 50, under
+     * hosts' usual 60 s request timeout; 0 answers at once (the model asks the user to retry).
+     */
+    wait_seconds: z.number().min(0).max(300).default(50),
+    /** Upstream connections kept open across users; the least recently used idle one closes first. Default 100. */
+    max_connections: z.number().int().positive().default(100),
+    /** A user's upstream connection unused this long is closed. Default 10. */
+    idle_minutes: z.number().positive().default(10),
+    /**
+     * The consent page's own OAuth client at `http.oauth.issuer`: a user who signed in
+     * there (a host with an access token) signs in again in the browser before consenting,
+     * so a link forwarded to someone else is of no use. Needed with `http.oauth`; its
+     * redirect URI is `<public_url>/oauth/signin/callback`.
+     */
+    sign_in: z.object({ client_id: z.string().min(1), client_secret: z.string().min(1).optional() }).strict().optional(),
+  })
+  .strict()
+  .prefault({});
+export type PerUserConfig = z.infer<typeof perUserSchema>;
+
 /** MCP tool annotation hints an override may set (merged over the upstream's). */
 const annotationsOverrideSchema = z
   .object({
@@ -502,6 +550,7 @@ export const gatewayConfigSchema = z
       .default({}),
     /** Bounds on what passes through from the upstreams: resources, templates, prompts (src/relay/). */
     relay: relaySchema,
+    per_user: perUserSchema,
     timeouts: z
       .object({
         /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */

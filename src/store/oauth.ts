@@ -6,10 +6,11 @@
  * over (JSON), bound to the upstream's URL: state saved for another URL reads back as
  * absent. Every write bumps the row's `version` and emits `oauth`, so a provider can tell
  * that another process refreshed the tokens. A row is never deleted, only emptied (its
- * version keeps growing across a logout).
+ * version keeps growing across a logout). Beside the state, the steps of OAuth flows in
+ * progress (`oauth_flows`): taken once, expiring.
  */
 import type { Sql } from './sql.js';
-import type { EventsPart, OAuthField, OAuthKey, OAuthPart } from './types.js';
+import type { EventsPart, OAuthField, OAuthFlow, OAuthKey, OAuthPart } from './types.js';
 
 const FIELDS: readonly OAuthField[] = ['client_information', 'tokens', 'code_verifier', 'discovery', 'pending_scope'];
 
@@ -84,5 +85,26 @@ export class SqlOAuth implements OAuthPart {
     );
     if (emptied > 0) await this.events.emit('oauth', { upstream, subject });
     return emptied > 0;
+  }
+
+  async consented(upstream: string, limit = 10_000): Promise<{ subject: string; updatedAt: number }[]> {
+    const rows = await this.sql.all<{ subject: string; updated_at: number }>(
+      'SELECT subject, updated_at FROM oauth_state WHERE upstream = ? AND tokens IS NOT NULL ORDER BY subject LIMIT ?',
+      [upstream, limit],
+    );
+    return rows.map((r) => ({ subject: r.subject, updatedAt: Number(r.updated_at) }));
+  }
+
+  async putFlow(id: string, flow: OAuthFlow, expiresAt: number): Promise<void> {
+    await this.sql.tx(async (t) => {
+      await t.run('DELETE FROM oauth_flows WHERE expires_at <= ?', [Date.now()]);
+      await t.run('INSERT INTO oauth_flows (id, upstream, subject, data, expires_at) VALUES (?, ?, ?, ?, ?)', [id, flow.upstream, flow.subject, flow.data, expiresAt]);
+    });
+  }
+
+  async takeFlow(id: string): Promise<OAuthFlow | undefined> {
+    // One statement: of two callers taking the same id, only one gets the row.
+    const row = await this.sql.get<OAuthFlow & { expires_at: number }>('DELETE FROM oauth_flows WHERE id = ? RETURNING upstream, subject, data, expires_at', [id]);
+    return row && Number(row.expires_at) > Date.now() ? { upstream: row.upstream, subject: row.subject, data: row.data } : undefined;
   }
 }

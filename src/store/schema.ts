@@ -93,6 +93,18 @@ const MIGRATIONS: Migration[] = [
       ]);
     },
   },
+  {
+    version: 3,
+    what: 'OAuth flows in progress (per-user consent links and their steps)',
+    async apply(sql) {
+      const t = types(sql.dialect);
+      await exec(sql, [
+        `CREATE TABLE oauth_flows (id TEXT PRIMARY KEY, upstream TEXT NOT NULL, subject TEXT NOT NULL, data TEXT NOT NULL,
+          expires_at ${t.int} NOT NULL)`,
+        'CREATE INDEX oauth_flows_expiry ON oauth_flows (expires_at)',
+      ]);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -199,6 +199,26 @@ export interface OAuthPart {
   version(upstream: string, subject?: string): Promise<number>;
   /** Deletes every value stored for (upstream, subject). Returns whether there was any. */
   clear(upstream: string, subject?: string): Promise<boolean>;
+  /**
+   * The subjects of `upstream` that hold tokens, by subject (the gateway's own `''` among
+   * them when it has some), at most `limit`; never the tokens themselves.
+   */
+  consented(upstream: string, limit?: number): Promise<{ subject: string; updatedAt: number }[]>;
+  /**
+   * Keeps one step of an OAuth flow in progress (a consent link, a sign-in, an
+   * authorization waiting for its redirect) under `id` until `expiresAt` (epoch ms), for
+   * whichever replica the browser comes back to. Expired flows are deleted here.
+   */
+  putFlow(id: string, flow: OAuthFlow, expiresAt: number): Promise<void>;
+  /** Takes the flow `id`: the first caller gets it (and it is gone), later ones and expired flows `undefined`. */
+  takeFlow(id: string): Promise<OAuthFlow | undefined>;
+}
+
+/** One step of an OAuth flow in progress: whose, and the step's own data (JSON text, the caller's). */
+export interface OAuthFlow {
+  upstream: string;
+  subject: string;
+  data: string;
 }
 
 /**

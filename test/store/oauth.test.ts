@@ -73,6 +73,32 @@ describe.each(BACKENDS)('oauth on $kind', (backend) => {
     expect(await store.oauth.setIf(key(), 'tokens', undefined, 'after')).toBe(true);
   });
 
+  test('consented lists the subjects holding tokens, never a logged-out one', async () => {
+    const store = await another();
+    await store.oauth.set(key('bob'), 'tokens', '{"access_token":"b"}');
+    await store.oauth.set(key('alice'), 'tokens', '{"access_token":"a"}');
+    await store.oauth.set(key('carol'), 'client_information', '{"client_id":"c"}');
+    await store.oauth.set(key(), 'tokens', '{"access_token":"gw"}');
+    expect((await store.oauth.consented('notes')).map((c) => c.subject)).toEqual(['', 'alice', 'bob']);
+    await store.oauth.clear('notes', 'alice');
+    expect((await store.oauth.consented('notes')).map((c) => c.subject)).toEqual(['', 'bob']);
+    expect(await store.oauth.get(key('bob'), 'tokens')).toBe('{"access_token":"b"}');
+    expect((await store.oauth.consented('notes', 1)).map((c) => c.subject)).toEqual(['']);
+    expect(await store.oauth.consented('other')).toEqual([]);
+  });
+
+  test('a flow is taken once, by one of two replicas, and never after it expired', async () => {
+    const a = await another();
+    const b = await another();
+    const flow = { upstream: 'notes', subject: 'alice', data: '{"kind":"link"}' };
+    await a.oauth.putFlow('f1', flow, Date.now() + 60_000);
+    await a.oauth.putFlow('old', flow, Date.now() - 1);
+    const taken = await Promise.all([a.oauth.takeFlow('f1'), b.oauth.takeFlow('f1')]);
+    expect(taken.filter((t) => t !== undefined)).toEqual([flow]);
+    expect(await b.oauth.takeFlow('old')).toBeUndefined();
+    expect(await b.oauth.takeFlow('never')).toBeUndefined();
+  });
+
   test('another replica hears of every write', async () => {
     const writer = await another();
     const listener = await another();
