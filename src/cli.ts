@@ -39,7 +39,7 @@ Usage:
   tool-curator lint [--config F] [--set NAME | --catalog FILE] [--persona P] [--mode M] [--top-k N] [--json]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
-  tool-curator auth <upstream> [--logout] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
+  tool-curator auth <upstream> [--logout [--user ID]] [--users] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
   tool-curator doctor [--config F] [--json]
 
 --config defaults to $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml.
@@ -60,6 +60,8 @@ const OPTIONS = {
   fusion: { type: 'string' },
   approximate: { type: 'boolean' },
   logout: { type: 'boolean' },
+  user: { type: 'string' },
+  users: { type: 'boolean' },
   'key-file': { type: 'string' },
   strict: { type: 'boolean' },
   set: { type: 'string' },
@@ -278,7 +280,7 @@ export async function main(argv: string[]): Promise<number> {
       return withStore(flags, (store) => auditCommand([...rest, ...passThrough(flags)], store));
     }
     case 'auth':
-      return authCommand(config(flags), rest[0], { logout: flags.logout, out: (line) => process.stdout.write(`${line}\n`) });
+      return authCommand(config(flags), rest[0], { logout: flags.logout, user: flags.user, users: flags.users, out: (line) => process.stdout.write(`${line}\n`) });
     case 'doctor': {
       const report = await runDoctor(flags.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml');
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctor(report));

@@ -31,11 +31,11 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function cookieValue(req: IncomingMessage, name: string): string | undefined {
+export function cookieValue(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
@@ -52,11 +52,11 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'same-origin',
 };
 
-function send(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+export function send(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...headers }).end(html);
 }
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.4em .6em;text-align:left;vertical-align:top}
 pre{margin:0;white-space:pre-wrap}.msg{padding:.5em;background:#eef}.err{background:#fee}form{display:inline}</style></head>

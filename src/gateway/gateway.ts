@@ -29,8 +29,10 @@ import { Policy } from '../policy/policy.js';
 import { CallRelay } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
 import type { ApprovalsPart, Store } from '../store/types.js';
-import { upstreamAuth } from '../upstream/auth/index.js';
+import { isPerUser, upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
+import { UserConnections } from '../upstream/users.js';
+import { PerUserCalls } from './consent.js';
 import { forwardTo } from './forward.js';
 
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
@@ -75,6 +77,10 @@ export class Gateway extends EventEmitter {
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
   approvalsPage: string | undefined;
+  /** Where browsers reach the per-user consent page once serveHttp serves it (`per_user.public_url` or the face's address). */
+  consentBase: string | undefined;
+  /** One connection per (upstream, user) for per-user upstreams; undefined when there are none. */
+  readonly users: UserConnections | undefined;
   /** Persona patterns matching no tool of a connected upstream, as of the latest catalog (logged as warnings; `--strict` refuses them). */
   patternIssues: PatternIssue[] = [];
   /** Exposed names that could not be kept since this gateway started (logged; for `doctor`). */
@@ -106,6 +112,20 @@ export class Gateway extends EventEmitter {
       requestMs: timeouts.call_max_ms,
     });
     pool.on('connected', (name: string, client: Client) => this.calls.attach(name, client));
+    const { per_user, upstreams } = loaded.config;
+    this.users = Object.values(upstreams).some(isPerUser)
+      ? new UserConnections({
+          baseDir: loaded.baseDir,
+          startupMs: timeouts.startup_ms,
+          callMs: timeouts.call_ms,
+          callMaxMs: timeouts.call_max_ms,
+          store,
+          maxConnections: per_user.max_connections,
+          idleMs: per_user.idle_minutes * 60_000,
+          onConnected: (key, client) => this.calls.attach(key, client, false),
+        })
+      : undefined;
+    const perUser = this.users && new PerUserCalls({ config: loaded.config, store, users: this.users, relay: this.calls, consentBase: () => this.consentBase });
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
@@ -113,7 +133,7 @@ export class Gateway extends EventEmitter {
       audit: this.audit,
       approvals: this.approvals,
       approver: approverCheck(approverKeyPath(loaded.config, loaded.baseDir), () => loaded.config.http.approvals_token),
-      forward: forwardTo(pool, this.calls),
+      forward: forwardTo(pool, this.calls, perUser),
       approvalsPage: () => this.approvalsPage,
     });
     let catalogBuilt!: () => void;
@@ -359,6 +379,7 @@ export class Gateway extends EventEmitter {
    */
   async close(): Promise<void> {
     await this.pool.close();
+    await this.users?.closeAll();
     await this.embedderLoad.then((e) => e?.close()).catch(() => undefined);
     await this.ready.catch(() => undefined);
     await this.store.close();

@@ -13,12 +13,15 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
+import { checkPerUser, consentBaseOf, consentPage } from './consentPage.js';
 import { hostGuard, isLoopback } from './hostGuard.js';
 import { checkHostOAuth } from './hostAuth/config.js';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
 import type { ConfirmVia } from '../config/schema.js';
 import type { Principal } from '../guards/types.js';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { Policy } from '../policy/policy.js';
+import { isPerUser } from '../upstream/auth/index.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
 import { checkMetrics, opsRoutes } from './ops.js';
@@ -123,6 +126,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   checkTokens(gateway.loaded, host);
   checkMetrics(gateway.loaded, host);
   checkStateless(gateway.loaded);
+  checkPerUser(gateway.loaded);
   // Loaded only when configured: the JOSE and OAuth libraries cost every other start-up time.
   const hostAuth = oauth && (await import('./hostAuth/index.js')).createHostAuth(gateway.loaded);
   if (tokens.length === 0 && !anonymous && !oauth) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
@@ -150,6 +154,8 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   sweeper.unref();
   const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token) : undefined;
   const ops = opsRoutes(gateway, { refuse, sessions: () => sessions.size });
+  /** The per-user consent page, once the bound address is known (its default base URL). */
+  let consent: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   const openSession = (who: Pick<TokenEntry, 'persona' | 'user_id' | 'confirm_via'> & { principal?: Principal }) => new Session(gateway, {
     persona: who.persona,
     userId: who.user_id,
@@ -164,6 +170,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (refused) return reply(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (approvals?.(req, res)) return;
+    if (consent?.(req, res)) return;
     if (hostAuth?.serveMetadata(req, res, path)) return;
     if (path !== '/mcp') return reply(res, 404, { error: 'not found; the MCP endpoint is /mcp' });
     if (!['GET', 'POST', 'DELETE'].includes(req.method ?? '')) {
@@ -227,6 +234,12 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   });
   const bound = (server.address() as { port: number }).port;
   if (approvals) gateway.approvalsPage = `http://${host}:${bound}/approvals`;
+  if (gateway.users) {
+    const base = consentBaseOf(gateway.loaded, `http://${host.includes(':') ? `[${host}]` : host}:${bound}`);
+    const upstreams = Object.fromEntries(Object.entries(gateway.loaded.config.upstreams).filter(([, cfg]) => isPerUser(cfg))) as Record<string, RemoteUpstreamConfig>;
+    consent = consentPage({ store: gateway.store, upstreams, base, signIn: hostAuth?.browser });
+    gateway.consentBase = base;
+  }
   log.info({ url: `http://${host}:${bound}/mcp`, approvals: approvals ? `http://${host}:${bound}/approvals` : 'off' }, 'serving MCP over Streamable HTTP');
   return {
     server,

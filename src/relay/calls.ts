@@ -80,9 +80,14 @@ export class CallRelay {
 
   constructor(private readonly opts: CallRelayOptions) {}
 
-  /** Installs the relay's handlers on a newly connected upstream client (also after a reconnect). */
-  attach(upstream: string, client: Client): void {
-    this.upstreams.set(upstream, client);
+  /**
+   * Installs the relay's handlers on a newly connected upstream client (also after a reconnect).
+   * @param shared false for a connection of one user (upstream/users.ts, key `<upstream>@<user>`):
+   *   its questions and log messages reach only that user's calls, and it takes no part in
+   *   roots changes or `logging/setLevel` of all sessions.
+   */
+  attach(upstream: string, client: Client, shared = true): void {
+    if (shared) this.upstreams.set(upstream, client);
     keepArrivalOrder(client);
     relaySampling(upstream, client, this.inFlight, this.opts.requestMs);
     relayElicitation(upstream, client, this.inFlight, this.urls, this.opts.requestMs);

@@ -20,7 +20,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { RelayedCallOptions } from '../relay/calls.js';
 import { EMPTY_LISTS, fetchLists, listPaged, type ListKind, type RelayLists } from '../relay/lists.js';
-import { authMethod, NeedsAuthorizationError, UpstreamAuthError, type AuthMethod, type UpstreamAuth } from './auth/index.js';
+import { authMethod, isPerUser, NeedsAuthorizationError, UpstreamAuthError, type AuthMethod, type UpstreamAuth } from './auth/index.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 
 /**
@@ -100,7 +100,7 @@ export interface RelayedUpstream {
  * 404 as the spec says, or the 400 "No valid session ID" that some servers built on the
  * SDK's examples send. Either way the request was refused, not run, so a retry is safe.
  */
-function sessionGone(err: unknown): boolean {
+export function sessionGone(err: unknown): boolean {
   if (!(err instanceof StreamableHTTPError)) return false;
   return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
 }
@@ -278,15 +278,19 @@ export class UpstreamPool extends EventEmitter {
     return out;
   }
 
-  /** Capabilities and relayed lists of the connected upstreams, in config order. */
+  /**
+   * Capabilities and relayed lists of the connected upstreams, in config order. A per-user
+   * upstream's are not relayed: its connection here acts for the gateway's own account,
+   * which no user may read through.
+   */
   relayed(): RelayedUpstream[] {
-    return [...this.upstreams.values()].filter((u) => u.state === 'ready' && u.caps).map((u) => ({ name: u.name, caps: u.caps!, lists: u.lists }));
+    return [...this.upstreams.values()].filter((u) => u.state === 'ready' && u.caps && !isPerUser(u.cfg)).map((u) => ({ name: u.name, caps: u.caps!, lists: u.lists }));
   }
 
   /** The client of a ready upstream, for relayed requests; undefined while it is unavailable. */
   client(server: string): Client | undefined {
     const u = this.upstreams.get(server);
-    return u?.state === 'ready' ? u.conn?.client : undefined;
+    return u?.state === 'ready' && !isPerUser(u.cfg) ? u.conn?.client : undefined;
   }
 
   status(): UpstreamStatus[] {
@@ -308,6 +312,8 @@ export class UpstreamPool extends EventEmitter {
    */
   async call(server: string, tool: string, args: Record<string, unknown>, relayed: RelayedCallOptions = {}): Promise<CallToolResult> {
     const u = this.upstreams.get(server);
+    // Its connection here lists tools with the gateway's own account; calls go as their user (users.ts).
+    if (u && isPerUser(u.cfg)) return { isError: true, content: [{ type: 'text', text: `upstream "${server}" acts with each user's own account; the gateway's own authorization only lists its tools` }] };
     if (!u?.conn || u.state !== 'ready') {
       return { isError: true, content: [{ type: 'text', text: `upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later` }] };
     }

@@ -11,14 +11,21 @@ const parse = (auth: unknown) => remoteUpstreamSchema.safeParse({ url: 'https://
 describe('remote upstream auth config', () => {
   it('`auth: oauth` is the interactive flow with dynamic registration on any loopback port', () => {
     const r = parse('oauth');
-    expect(r.success && r.data.auth).toEqual({ oauth: { redirect_port: 0 } });
+    expect(r.success && r.data.auth).toEqual({ oauth: { redirect_port: 0 }, per_user: false });
     expect(r.success && authMethod(r.data)).toBe('oauth');
   });
 
   it('a pre-registered client keeps id, secret, scopes, metadata URL and port', () => {
     const oauth = { client_id: 'c1', client_secret: 's1', scopes: ['a', 'b'], client_metadata_url: 'https://example.org/client.json', redirect_port: 8765 };
     const r = parse({ oauth });
-    expect(r.success && r.data.auth).toEqual({ oauth });
+    expect(r.success && r.data.auth).toEqual({ oauth, per_user: false });
+  });
+
+  it('per_user marks an oauth upstream whose users each consent for their own account', () => {
+    const r = parse({ oauth: {}, per_user: true });
+    expect(r.success && r.data.auth).toEqual({ oauth: { redirect_port: 0 }, per_user: true });
+    expect(parse({ oauth: {}, per_user: 'yes' }).success).toBe(false);
+    expect(parse({ client_credentials: { client_id: 'm2m', client_secret: 'x' }, per_user: true }).success).toBe(false);
   });
 
   it('client_credentials takes exactly one of client_secret and private_key', () => {

@@ -14,6 +14,7 @@ import type { LoadedConfig } from '../../config/load.js';
 import type { ConfirmVia } from '../../config/schema.js';
 import type { Principal } from '../../guards/types.js';
 import { log } from '../../log.js';
+import { browserSignIn, type BrowserSignIn } from './browser.js';
 import { checkHostOAuth } from './config.js';
 import { Introspection } from './introspection.js';
 import { Issuer } from './issuer.js';
@@ -36,6 +37,8 @@ export interface HostAuth {
   serveMetadata(req: IncomingMessage, res: ServerResponse, path: string): boolean;
   /** The signed-in host, or `undefined` once `res` has been answered (401, 403, 500). */
   signIn(req: IncomingMessage, res: ServerResponse): Promise<SignedIn | undefined>;
+  /** A person's sign-in in the browser, for the per-user consent page; set with `per_user.sign_in`. */
+  browser?: BrowserSignIn;
 }
 
 /** Runs the SDK's express-style bearer middleware on a plain node:http exchange; resolves with the token's AuthInfo, or undefined once it has answered. */
@@ -78,7 +81,9 @@ export function createHostAuth(loaded: LoadedConfig): HostAuth | undefined {
     return undefined;
   };
 
+  const signInClient = loaded.config.per_user.sign_in;
   return {
+    ...(signInClient && { browser: browserSignIn(oauth, issuer, verifier, signInClient) }),
     serveMetadata: metadataHandler(oauth, issuer),
     async signIn(req, res) {
       const info = await bearer(middleware, req, res);

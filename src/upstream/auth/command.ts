@@ -2,7 +2,10 @@
  * `tool-curator auth <upstream> [--logout]`: consent once, then `serve` runs unattended.
  * Shows (and, in a terminal, opens) the authorization URL, receives the redirect on a
  * loopback port, lets the SDK exchange the code, stores the tokens and exits. `--logout`
- * deletes what the store holds for the upstream.
+ * deletes what the store holds for the upstream. For a per-user upstream (`auth.per_user`)
+ * this consent only lists its tools; `--logout --user ID` deletes one user's own
+ * authorization and `--users` lists the users who hold one (their consent goes through the
+ * link their host shows them, never through this command).
  */
 import { spawn } from 'node:child_process';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -12,7 +15,7 @@ import { openConfiguredStore } from '../../config/store.js';
 import type { Store } from '../../store/types.js';
 import { connectUpstream } from '../connect.js';
 import { listAllTools } from '../pool.js';
-import { providerFor } from './index.js';
+import { isPerUser, providerFor } from './index.js';
 import { startLoopback } from './loopback.js';
 import type { StoreOAuthProvider } from './provider.js';
 
@@ -23,6 +26,10 @@ const WAIT_MS = 5 * 60_000;
 
 export interface AuthCommandOptions {
   logout?: boolean;
+  /** With `logout`: the user whose own authorization of a per-user upstream goes. */
+  user?: string;
+  /** Lists the users holding their own authorization of a per-user upstream. */
+  users?: boolean;
   /** Where the command's output lines go (stdout in the CLI). */
   out: (line: string) => void;
   waitMs?: number;
@@ -56,14 +63,27 @@ export async function authCommand(loaded: LoadedConfig, name: string | undefined
   const cfg = remoteUpstream(loaded, name);
   const store = await openConfiguredStore(loaded);
   try {
+    if ((opts.user !== undefined || opts.users) && !isPerUser(cfg)) {
+      throw new AuthUsageError(`upstream "${name}" is not per-user; --user and --users apply to upstreams with auth: { oauth: …, per_user: true }`);
+    }
+    if (opts.users) {
+      const users = (await store.oauth.consented(name!)).filter((c) => c.subject !== '');
+      for (const u of users) opts.out(`${u.subject}\tsince ${new Date(u.updatedAt).toISOString()}`);
+      opts.out(`${users.length} users hold their own authorization of "${name}"`);
+      return 0;
+    }
     if (opts.logout) {
-      const had = await store.oauth.clear(name!);
+      const whose = opts.user === undefined ? '' : ` for user "${opts.user}"`;
+      const had = await store.oauth.clear(name!, opts.user ?? '');
       opts.out(
         had
-          ? `removed the tokens and client registration stored for "${name}"; to withdraw the grant at the provider too, revoke "Tool Curator" in its account settings`
-          : `nothing was stored for "${name}"`,
+          ? `removed the tokens and client registration stored for "${name}"${whose}; to withdraw the grant at the provider too, revoke "Tool Curator" in its account settings`
+          : `nothing was stored for "${name}"${whose}`,
       );
       return 0;
+    }
+    if (opts.user !== undefined) {
+      throw new AuthUsageError(`--user goes with --logout: a user consents for their own account through the link the gateway gives their host when they first call a tool of "${name}"`);
     }
     const tools = 'client_credentials' in cfg.auth ? await verify(name!, cfg, loaded, providerFor(name!, cfg, store)) : await consent(name!, cfg, loaded, store, opts);
     opts.out(`authorized "${name}": ${tools} tools`);
@@ -106,10 +126,7 @@ async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCo
       openBrowser(url);
     },
   }) as StoreOAuthProvider;
-  // A registration made for another redirect URI is of no use to this run: register again.
-  const registered = await store.oauth.get(provider.key, 'client_information');
-  const uris = registered ? (JSON.parse(registered) as { redirect_uris?: string[] }).redirect_uris : undefined;
-  if (!oauth?.client_id && uris && !uris.includes(loopback.redirectUrl)) await store.oauth.set(provider.key, 'client_information', undefined);
+  await provider.forgetOtherRegistration();
   try {
     for (; ; authorizations++) {
       shown = undefined;

@@ -8,7 +8,7 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RemoteUpstreamConfig } from '../../config/schema.js';
+import type { RemoteUpstreamConfig, UpstreamConfig } from '../../config/schema.js';
 import type { Store } from '../../store/types.js';
 import { CLIENT_NAME, StoreOAuthProvider, type StoreOAuthProviderOptions } from './provider.js';
 import { refreshingFetch } from './refresh.js';
@@ -22,6 +22,14 @@ export function authMethod(cfg: RemoteUpstreamConfig): AuthMethod {
   if (cfg.auth && 'oauth' in cfg.auth) return 'oauth';
   if (cfg.auth && 'client_credentials' in cfg.auth) return 'client_credentials';
   return cfg.headers ? 'headers' : 'none';
+}
+
+/**
+ * Whether each gateway user acts on `cfg` with their own account (`auth: { oauth, per_user: true }`):
+ * calls go through the user's own connection (upstream/users.ts), never the pool's.
+ */
+export function isPerUser(cfg: UpstreamConfig): cfg is RemoteUpstreamConfig {
+  return 'url' in cfg && cfg.auth !== undefined && 'oauth' in cfg.auth && cfg.auth.per_user === true;
 }
 
 /** What the pool needs from upstream/auth: a provider per upstream, and a way to notice new consent. */

@@ -156,6 +156,16 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
+  /**
+   * Drops a dynamic registration made for another redirect URI than this provider's: of
+   * no use to an authorization that redirects here, so the SDK registers again.
+   */
+  async forgetOtherRegistration(): Promise<void> {
+    if (this.opts.config.client_id) return;
+    const registered = await this.read<{ redirect_uris?: string[] }>('client_information');
+    if (registered?.redirect_uris && !registered.redirect_uris.includes(this.redirectUrl)) await this.write('client_information', undefined);
+  }
+
   /** The scope a step-up asked for that still waits for consent, if any. */
   pendingScope(): Promise<string | undefined> {
     return this.read<string>('pending_scope');

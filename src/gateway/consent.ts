@@ -1,0 +1,124 @@
+/**
+ * Calls of upstreams marked per-user (`auth: { oauth, per_user: true }`): each runs on the
+ * calling user's own connection (upstream/users.ts), with that user's tokens. A user who
+ * has not connected their account (or whose grant was withdrawn, or who must grant more
+ * scope) is given a consent link (consentPage.ts):
+ *
+ *  - as a URL-mode elicitation (SEP-1036, MCP 2025-11-25) where the host declared
+ *    `elicitation.url`: once the user accepts to open it, the call waits up to
+ *    `per_user.wait_seconds` for their consent to be stored (any replica's consent page),
+ *    sends `notifications/elicitation/complete`, and runs;
+ *  - else as an error result carrying the link, for the model to show the user.
+ *
+ * The link works once, for `per_user.link_minutes`, and only for that user.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolRecord } from '../catalog/types.js';
+import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
+import { errorResult, type CallContext } from '../guards/types.js';
+import type { CallRelay } from '../relay/calls.js';
+import type { OAuthKey, Store } from '../store/types.js';
+import { isPerUser, NeedsAuthorizationError } from '../upstream/auth/index.js';
+import { userKey, type UserConnections } from '../upstream/users.js';
+import { consentLink } from './consentPage.js';
+
+/** How often a waiting call looks at the store besides the `oauth` events (which are best effort). */
+const POLL_MS = 1000;
+
+export interface PerUserCallsOptions {
+  config: Pick<GatewayConfig, 'upstreams' | 'per_user' | 'timeouts'>;
+  store: Pick<Store, 'oauth' | 'events'>;
+  users: UserConnections;
+  relay: CallRelay;
+  /** Where browsers reach the consent page (`<base>/oauth/consent/…`); undefined without the HTTP face. */
+  consentBase: () => string | undefined;
+}
+
+/** Resolves true once `key` holds tokens, false after `ms` or when `signal` aborts. */
+function consentStored(store: PerUserCallsOptions['store'], key: OAuthKey, ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (stored: boolean) => {
+      if (done) return;
+      done = true;
+      off();
+      clearInterval(poll);
+      clearTimeout(limit);
+      signal?.removeEventListener('abort', aborted);
+      resolve(stored);
+    };
+    const check = () => void store.oauth.get(key, 'tokens').then((t) => t !== undefined && finish(true), () => undefined);
+    const off = store.events.on('oauth', (p) => p.upstream === key.upstream && p.subject === key.subject && check());
+    const poll = setInterval(check, POLL_MS);
+    const limit = setTimeout(() => finish(false), ms);
+    const aborted = () => finish(false);
+    signal?.addEventListener('abort', aborted);
+    check();
+  });
+}
+
+export class PerUserCalls {
+  constructor(private readonly opts: PerUserCallsOptions) {}
+
+  /** Whether `server` is a per-user upstream, whose calls go through `call`. */
+  handles(server: string): boolean {
+    const cfg = this.opts.config.upstreams[server];
+    return cfg !== undefined && isPerUser(cfg);
+  }
+
+  /** Runs `tool` as the session's user, offering a consent link when they have none. */
+  async call(ctx: CallContext, tool: ToolRecord): Promise<CallToolResult> {
+    const server = tool.server;
+    const cfg = this.opts.config.upstreams[server] as RemoteUpstreamConfig;
+    const user = ctx.session.userId;
+    if (user === undefined) {
+      return errorResult(`upstream "${server}" acts with each user's own account, and this session has no user id: sign in to the gateway (http.oauth) or use a token with a user_id`);
+    }
+    const run = () => this.opts.relay.during(ctx.host, userKey(server, user), (relayed) => this.opts.users.call(server, cfg, user, tool.upstreamName, ctx.args, relayed));
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof NeedsAuthorizationError)) throw err;
+      return this.offerConsent(ctx, tool, cfg, user, err, run);
+    }
+  }
+
+  private async offerConsent(ctx: CallContext, tool: ToolRecord, cfg: RemoteUpstreamConfig, user: string, why: NeedsAuthorizationError, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    const server = tool.server;
+    const base = this.opts.consentBase();
+    const reason = why.reason === 'step_up' ? ` (it asks for more scope${why.scope ? `: "${why.scope}"` : ''})` : why.reason === 'rejected' ? ' (the authorization was withdrawn or has lapsed)' : '';
+    if (!base) {
+      return errorResult(`upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}; this gateway serves no consent page (it needs serve --http)`);
+    }
+    const { link_minutes, wait_seconds } = this.opts.config.per_user;
+    const url = await consentLink(this.opts.store, base, server, user, link_minutes);
+    ctx.notes.push(`consent link for ${server} offered to ${user}${reason}`);
+    const host = ctx.host;
+    const asker = host?.session.server;
+    if (!host || !asker?.getClientCapabilities()?.elicitation?.url) {
+      return errorResult(
+        `upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}. ` +
+          `Show the user this link to connect it (it works once, within ${link_minutes} minutes, and only for them): ${url} — then call ${tool.name} again.`,
+      );
+    }
+    const elicitationId = randomUUID();
+    const answer = await asker.elicitInput(
+      { mode: 'url', elicitationId, url, message: `Connect your own ${server} account: the gateway acts on ${server} with each user's own account, and yours is not connected yet${reason}.` },
+      { relatedRequestId: host.requestId, signal: host.signal, timeout: this.opts.config.timeouts.call_max_ms },
+    );
+    if (answer.action !== 'accept') return errorResult(`the user did not connect their ${server} account (${answer.action}); the call was not made`);
+    const key = { upstream: server, subject: user, url: cfg.url };
+    if (!(await consentStored(this.opts.store, key, wait_seconds * 1000, host.signal))) {
+      return errorResult(`user "${user}" has not finished connecting their ${server} account yet; once done in the browser, call ${tool.name} again`);
+    }
+    await asker.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: host.requestId })().catch(() => undefined);
+    ctx.notes.push(`${user} connected their ${server} account`);
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof NeedsAuthorizationError) return errorResult(`upstream "${server}" still refuses the account user "${user}" connected (${err.reason}); call ${tool.name} again for a new link`);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Upstreams marked `auth.per_user`: one MCP client per (upstream, user), each carrying
+ * that user's own tokens (subject = the user id) and refreshing them under its own lock
+ * (`oauth:<upstream>:<user>`, refresh.ts), so no call of one user ever travels with
+ * another's token. Connections open on a user's first call, close after `idleMs` unused,
+ * and at most `maxConnections` stay open (the least recently used idle one closes first).
+ * A user without consent, or whose grant was withdrawn, gets NeedsAuthorizationError: the
+ * gateway turns it into a consent link (gateway/consent.ts). The pool's own connection to
+ * such an upstream only lists its tools (pool.ts).
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { log } from '../log.js';
+import type { RelayedCallOptions } from '../relay/calls.js';
+import type { Store } from '../store/types.js';
+import { NeedsAuthorizationError } from './auth/errors.js';
+import { StoreOAuthProvider } from './auth/provider.js';
+import { connectUpstream, type Connection } from './connect.js';
+import { sessionGone } from './pool.js';
+
+export interface UserConnectionsOptions {
+  baseDir: string;
+  startupMs: number;
+  callMs: number;
+  callMaxMs?: number;
+  store: Pick<Store, 'oauth' | 'lock' | 'events'>;
+  /** Connections kept open across users. */
+  maxConnections: number;
+  /** A connection unused this long is closed, in ms. */
+  idleMs: number;
+  /** Each new connection, with its relay key `<upstream>@<user>`, before its first call (the relay's handlers). */
+  onConnected?: (key: string, client: Client) => void;
+}
+
+interface Entry {
+  upstream: string;
+  user: string;
+  conn: Promise<Connection>;
+  /** The user's tokens, as the connection reads them. */
+  provider: StoreOAuthProvider;
+  lastUsed: number;
+  inFlight: number;
+}
+
+/** The relay key of a user's connection: questions it asks go only to that user's call. */
+export const userKey = (upstream: string, user: string) => `${upstream}@${user}`;
+
+export class UserConnections {
+  /** By `upstream\0user`, least recently used first. */
+  private readonly entries = new Map<string, Entry>();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly opts: UserConnectionsOptions) {
+    this.sweeper = setInterval(() => this.sweep(), Math.min(opts.idleMs, 60_000));
+    this.sweeper.unref();
+    // A logout (here or on another replica) closes the user's connection at once.
+    this.unsubscribe = opts.store.events.on('oauth', ({ upstream, subject }) => {
+      if (subject !== '' && this.entries.has(`${upstream}\0${subject}`)) void this.closeIfLoggedOut(upstream, subject);
+    });
+  }
+
+  /** How many connections are open (or opening). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Calls `tool` of `upstream` as `user`.
+   * @throws NeedsAuthorizationError when the user has no consent (or it was withdrawn, or a
+   *   step-up is asked for); UrlElicitationRequiredError as the upstream sent it.
+   * @returns the upstream's result, or an MCP error result for any other failure.
+   */
+  async call(upstream: string, cfg: RemoteUpstreamConfig, user: string, tool: string, args: Record<string, unknown>, relayed: RelayedCallOptions = {}): Promise<CallToolResult> {
+    const { signal, onprogress, meta } = relayed;
+    const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
+    const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
+    const failed = (err: unknown, conn?: Connection): CallToolResult => {
+      const explained = conn?.explain?.(err) ?? (err as Error);
+      if (explained instanceof NeedsAuthorizationError || err instanceof UrlElicitationRequiredError) {
+        if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') void this.drop(upstream, user);
+        throw err instanceof UrlElicitationRequiredError ? err : explained;
+      }
+      return { isError: true, content: [{ type: 'text', text: `upstream "${upstream}" failed on ${tool}: ${explained.message}` }] };
+    };
+    for (let attempt = 0; ; attempt++) {
+      const entry = this.open(upstream, cfg, user);
+      entry.inFlight++;
+      let conn: Connection | undefined;
+      try {
+        conn = await entry.conn;
+        return (await conn.client.callTool(params, undefined, options)) as CallToolResult;
+      } catch (err) {
+        // The upstream forgot the session (it restarted): a new connection, once.
+        if (attempt === 0 && conn && sessionGone(err)) {
+          await this.drop(upstream, user);
+          continue;
+        }
+        if (!conn) void this.drop(upstream, user);
+        return failed(err, conn);
+      } finally {
+        entry.inFlight--;
+        entry.lastUsed = Date.now();
+      }
+    }
+  }
+
+  /** The user's entry, opening a connection if there is none; marks it most recently used. */
+  private open(upstream: string, cfg: RemoteUpstreamConfig, user: string): Entry {
+    const id = `${upstream}\0${user}`;
+    let entry = this.entries.get(id);
+    if (entry) {
+      this.entries.delete(id);
+      this.entries.set(id, entry);
+      return entry;
+    }
+    const oauth = cfg.auth && 'oauth' in cfg.auth ? cfg.auth.oauth : undefined;
+    if (!oauth) throw new Error(`upstream "${upstream}" is not an oauth upstream; per_user needs auth: { oauth: …, per_user: true }`);
+    const provider = new StoreOAuthProvider({ upstream, subject: user, url: cfg.url, store: this.opts.store, config: oauth, mode: 'unattended' });
+    const ms = cfg.startup_timeout_ms ?? this.opts.startupMs;
+    const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider).then((c) => {
+      this.opts.onConnected?.(userKey(upstream, user), c.client);
+      c.client.onclose = () => {
+        if (this.entries.get(id)?.conn === conn) this.entries.delete(id);
+      };
+      return c;
+    });
+    conn.catch(() => undefined);
+    entry = { upstream, user, conn, provider, lastUsed: Date.now(), inFlight: 0 };
+    this.entries.set(id, entry);
+    this.evict();
+    return entry;
+  }
+
+  /** Past the cap, closes the least recently used connections that have no call in flight. */
+  private evict(): void {
+    for (const [id, e] of this.entries) {
+      if (this.entries.size <= this.opts.maxConnections) break;
+      if (e.inFlight > 0) continue;
+      log.debug({ upstream: e.upstream, user: e.user }, 'closing the least recently used per-user upstream connection');
+      void this.close(id, e);
+    }
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, e] of this.entries) if (e.inFlight === 0 && now - e.lastUsed > this.opts.idleMs) void this.close(id, e);
+  }
+
+  private async closeIfLoggedOut(upstream: string, user: string): Promise<void> {
+    const id = `${upstream}\0${user}`;
+    const e = this.entries.get(id);
+    if (!e) return;
+    const tokens = await e.provider.tokens().catch(() => undefined);
+    if (tokens === undefined && this.entries.get(id) === e) await this.close(id, e);
+  }
+
+  /** Closes the user's connection to `upstream`, if open. */
+  async drop(upstream: string, user: string): Promise<void> {
+    const id = `${upstream}\0${user}`;
+    const e = this.entries.get(id);
+    if (e) await this.close(id, e);
+  }
+
+  private async close(id: string, e: Entry): Promise<void> {
+    if (this.entries.get(id) === e) this.entries.delete(id);
+    const conn = await e.conn.catch(() => undefined);
+    await conn?.client.close().catch(() => undefined);
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.unsubscribe();
+    await Promise.all([...this.entries].map(([id, e]) => this.close(id, e)));
+  }
+}
