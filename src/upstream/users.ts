@@ -152,9 +152,10 @@ export class UserConnections {
   private async closeIfLoggedOut(upstream: string, user: string): Promise<void> {
     const id = `${upstream}\0${user}`;
     const e = this.entries.get(id);
-    if (!e) return;
+    // A call in flight meets the missing tokens itself (and is offered consent); closing under it would only garble its error.
+    if (!e || e.inFlight > 0) return;
     const tokens = await e.provider.tokens().catch(() => undefined);
-    if (tokens === undefined && this.entries.get(id) === e) await this.close(id, e);
+    if (tokens === undefined && this.entries.get(id) === e && e.inFlight === 0) await this.close(id, e);
   }
 
   /** Closes the user's connection to `upstream`, if open. */

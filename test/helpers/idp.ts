@@ -28,6 +28,8 @@ export interface IdpOptions {
   services: Record<string, { secret: string; claims: AccountClaims; opaque?: boolean }>;
   /** A public client for the authorization code flow with PKCE. */
   publicClient: { id: string; redirectUri: string };
+  /** A public client for a web page's own sign-in (the gateway's consent page), redirecting to `redirectUri`. */
+  webClient?: { id: string; redirectUri: string };
   /** The resource server's own client, allowed to introspect. */
   introspector: { id: string; secret: string };
 }
@@ -40,8 +42,8 @@ export interface Idp {
   clientCredentials(clientId: string, resource: string): Promise<string>;
   /** Revokes a token at the provider (RFC 7009). */
   revoke(clientId: string, token: string): Promise<void>;
-  /** Plays the browser: follows the authorization URL through the interaction for `login_hint`; returns the redirect to the client. */
-  authorize(url: URL, login: string): Promise<URL>;
+  /** Plays the browser: follows the authorization URL through the interaction for `login_hint`; returns the redirect to the client (default: the public client's). */
+  authorize(url: URL, login: string, redirectUri?: string): Promise<URL>;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,9 @@ export async function startIdp(options: IdpOptions): Promise<Idp> {
     clients: [
       ...Object.entries(services).map(([id, s]) => ({ client_id: id, client_secret: s.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] })),
       { client_id: options.publicClient.id, token_endpoint_auth_method: 'none', application_type: 'native', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: [options.publicClient.redirectUri] },
+      ...(options.webClient
+        ? [{ client_id: options.webClient.id, token_endpoint_auth_method: 'none', application_type: 'native', grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: [options.webClient.redirectUri] }]
+        : []),
       { client_id: options.introspector.id, client_secret: options.introspector.secret, grant_types: [], redirect_uris: [], response_types: [] },
     ],
     findAccount: (_ctx: unknown, id: string) => (options.accounts[id] ? { accountId: id, claims: () => ({ sub: id }) } : undefined),
@@ -111,7 +116,7 @@ export async function startIdp(options: IdpOptions): Promise<Idp> {
       });
       if (!r.ok) throw new Error(`revocation failed: HTTP ${r.status} ${await r.text()}`);
     },
-    authorize: (url, login) => followAuthorization(url, login, options.publicClient.redirectUri),
+    authorize: (url, login, redirectUri = options.publicClient.redirectUri) => followAuthorization(url, login, redirectUri),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -3,7 +3,9 @@
  * tests, built from the SDK's server-side auth pieces (`mcpAuthRouter`,
  * `requireBearerAuth`) on one loopback port: dynamic registration, authorization code
  * with PKCE (approved at once, as if the user clicked "allow"), refresh tokens, a
- * client_credentials grant, and switches to expire or revoke what it issued.
+ * client_credentials grant, and switches to expire or revoke what it issued. Which account
+ * a person signs in with is the `account` cookie of the browser that visits /authorize (a
+ * session at the upstream's own login); tokens issued through it act for that account.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -20,6 +22,8 @@ import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextproto
 
 interface Issued {
   clientId: string;
+  /** The account the person signed in with at /authorize; none for client_credentials and cookie-less browsers. */
+  account?: string;
   scopes: string[];
   expiresAt: number;
   resource?: string;
@@ -29,7 +33,7 @@ export const M2M_CLIENT = { id: 'm2m-client', secret: 'm2m-secret-0123456789' };
 
 export class TestAuthProvider implements OAuthServerProvider {
   private readonly clients = new Map<string, OAuthClientInformationFull>();
-  private readonly codes = new Map<string, { client: string; params: AuthorizationParams }>();
+  private readonly codes = new Map<string, { client: string; params: AuthorizationParams; account?: string }>();
   private readonly access = new Map<string, Issued>();
   private readonly refresh = new Map<string, Issued>();
   /** Lifetime of new access tokens. */
@@ -51,7 +55,8 @@ export class TestAuthProvider implements OAuthServerProvider {
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     this.authorizations++;
     const code = randomUUID();
-    this.codes.set(code, { client: client.client_id, params });
+    const account = /(?:^|;\s*)account=([^;]+)/.exec(res.req.headers.cookie ?? '')?.[1];
+    this.codes.set(code, { client: client.client_id, params, account });
     const target = new URL(params.redirectUri);
     target.searchParams.set('code', code);
     if (params.state !== undefined) target.searchParams.set('state', params.state);
@@ -64,9 +69,9 @@ export class TestAuthProvider implements OAuthServerProvider {
     return entry.params.codeChallenge;
   }
 
-  issue(clientId: string, scopes: string[], resource?: string, withRefresh = true): OAuthTokens {
+  issue(clientId: string, scopes: string[], resource?: string, withRefresh = true, account?: string): OAuthTokens {
     const token = `at-${randomUUID()}`;
-    const info = { clientId, scopes, expiresAt: Date.now() + this.accessTtlMs, resource };
+    const info = { clientId, scopes, expiresAt: Date.now() + this.accessTtlMs, resource, account };
     this.access.set(token, info);
     this.secrets.push(token);
     const tokens: OAuthTokens = { access_token: token, token_type: 'bearer', expires_in: Math.round(this.accessTtlMs / 1000), scope: scopes.join(' ') };
@@ -83,7 +88,7 @@ export class TestAuthProvider implements OAuthServerProvider {
     const entry = this.codes.get(code);
     if (!entry || entry.client !== client.client_id) throw new InvalidGrantError('authorization code not issued to this client');
     this.codes.delete(code);
-    return this.issue(client.client_id, entry.params.scopes ?? [], resource?.href);
+    return this.issue(client.client_id, entry.params.scopes ?? [], resource?.href, true, entry.account);
   }
 
   async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, _scopes?: string[], resource?: URL): Promise<OAuthTokens> {
@@ -91,13 +96,20 @@ export class TestAuthProvider implements OAuthServerProvider {
     if (!info || info.clientId !== client.client_id) throw new InvalidGrantError('refresh token revoked or unknown');
     this.refreshes++;
     this.refresh.delete(refreshToken);
-    return this.issue(client.client_id, info.scopes, resource?.href ?? info.resource);
+    return this.issue(client.client_id, info.scopes, resource?.href ?? info.resource, true, info.account);
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const info = this.access.get(token);
     if (!info || info.expiresAt < Date.now()) throw new InvalidTokenError('token expired or revoked');
-    return { token, clientId: info.clientId, scopes: info.scopes, expiresAt: Math.floor(info.expiresAt / 1000), ...(info.resource && { resource: new URL(info.resource) }) };
+    return {
+      token,
+      clientId: info.clientId,
+      scopes: info.scopes,
+      expiresAt: Math.floor(info.expiresAt / 1000),
+      ...(info.resource && { resource: new URL(info.resource) }),
+      ...(info.account && { extra: { account: info.account } }),
+    };
   }
 
   /** Lets every access token issued so far expire (refresh tokens stay valid). */
@@ -146,7 +158,7 @@ export async function startProtectedServer(): Promise<ProtectedServer> {
   app.post('/mcp', express.json(), bearer, async (req, res) => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Says which OAuth client the call came through', annotations: { readOnlyHint: true } }, async (extra) => ({
-      content: [{ type: 'text', text: `client ${extra.authInfo?.clientId} scopes [${extra.authInfo?.scopes.join(' ')}]` }],
+      content: [{ type: 'text', text: `client ${extra.authInfo?.clientId} scopes [${extra.authInfo?.scopes.join(' ')}]${extra.authInfo?.extra?.account ? ` account ${extra.authInfo.extra.account}` : ''}` }],
     }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close());
