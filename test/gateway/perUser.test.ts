@@ -18,6 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { checkPerUser } from '../../src/gateway/consentPage.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
@@ -111,18 +112,19 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
    * Plays the user's browser on a consent link: the gateway sends it to the identity
    * provider, where it signs in as `login`; then to the upstream's authorization server,
    * where it is signed in to `account`; then back to the gateway.
+   * @param finisher another browser that takes over at the upstream's authorization, if given.
    * @returns the gateway's last answer (the "connected" page, or a refusal).
    */
-  async function openConsent(link: string, login: string, account: string): Promise<Response> {
+  async function openConsent(link: string, login: string, account: string, finisher?: Browser): Promise<Response> {
     const browser = new Browser({ [new URL(upstream.mcpUrl).origin]: { account } });
     const toIdp = await browser.get(link);
     expect(toIdp.status, await toIdp.clone().text()).toBe(302);
     const back = await idp.authorize(new URL(toIdp.headers.get('location')!), login, `${base}/oauth/signin/callback`);
     const toUpstream = await browser.get(back.href);
     if (toUpstream.status !== 302) return toUpstream;
-    const toGateway = await browser.get(new URL(toUpstream.headers.get('location')!).href);
+    const toGateway = await (finisher ?? browser).get(new URL(toUpstream.headers.get('location')!).href);
     expect(toGateway.status).toBe(302);
-    return browser.get(toGateway.headers.get('location')!);
+    return (finisher ?? browser).get(toGateway.headers.get('location')!);
   }
 
   /** A host signed in as `user` (a token of the identity provider's key); with URL elicitation, the user consents as `account` when asked. */
@@ -198,6 +200,24 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     // The link worked once: opened again, it is gone.
     expect((await fetch(link!, { redirect: 'manual' })).status).toBe(410);
   }, 300_000);
+
+  it('an upstream authorization that comes back to another browser attaches nothing', async () => {
+    const carol = await host('carol');
+    const link = /(http:\/\/\S+\/oauth\/consent\/[A-Za-z0-9_-]+)/.exec(text(await whoami(carol.client)))?.[1];
+    expect(link).toBeDefined();
+    // Carol signs in herself, but the upstream's redirect is completed in someone else's browser (a forwarded authorization URL).
+    const other = new Browser({ [new URL(upstream.mcpUrl).origin]: { account: 'mallory-at-tracker' } });
+    const page = await openConsent(link!, 'carol', 'carol-at-tracker', other);
+    expect(page.status).toBe(403);
+    expect(await page.text()).toContain('started in another browser');
+    expect(await tokensOf('carol')).toBeUndefined();
+  }, 300_000);
+
+  it('per-user upstreams with hosts signing in need the consent page to sign its visitors in too', () => {
+    const without = { ...loaded, config: { ...loaded.config, per_user: { ...loaded.config.per_user, sign_in: undefined } } };
+    expect(() => checkPerUser(without)).toThrow(/per_user\.sign_in.*act per user and hosts sign in with http\.oauth/s);
+    expect(() => checkPerUser(loaded)).not.toThrow();
+  });
 
   it("logging one user out leaves the other's tokens; the logged-out user is asked again", async () => {
     const out: string[] = [];
