@@ -185,6 +185,16 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     expect(upstream.provider.refreshes - before).toBe(2);
   }, 300_000);
 
+  it('a grant one user withdraws at the provider is offered again to that user only', async () => {
+    upstream.provider.revokeAccount('alice-at-tracker');
+    upstream.provider.expireAccessTokens();
+    expect(text(await whoami(alice.client))).toMatch(/ account alice-at-tracker$/);
+    expect(alice.asked).toHaveLength(2);
+    expect(alice.asked[1]!.message).toContain('withdrawn or has lapsed');
+    expect(text(await whoami(bob.client))).toMatch(/ account bob-at-tracker$/);
+    expect(bob.asked).toHaveLength(1);
+  }, 300_000);
+
   it('a host without URL elicitation gets the link in the error; opened by another user, it attaches nothing', async () => {
     const carol = await host('carol');
     const r = await whoami(carol.client);
@@ -230,6 +240,6 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     expect(text(await whoami(bob.client))).toMatch(/ account bob-at-tracker$/);
     expect(bob.asked).toHaveLength(1);
     expect(text(await whoami(alice.client))).toMatch(/ account alice-at-tracker$/);
-    expect(alice.asked).toHaveLength(2);
+    expect(alice.asked).toHaveLength(3);
   }, 300_000);
 });

@@ -117,6 +117,11 @@ export class TestAuthProvider implements OAuthServerProvider {
     for (const info of this.access.values()) info.expiresAt = 0;
   }
 
+  /** One person withdraws their grant (in the provider's account settings): that account's tokens stop working, others' stay. */
+  revokeAccount(account: string): void {
+    for (const m of [this.access, this.refresh]) for (const [token, info] of m) if (info.account === account) m.delete(token);
+  }
+
   /** Withdraws every grant: access and refresh tokens stop working. */
   revokeAll(): void {
     this.access.clear();
