@@ -99,7 +99,6 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
   const toUpstream = async (res: ServerResponse, upstream: string, user: string) => {
     const consent = { upstream, cfg: opts.upstreams[upstream]!, user, redirectUrl: callbackUrl, store: opts.store };
     const started = await beginConsent(consent);
-    if (started === 'authorized') return connected(res, upstream, user);
     const browser = newId();
     await put(upstream, user, { step: 'upstream', browser: digest(browser) }, started.state);
     const secure = opts.base.startsWith('https:') ? '; Secure' : '';

@@ -27,16 +27,17 @@ function providerOf(c: WebConsent, onAuthorizationUrl?: (url: URL) => void): Sto
 
 /**
  * Starts the authorization: discovery, registration if needed, PKCE; the verifier is stored.
- * @returns the authorization URL to send the browser to with the `state` it carries, or
- *   `authorized` when the user's stored tokens still work (refreshed if need be).
+ * A user is sent here only when their stored tokens no longer do (none, withdrawn, short of
+ * a scope), so those are dropped first: the SDK would otherwise try to refresh them again.
+ * @returns the authorization URL to send the browser to, with the `state` it carries.
  */
-export async function beginConsent(c: WebConsent): Promise<{ url: URL; state: string } | 'authorized'> {
+export async function beginConsent(c: WebConsent): Promise<{ url: URL; state: string }> {
   let shown: URL | undefined;
   const provider = providerOf(c, (url) => (shown = url));
   await provider.forgetOtherRegistration();
   const scope = await provider.pendingScope();
-  const result = await auth(provider, { serverUrl: c.cfg.url, ...(scope && { scope }) });
-  if (result === 'AUTHORIZED') return 'authorized';
+  await c.store.oauth.set(provider.key, 'tokens', undefined);
+  await auth(provider, { serverUrl: c.cfg.url, ...(scope && { scope }) });
   if (!shown || !provider.lastState) throw new Error(`upstream "${c.upstream}" gave no authorization URL`);
   return { url: shown, state: provider.lastState };
 }
