@@ -35,6 +35,8 @@ export interface UpstreamAuthStatus {
   method: AuthMethod;
   /** `needs_authorization`: consent missing; `refused`: the server answered 401/403. */
   state: 'ok' | 'needs_authorization' | 'refused';
+  /** Set for an upstream each user reaches with their own account; `state` is then that of the gateway's own (catalog) authorization. */
+  perUser?: true;
 }
 
 export interface UpstreamStatus {
@@ -300,7 +302,7 @@ export class UpstreamPool extends EventEmitter {
       tools: u.tools.length,
       error: u.error,
       pid: u.conn?.pid,
-      ...('url' in u.cfg && { auth: { method: authMethod(u.cfg), state: u.authState ?? 'ok' } }),
+      ...('url' in u.cfg && { auth: { method: authMethod(u.cfg), state: u.authState ?? 'ok', ...(isPerUser(u.cfg) && { perUser: true as const }) } }),
     }));
   }
 
