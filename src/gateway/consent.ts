@@ -96,17 +96,21 @@ export class PerUserCalls {
     ctx.notes.push(`consent link for ${server} offered to ${user}${reason}`);
     const host = ctx.host;
     const asker = host?.session.server;
-    if (!host || !asker?.getClientCapabilities()?.elicitation?.url) {
-      return errorResult(
+    const showLink = () =>
+      errorResult(
         `upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}. ` +
           `Show the user this link to connect it (it works once, within ${link_minutes} minutes, and only for them): ${url} — then call ${tool.name} again.`,
       );
-    }
+    if (!host || !asker?.getClientCapabilities()?.elicitation?.url) return showLink();
     const elicitationId = randomUUID();
-    const answer = await asker.elicitInput(
-      { mode: 'url', elicitationId, url, message: `Connect your own ${server} account: the gateway acts on ${server} with each user's own account, and yours is not connected yet${reason}.` },
-      { relatedRequestId: host.requestId, signal: host.signal, timeout: this.opts.config.timeouts.call_max_ms },
-    );
+    const answer = await asker
+      .elicitInput(
+        { mode: 'url', elicitationId, url, message: `Connect your own ${server} account: the gateway acts on ${server} with each user's own account, and yours is not connected yet${reason}.` },
+        { relatedRequestId: host.requestId, signal: host.signal, timeout: this.opts.config.timeouts.call_max_ms },
+      )
+      // A host that fails the elicitation (times out, errs) still gets the link, for the model to show.
+      .catch(() => undefined);
+    if (!answer) return showLink();
     if (answer.action !== 'accept') return errorResult(`the user did not connect their ${server} account (${answer.action}); the call was not made`);
     const key = { upstream: server, subject: user, url: cfg.url };
     if (!(await consentStored(this.opts.store, key, wait_seconds * 1000, host.signal))) {

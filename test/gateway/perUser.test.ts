@@ -68,7 +68,7 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     idp = await startIdp({
       resources: [resource],
       scope: 'mcp:tools',
-      accounts: { alice: { groups: ['staff'] }, bob: { groups: ['staff'] }, carol: { groups: ['staff'] } },
+      accounts: { alice: { groups: ['staff'] }, bob: { groups: ['staff'] }, carol: { groups: ['staff'] }, erin: { groups: ['staff'] } },
       services: {},
       publicClient: { id: 'test-host', redirectUri: 'http://127.0.0.1:8976/callback' },
       webClient: { id: 'tc-consent', redirectUri: `${base}/oauth/signin/callback` },
@@ -127,8 +127,11 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     return (finisher ?? browser).get(toGateway.headers.get('location')!);
   }
 
-  /** A host signed in as `user` (a token of the identity provider's key); with URL elicitation, the user consents as `account` when asked. */
-  async function host(user: string, account?: string): Promise<{ client: Client; asked: ElicitRequestURLParams[] }> {
+  /**
+   * A host signed in as `user` (a token of the identity provider's key); with URL
+   * elicitation, the user consents as `account` when asked (or the host fails the request, `failing`).
+   */
+  async function host(user: string, account?: string, failing = false): Promise<{ client: Client; asked: ElicitRequestURLParams[] }> {
     const now = Math.floor(Date.now() / 1000);
     const token = await idp.mint({ iss: idp.issuer, aud: resource, sub: user, scope: 'mcp:tools', groups: ['staff'], iat: now, exp: now + 600 });
     const client = new Client({ name: `host-of-${user}`, version: '1.0.0' }, { capabilities: account ? { elicitation: { url: {} } } : {} });
@@ -136,6 +139,7 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     if (account) {
       client.setRequestHandler(ElicitRequestSchema, async (req) => {
         asked.push(req.params as ElicitRequestURLParams);
+        if (failing) throw new Error('the host could not open a browser');
         const page = await openConsent((req.params as ElicitRequestURLParams).url, user, account);
         expect(page.status, await page.clone().text()).toBe(200);
         return { action: 'accept' };
@@ -209,6 +213,15 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     expect(await tokensOf('carol')).toBeUndefined();
     // The link worked once: opened again, it is gone.
     expect((await fetch(link!, { redirect: 'manual' })).status).toBe(410);
+  }, 300_000);
+
+  it('a host that fails the URL elicitation still gets the link in the error', async () => {
+    const erin = await host('erin', 'erin-at-tracker', true);
+    const r = await whoami(erin.client);
+    expect(erin.asked).toHaveLength(1);
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/Show the user this link to connect it .*: http:\/\/127\.0\.0\.1:\d+\/oauth\/consent\/[A-Za-z0-9_-]+ /);
+    expect(await tokensOf('erin')).toBeUndefined();
   }, 300_000);
 
   it('an upstream authorization that comes back to another browser attaches nothing', async () => {
