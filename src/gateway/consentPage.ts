@@ -30,6 +30,11 @@ import { sameSecret } from './secret.js';
 /** How long a step after the link may take (a sign-in, an upstream's authorization): 10 min. */
 const STEP_MS = 10 * 60_000;
 const COOKIE = 'tc_consent';
+/**
+ * Steps in progress kept per (upstream, user): a model that calls a tool over and over makes
+ * a link each time; past this many the oldest stop working (the newest one always works).
+ */
+const MAX_FLOWS_PER_USER = 20;
 
 type Step = { step: 'link' } | { step: 'confirm' } | { step: 'signin'; verifier: string } | { step: 'upstream'; browser: string };
 
@@ -74,7 +79,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest('base64url')
  */
 export async function consentLink(store: Pick<Store, 'oauth'>, base: string, upstream: string, user: string, minutes: number): Promise<string> {
   const id = newId();
-  await store.oauth.putFlow(id, { upstream, subject: user, data: JSON.stringify({ step: 'link' } satisfies Step) }, Date.now() + minutes * 60_000);
+  await store.oauth.putFlow(id, { upstream, subject: user, data: JSON.stringify({ step: 'link' } satisfies Step) }, Date.now() + minutes * 60_000, MAX_FLOWS_PER_USER);
   return `${base}/oauth/consent/${id}`;
 }
 
@@ -93,7 +98,7 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
   };
 
   const put = (upstream: string, user: string, step: Step, id = newId()) =>
-    opts.store.oauth.putFlow(id, { upstream, subject: user, data: JSON.stringify(step) }, Date.now() + STEP_MS).then(() => id);
+    opts.store.oauth.putFlow(id, { upstream, subject: user, data: JSON.stringify(step) }, Date.now() + STEP_MS, MAX_FLOWS_PER_USER).then(() => id);
 
   /** Sends the browser to the upstream's authorization, bound to it by a cookie. */
   const toUpstream = async (res: ServerResponse, upstream: string, user: string) => {

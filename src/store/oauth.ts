@@ -95,10 +95,16 @@ export class SqlOAuth implements OAuthPart {
     return rows.map((r) => ({ subject: r.subject, updatedAt: Number(r.updated_at) }));
   }
 
-  async putFlow(id: string, flow: OAuthFlow, expiresAt: number): Promise<void> {
+  async putFlow(id: string, flow: OAuthFlow, expiresAt: number, keep?: number): Promise<void> {
     await this.sql.tx(async (t) => {
       await t.run('DELETE FROM oauth_flows WHERE expires_at <= ?', [Date.now()]);
       await t.run('INSERT INTO oauth_flows (id, upstream, subject, data, expires_at) VALUES (?, ?, ?, ?, ?)', [id, flow.upstream, flow.subject, flow.data, expiresAt]);
+      if (keep === undefined) return;
+      await t.run(
+        `DELETE FROM oauth_flows WHERE upstream = ? AND subject = ? AND id NOT IN
+          (SELECT id FROM oauth_flows WHERE upstream = ? AND subject = ? ORDER BY expires_at DESC, id LIMIT ?)`,
+        [flow.upstream, flow.subject, flow.upstream, flow.subject, keep],
+      );
     });
   }
 

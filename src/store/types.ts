@@ -207,9 +207,10 @@ export interface OAuthPart {
   /**
    * Keeps one step of an OAuth flow in progress (a consent link, a sign-in, an
    * authorization waiting for its redirect) under `id` until `expiresAt` (epoch ms), for
-   * whichever replica the browser comes back to. Expired flows are deleted here.
+   * whichever replica the browser comes back to. Expired flows are deleted here, and
+   * with `keep`, all but the `keep` latest-expiring flows of (upstream, subject).
    */
-  putFlow(id: string, flow: OAuthFlow, expiresAt: number): Promise<void>;
+  putFlow(id: string, flow: OAuthFlow, expiresAt: number, keep?: number): Promise<void>;
   /** Takes the flow `id`: the first caller gets it (and it is gone), later ones and expired flows `undefined`. */
   takeFlow(id: string): Promise<OAuthFlow | undefined>;
 }

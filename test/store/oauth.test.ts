@@ -99,6 +99,16 @@ describe.each(BACKENDS)('oauth on $kind', (backend) => {
     expect(await b.oauth.takeFlow('never')).toBeUndefined();
   });
 
+  test("with keep, only the latest-expiring flows of that (upstream, subject) stay; others' are untouched", async () => {
+    const store = await another();
+    const now = Date.now();
+    const of = (subject: string) => ({ upstream: 'notes', subject, data: '{}' });
+    await store.oauth.putFlow('bob-1', of('bob'), now + 60_000, 2);
+    for (let i = 1; i <= 4; i++) await store.oauth.putFlow(`alice-${i}`, of('alice'), now + i * 60_000, 2);
+    const left = await Promise.all(['alice-1', 'alice-2', 'alice-3', 'alice-4', 'bob-1'].map(async (id) => (await store.oauth.takeFlow(id)) !== undefined));
+    expect(left).toEqual([false, false, true, true, true]);
+  });
+
   test('another replica hears of every write', async () => {
     const writer = await another();
     const listener = await another();
