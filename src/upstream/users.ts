@@ -77,10 +77,11 @@ export class UserConnections {
     const { signal, onprogress, meta } = relayed;
     const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
     const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
-    const failed = (err: unknown, conn?: Connection): CallToolResult => {
+    const id = `${upstream}\0${user}`;
+    const failed = (err: unknown, entry: Entry, conn?: Connection): CallToolResult => {
       const explained = conn?.explain?.(err) ?? (err as Error);
       if (explained instanceof NeedsAuthorizationError || err instanceof UrlElicitationRequiredError) {
-        if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') void this.drop(upstream, user);
+        if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') void this.close(id, entry);
         throw err instanceof UrlElicitationRequiredError ? err : explained;
       }
       return { isError: true, content: [{ type: 'text', text: `upstream "${upstream}" failed on ${tool}: ${explained.message}` }] };
@@ -95,11 +96,13 @@ export class UserConnections {
       } catch (err) {
         // The upstream forgot the session (it restarted): a new connection, once.
         if (attempt === 0 && conn && sessionGone(err)) {
-          await this.drop(upstream, user);
+          await this.close(id, entry);
           continue;
         }
-        if (!conn) void this.drop(upstream, user);
-        return failed(err, conn);
+        // A connection that never opened is not kept: the next call tries again. Only this one
+        // goes: a newer entry another call opened meanwhile stays.
+        if (!conn) void this.close(id, entry);
+        return failed(err, entry, conn);
       } finally {
         entry.inFlight--;
         entry.lastUsed = Date.now();
@@ -156,13 +159,6 @@ export class UserConnections {
     if (!e || e.inFlight > 0) return;
     const tokens = await e.provider.tokens().catch(() => undefined);
     if (tokens === undefined && this.entries.get(id) === e && e.inFlight === 0) await this.close(id, e);
-  }
-
-  /** Closes the user's connection to `upstream`, if open. */
-  async drop(upstream: string, user: string): Promise<void> {
-    const id = `${upstream}\0${user}`;
-    const e = this.entries.get(id);
-    if (e) await this.close(id, e);
   }
 
   private async close(id: string, e: Entry): Promise<void> {
