@@ -35,8 +35,11 @@ export interface PerUserCallsOptions {
   consentBase: () => string | undefined;
 }
 
-/** Resolves true once `key` holds tokens, false after `ms` or when `signal` aborts. */
-function consentStored(store: PerUserCallsOptions['store'], key: OAuthKey, ms: number, signal?: AbortSignal): Promise<boolean> {
+/**
+ * Resolves true once `key` holds tokens other than `before` (the ones that fell short, for a
+ * step-up), false after `ms` or when `signal` aborts.
+ */
+function consentStored(store: PerUserCallsOptions['store'], key: OAuthKey, before: string | undefined, ms: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (stored: boolean) => {
@@ -48,7 +51,7 @@ function consentStored(store: PerUserCallsOptions['store'], key: OAuthKey, ms: n
       signal?.removeEventListener('abort', aborted);
       resolve(stored);
     };
-    const check = () => void store.oauth.get(key, 'tokens').then((t) => t !== undefined && finish(true), () => undefined);
+    const check = () => void store.oauth.get(key, 'tokens').then((t) => t !== undefined && t !== before && finish(true), () => undefined);
     const off = store.events.on('oauth', (p) => p.upstream === key.upstream && p.subject === key.subject && check());
     const poll = setInterval(check, POLL_MS);
     const limit = setTimeout(() => finish(false), ms);
@@ -92,6 +95,8 @@ export class PerUserCalls {
       return errorResult(`upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}; this gateway serves no consent page (it needs serve --http)`);
     }
     const { link_minutes, wait_seconds } = this.opts.config.per_user;
+    const key = { upstream: server, subject: user, url: cfg.url };
+    const before = await this.opts.store.oauth.get(key, 'tokens');
     const url = await consentLink(this.opts.store, base, server, user, link_minutes);
     ctx.notes.push(`consent link for ${server} offered to ${user}${reason}`);
     const host = ctx.host;
@@ -112,8 +117,7 @@ export class PerUserCalls {
       .catch(() => undefined);
     if (!answer) return showLink();
     if (answer.action !== 'accept') return errorResult(`the user did not connect their ${server} account (${answer.action}); the call was not made`);
-    const key = { upstream: server, subject: user, url: cfg.url };
-    if (!(await consentStored(this.opts.store, key, wait_seconds * 1000, host.signal))) {
+    if (!(await consentStored(this.opts.store, key, before, wait_seconds * 1000, host.signal))) {
       return errorResult(`user "${user}" has not finished connecting their ${server} account yet; once done in the browser, call ${tool.name} again`);
     }
     await asker.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: host.requestId })().catch(() => undefined);
