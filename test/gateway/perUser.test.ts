@@ -18,7 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
-import { checkPerUser } from '../../src/gateway/consentPage.js';
+import { checkPerUser, consentBaseOf } from '../../src/gateway/consentPage.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
@@ -240,6 +240,12 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     const without = { ...loaded, config: { ...loaded.config, per_user: { ...loaded.config.per_user, sign_in: undefined } } };
     expect(() => checkPerUser(without)).toThrow(/per_user\.sign_in.*act per user and hosts sign in with http\.oauth/s);
     expect(() => checkPerUser(loaded)).not.toThrow();
+  });
+
+  it("consent links start at per_user.public_url, else at the gateway's resource without /mcp", () => {
+    expect(consentBaseOf(loaded, 'http://unused.example')).toBe(base);
+    const pub = { ...loaded, config: { ...loaded.config, per_user: { ...loaded.config.per_user, public_url: 'https://mcp.example.com/' } } };
+    expect(consentBaseOf(pub, 'http://unused.example')).toBe('https://mcp.example.com');
   });
 
   it("logging one user out leaves the other's tokens; the logged-out user is asked again", async () => {
