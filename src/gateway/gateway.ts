@@ -164,6 +164,7 @@ export class Gateway extends EventEmitter {
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
     this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: new EmbeddingStore(this.db), onProgress: (p) => this.emit('progress', p) });
     await upstreams;
+    this.relay.start();
     this.startup.upstreamsMs = since();
     this.setCatalog(this.buildCatalog());
     catalogBuilt();
@@ -180,7 +181,7 @@ export class Gateway extends EventEmitter {
   /** The catalog of the upstreams' current tools, with exposed names kept stable through the store (catalog/names.ts). */
   private buildCatalog(): ToolRecord[] {
     const byServer = this.pool.toolsByServer();
-    const { names, changed } = assignNames(byServer, this.names.load());
+    const { names, changed } = assignNames(byServer, this.names.load(), Object.keys(this.loaded.config.upstreams));
     if (changed.length > 0) {
       this.renamed.push(...changed);
       log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
