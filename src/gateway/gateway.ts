@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildCatalog } from '../catalog/catalog.js';
 import { assignNames, type NameChange } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { createCurator } from '../curator/index.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
@@ -24,6 +24,7 @@ import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { Policy } from '../policy/policy.js';
+import { widenings } from '../policy/widening.js';
 import { CallRelay } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
 import { openConfiguredStore, type Db } from '../store/db.js';
@@ -227,20 +228,26 @@ export class Gateway extends EventEmitter {
    * Live configuration (liveConfig.ts): re-reads gateway.config.yaml and the files it names
    * and puts in force what can change under a running gateway — personas, dependencies,
    * synonyms, exemplars (the index is refreshed; hosts get list_changed).
-   * @returns what was applied, and the gateway.config.yaml keys that changed but need a restart.
-   * @throws ConfigError (file, key, reason) for an edit that does not load; nothing changes then.
+   * @returns what was applied, the gateway.config.yaml keys that changed but need a
+   *   restart, and every way the new personas widen access (policy/widening.ts).
+   * @throws ConfigError (file, key, reason) for an edit that does not load, or that removes
+   *   `policy.personas`; nothing changes then.
    */
-  async reload(): Promise<{ applied: string[]; restart: string[] }> {
+  async reload(): Promise<{ applied: string[]; restart: string[]; widened: string[] }> {
     const fresh = loadConfig(this.loaded.file);
+    if (this.loaded.config.policy.personas && !fresh.config.policy.personas) {
+      throw new ConfigError(this.loaded.file, 'policy.personas', 'removed under a running gateway, which would let every session use every tool; restart the gateway to run without personas');
+    }
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     const live = ['personas', 'dependencies', 'synonyms', 'exemplars'] as const;
     const applied = live.filter((k) => !same(this.loaded[k], fresh[k]));
     const restart = (Object.keys(fresh.config) as (keyof GatewayConfig)[]).filter((k) => k !== 'policy' && !same(this.loaded.config[k], fresh.config[k]));
-    if (applied.length === 0) return { applied, restart };
+    if (applied.length === 0) return { applied, restart, widened: [] };
+    const widened = applied.includes('personas') ? widenings(this.loaded.personas, fresh.personas, this.catalog) : [];
     Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
     this.policy.replace(fresh.personas);
     await this.ready.then(() => this.rebuild());
-    return { applied, restart };
+    return { applied, restart, widened };
   }
 
   /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */
