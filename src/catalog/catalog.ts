@@ -2,25 +2,37 @@
  * Builds the catalog from the upstreams' tool lists: ToolRecords in a stable order
  * (server, then name), exposed names assigned by names.ts, action flags set.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { assignNames, toolKey } from './names.js';
 import type { ToolRecord } from './types.js';
 
 export { SERVER_SEPARATOR } from './names.js';
 
-export function isActionTool(tool: Tool, extraActions: ReadonlySet<string> = new Set()): boolean {
-  const a = tool.annotations;
-  return extraActions.has(tool.name) || a?.readOnlyHint === false || a?.destructiveHint === true;
+/**
+ * Whether a tool changes state, for a catalog: `(server, tool, exposed name) => boolean`.
+ * The gateway passes the operator's rules (policy/actions.ts ActionRules).
+ */
+export type ActionClassifier = (server: string, tool: Tool, exposed: string) => boolean;
+
+/**
+ * Whether annotations, read with MCP's defaults (`readOnlyHint: false`, `destructiveHint:
+ * true`), say a tool changes state: only a tool annotated read-only, and not also
+ * destructive, does not; a tool without annotations does.
+ */
+export function annotatedAction(a: ToolAnnotations | undefined): boolean {
+  return a?.readOnlyHint !== true || a.destructiveHint === true;
 }
+
+/** The annotations alone decide. */
+export const byAnnotations: ActionClassifier = (_server, tool) => annotatedAction(tool.annotations);
 
 /**
  * @param byServer tools per upstream as listed, in config order.
- * @param extraActions exposed or upstream names to treat as actions (config `confirmation.actions`).
+ * @param isAction which tools are actions; default: their annotations with MCP's defaults.
  * @param names exposed name per toolKey (names.ts assignNames, with the store's memory);
  *   default: assigned afresh, as on a first start.
  */
-export function buildCatalog(byServer: Map<string, Tool[]>, extraActions: Iterable<string> = [], names: Map<string, string> = assignNames(byServer).names): ToolRecord[] {
-  const actions = new Set(extraActions);
+export function buildCatalog(byServer: Map<string, Tool[]>, isAction: ActionClassifier = byAnnotations, names: Map<string, string> = assignNames(byServer).names): ToolRecord[] {
   const records: ToolRecord[] = [];
   for (const [server, tools] of byServer) {
     const seen = new Set<string>();
@@ -42,7 +54,7 @@ export function buildCatalog(byServer: Map<string, Tool[]>, extraActions: Iterab
         ...(t.icons && { icons: t.icons }),
         ...(t.execution && { execution: t.execution }),
         ...(t._meta && { _meta: t._meta }),
-        isAction: isActionTool(t, actions) || actions.has(name),
+        isAction: isAction(server, t, name),
       });
     }
   }

@@ -249,8 +249,18 @@ export const gatewayConfigSchema = z
       .prefault({}),
     confirmation: z
       .object({
-        /** Extra tool names (exposed names) treated as actions, e.g. for unannotated upstreams. */
+        /**
+         * Tools that are actions (confirmed under `confirm: actions`) whatever their
+         * annotations say: persona patterns, `<server>.<glob>` or a bare `<glob>` over the
+         * upstream or exposed name. Wins over `read_only`.
+         */
         actions: z.array(z.string()).default([]),
+        /**
+         * Tools that are read-only (not confirmed under `confirm: actions`) whatever their
+         * annotations say, e.g. the read tools of an upstream that annotates nothing: without
+         * annotations a tool is an action (MCP's defaults). Same patterns as `actions`.
+         */
+        read_only: z.array(z.string()).default([]),
         /** Minutes a pending approval stays valid. Default 10. */
         approval_ttl_minutes: z.number().positive().default(10),
         /**
@@ -261,7 +271,7 @@ export const gatewayConfigSchema = z
         approver_key: z.string().optional(),
       })
       .strict()
-      .default({ actions: [], approval_ttl_minutes: 10 }),
+      .default({ actions: [], read_only: [], approval_ttl_minutes: 10 }),
     audit: z
       .object({
         redact: z.array(z.string()).default(['password', 'token', 'secret', 'api_key']),

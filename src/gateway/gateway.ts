@@ -23,6 +23,7 @@ import { nameIndexOf } from '../guards/nameIndex.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
+import { ActionRules } from '../policy/actions.js';
 import { Policy } from '../policy/policy.js';
 import { widenings } from '../policy/widening.js';
 import { CallRelay } from '../relay/calls.js';
@@ -74,6 +75,8 @@ export class Gateway extends EventEmitter {
   /** Exposed names that could not be kept since this gateway started (logged; for `doctor`). */
   readonly renamed: NameChange[] = [];
   private readonly names: NameStore;
+  /** Which tools are actions: the operator's rules, MCP's defaults, and no loosening by an upstream (policy/actions.ts). */
+  private readonly actionRules: ActionRules;
   private embedderLoad: Promise<Embedder | null> = Promise.resolve(null);
   private readonly allowedCache = new Map<string, ToolRecord[]>();
 
@@ -89,6 +92,7 @@ export class Gateway extends EventEmitter {
     this.audit = new AuditLog(db, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = new ApprovalStore(db);
     this.names = new NameStore(db);
+    this.actionRules = new ActionRules(loaded.config.confirmation);
     const { relay, timeouts } = loaded.config;
     this.relay = new Relay(pool, this.policy, { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms }, Object.keys(loaded.config.upstreams));
     this.calls = new CallRelay({
@@ -187,7 +191,7 @@ export class Gateway extends EventEmitter {
       this.renamed.push(...changed);
       log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
     }
-    const catalog = buildCatalog(byServer, this.loaded.config.confirmation.actions, names);
+    const catalog = buildCatalog(byServer, this.actionRules.classify, names);
     this.names.save(catalog.map((t) => ({ server: t.server, upstreamName: t.upstreamName, name: t.name })));
     this.checkPatterns(catalog);
     return catalog;

@@ -12,7 +12,7 @@ const tool = (name: string): Tool => ({ name, inputSchema: { type: 'object' } })
 const servers = (spec: Record<string, string[]>) => new Map(Object.entries(spec).map(([s, names]) => [s, names.map(tool)]));
 const exposed = (byServer: Map<string, Tool[]>, remembered?: Map<string, string>) => {
   const { names } = assignNames(byServer, remembered);
-  return buildCatalog(byServer, [], names).map((t) => `${t.server}:${t.upstreamName}=${t.name}`);
+  return buildCatalog(byServer, undefined, names).map((t) => `${t.server}:${t.upstreamName}=${t.name}`);
 };
 const VALID = /^[A-Za-z0-9_.-]{1,64}$/;
 
