@@ -168,6 +168,29 @@ export const relaySchema = z
   .strict()
   .prefault({});
 
+/** Bounds on the tool definitions upstreams send and the tool lists hosts get (src/catalog/bounds.ts, docs/SAFETY.md). */
+export const definitionsSchema = z
+  .object({
+    /** Longest tool description, in UTF-8 bytes; longer is clipped with a `…[clipped N bytes to M]` marker. Default 8 KiB. */
+    max_description_bytes: z.number().int().min(256).default(8192),
+    /** Longest tool title (and annotations.title), in characters; longer is clipped. Default 256. */
+    max_title_chars: z.number().int().min(16).default(256),
+    /**
+     * Largest inputSchema, outputSchema, and other definition fields (annotations, icons,
+     * _meta, execution), each in bytes of JSON; a tool over it is left out of the catalog and
+     * the reason logged. Default 64 KiB.
+     */
+    max_schema_bytes: z.number().int().min(1024).default(64 * 1024),
+    /**
+     * Largest list of tool definitions in one find_tools result or tools/list answer, in
+     * bytes of JSON: the first tools that fit are sent, the rest named (find_tools `cut`) or
+     * left out and logged (tools/list). Default 1 MiB.
+     */
+    max_list_bytes: z.number().int().min(16 * 1024).default(1024 * 1024),
+  })
+  .strict()
+  .prefault({});
+
 export const gatewayConfigSchema = z
   .object({
     upstreams: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'upstream names use letters, digits, _ and -'), upstreamSchema),
@@ -285,6 +308,7 @@ export const gatewayConfigSchema = z
       .prefault({}),
     /** Bounds on what passes through from the upstreams: resources, templates, prompts (src/relay/). */
     relay: relaySchema,
+    definitions: definitionsSchema,
     timeouts: z
       .object({
         /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */

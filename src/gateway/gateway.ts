@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { boundTools } from '../catalog/bounds.js';
 import { buildCatalog } from '../catalog/catalog.js';
 import { assignNames, type NameChange } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
@@ -183,9 +184,16 @@ export class Gateway extends EventEmitter {
     return { synonyms, exemplars, dependencies, pinned: config.exposure.pinned };
   }
 
-  /** The catalog of the upstreams' current tools, with exposed names kept stable through the store (catalog/names.ts). */
+  /**
+   * The catalog of the upstreams' current tools, each definition within `definitions`
+   * (catalog/bounds.ts), with exposed names kept stable through the store (catalog/names.ts).
+   */
   private buildCatalog(): ToolRecord[] {
-    const byServer = this.pool.toolsByServer();
+    const { definitions } = this.loaded.config;
+    const bounded = boundTools(this.pool.toolsByServer(), { descriptionBytes: definitions.max_description_bytes, titleChars: definitions.max_title_chars, schemaBytes: definitions.max_schema_bytes });
+    for (const r of bounded.refused) log.warn(r, `tool ${r.tool} of upstream "${r.server}" left out of the catalog: ${r.reason}`);
+    for (const c of bounded.clipped) log.info(c, `tool ${c.tool} of upstream "${c.server}": ${c.fields.join(', ')} clipped (definitions.max_description_bytes, max_title_chars)`);
+    const byServer = bounded.byServer;
     const { names, changed } = assignNames(byServer, this.names.load(), Object.keys(this.loaded.config.upstreams));
     if (changed.length > 0) {
       this.renamed.push(...changed);
