@@ -36,6 +36,7 @@ import { upstreamAuth } from '../upstream/auth/index.js';
 import { NameStore } from '../store/names.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
+import { upstreamView } from './upstreamView.js';
 
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
@@ -80,6 +81,8 @@ export class Gateway extends EventEmitter {
   private readonly actionRules: ActionRules;
   private embedderLoad: Promise<Embedder | null> = Promise.resolve(null);
   private readonly allowedCache = new Map<string, ToolRecord[]>();
+  /** Which upstream each remembered exposed name belonged to, for the name guard ("upstream a is unavailable"). */
+  private formerOwners = new Map<string, string>();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -110,6 +113,7 @@ export class Gateway extends EventEmitter {
       approver: approverCheck(approverKeyPath(loaded.config, loaded.baseDir), () => loaded.config.http.approvals_token),
       forward: forwardTo(pool, this.calls),
       approvalsPage: () => this.approvalsPage,
+      upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
     });
     let catalogBuilt!: () => void;
     this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));
@@ -194,7 +198,9 @@ export class Gateway extends EventEmitter {
     for (const r of bounded.refused) log.warn(r, `tool ${r.tool} of upstream "${r.server}" left out of the catalog: ${r.reason}`);
     for (const c of bounded.clipped) log.info(c, `tool ${c.tool} of upstream "${c.server}": ${c.fields.join(', ')} clipped (definitions.max_description_bytes, max_title_chars)`);
     const byServer = bounded.byServer;
-    const { names, changed } = assignNames(byServer, this.names.load(), Object.keys(this.loaded.config.upstreams));
+    const remembered = this.names.load();
+    this.formerOwners = new Map([...remembered].map(([key, name]) => [name, key.slice(0, key.indexOf('\0'))]));
+    const { names, changed } = assignNames(byServer, remembered, Object.keys(this.loaded.config.upstreams));
     if (changed.length > 0) {
       this.renamed.push(...changed);
       log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
