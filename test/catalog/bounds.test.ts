@@ -7,13 +7,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clipBytes, fitBytes } from '../../src/catalog/bounds.js';
-import { CLI } from '../helpers/reference.js';
+import { connectGateway } from '../helpers/reference.js';
 
 const HUGE = join(import.meta.dirname, 'fixtures', 'huge.mjs');
 const MAX_LIST = 32 * 1024;
@@ -35,7 +34,7 @@ describe('clipBytes and fitBytes', () => {
 
 describe('through the gateway', () => {
   let client: Client;
-  let stderr = '';
+  let stderr: () => string;
   const find = async (query: string, limit?: number) => {
     const r = (await client.callTool({ name: 'find_tools', arguments: { query, ...(limit && { limit }) } }, undefined, { timeout: 120_000 })) as CallToolResult;
     return { text: (r.content[0] as { text: string }).text, result: r.structuredContent as { tools: Tool[]; cut?: string[]; hint?: string } };
@@ -54,16 +53,7 @@ describe('through the gateway', () => {
         definitions: { max_list_bytes: MAX_LIST },
       }),
     );
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'serve', '--config', configPath],
-      stderr: 'pipe',
-      env: { ...process.env, TOOL_CURATOR_LOG: 'info' } as Record<string, string>,
-    });
-    transport.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-    client = new Client({ name: 'bounds-test', version: '1.0.0' });
-    await client.connect(transport);
-    await client.listTools(undefined, { timeout: 120_000 });
+    ({ client, stderr } = await connectGateway(configPath, [], {}, 120_000));
   });
   afterAll(() => client?.close());
 
@@ -78,7 +68,7 @@ describe('through the gateway', () => {
   it('a tool whose inputSchema is over 64 KiB is left out, with the reason logged', async () => {
     const r = (await client.callTool({ name: 'wide_schema', arguments: {} })) as CallToolResult;
     expect(r.isError).toBe(true);
-    expect(stderr).toMatch(/tool wide_schema of upstream \\"huge\\" left out of the catalog: its inputSchema is \d+ bytes of JSON, over definitions.max_schema_bytes \(65536\)/);
+    expect(stderr()).toMatch(/tool wide_schema of upstream \\"huge\\" left out of the catalog: its inputSchema is \d+ bytes of JSON, over definitions.max_schema_bytes \(65536\)/);
   });
 
   it('a 1,000-character title is clipped to 256', async () => {
@@ -103,6 +93,6 @@ describe('through the gateway', () => {
     const tools = (await client.listTools()).tools.filter((t) => t.name !== 'find_tools' && t.name !== 'call_tool');
     expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThanOrEqual(MAX_LIST);
     expect(tools.map((t) => t.name)).toEqual(['long_title', 'quarterly_report_1', 'quarterly_report_2', 'quarterly_report_5', 'quarterly_report_6']);
-    expect(stderr).toMatch(/tools\/list over definitions.max_list_bytes: the least recently found tools are left out/);
+    expect(stderr()).toMatch(/tools\/list over definitions.max_list_bytes: the least recently found tools are left out/);
   });
 });

@@ -8,12 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/reference.js';
+import { CLI, connectGateway, logLine } from '../helpers/reference.js';
 import { FIXTURES } from '../relay/setup.js';
 
 const READER = { identity: { user_id: '${user_id}' }, allow: ['alpha.subscription_log'], confirm: 'all', confirm_via: 'both' };
@@ -47,47 +46,30 @@ describe('a personas file that defines no persona', () => {
 
 describe('live reload', () => {
   let client: Client;
-  let stderr = '';
-
-  async function logged(re: RegExp, from: number): Promise<string> {
-    for (let i = 0; i < 400; i++) {
-      const m = re.exec(stderr.slice(from));
-      if (m) return m[0];
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no log line ${re}:\n${stderr.slice(-3000)}`);
-  }
+  let stderr: () => string;
+  const logged = (re: RegExp, from: number) => logLine(stderr, re, from);
 
   const call = async (name: string) => (await client.callTool({ name, arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult;
 
   beforeAll(async () => {
     writeFileSync(personasPath, dump({ reader: READER }));
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'serve', '--config', configPath],
-      stderr: 'pipe',
-      env: { ...process.env, TOOL_CURATOR_LOG: 'info' } as Record<string, string>,
-    });
-    transport.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-    client = new Client({ name: 'personas-reload-test', version: '1.0.0' });
-    await client.connect(transport);
-    await client.listTools(undefined, { timeout: 120_000 });
+    ({ client, stderr } = await connectGateway(configPath, [], {}, 120_000));
   });
   afterAll(() => client?.close());
 
   it('to {} is rejected with the file and reason; the last good personas keep deciding', async () => {
-    const from = stderr.length;
+    const from = stderr().length;
     writeFileSync(personasPath, '{}\n');
     const line = await logged(/configuration edit rejected[^"]*/, from);
     expect(line).toContain('personas.yaml: (top level): defines no persona');
     expect((await call('bump')).content[0]).toEqual({ type: 'text', text: 'tool bump is not available to persona reader; call find_tools to see the tools you may use' });
-    const back = stderr.length;
+    const back = stderr().length;
     writeFileSync(personasPath, dump({ reader: READER }));
     await logged(/configuration reloaded: nothing that applies live changed/, back);
   });
 
   it('that drops policy.personas from the config is rejected: it would open every tool to everyone', async () => {
-    const from = stderr.length;
+    const from = stderr().length;
     writeFileSync(configPath, config({}));
     const line = await logged(/configuration edit rejected[^"]*/, from);
     expect(line).toContain('policy.personas: removed under a running gateway');
@@ -97,7 +79,7 @@ describe('live reload', () => {
   });
 
   it('that widens access warns, saying what widened', async () => {
-    const from = stderr.length;
+    const from = stderr().length;
     writeFileSync(personasPath, dump({ reader: { allow: ['alpha.*', 'down.*'], confirm: 'none' }, guest: { allow: ['alpha.bump'] } }));
     const line = await logged(/"widened":\[[^\]]*\]/, from);
     expect(JSON.parse(line.slice('"widened":'.length))).toEqual([
@@ -108,14 +90,14 @@ describe('live reload', () => {
       'reader: confirm_via default (was both)',
       'guest is a new persona that may use 1 tool: bump',
     ]);
-    expect(stderr.slice(from)).toMatch(/"level":40,[^\n]*configuration reloaded: the personas now allow more: reader may now use 3 more tools/);
+    expect(stderr().slice(from)).toMatch(/"level":40,[^\n]*configuration reloaded: the personas now allow more: reader may now use 3 more tools/);
     expect((await call('bump')).isError ?? false).toBe(false);
   });
 
   it('that narrows access is logged as applied, without a warning', async () => {
-    const from = stderr.length;
+    const from = stderr().length;
     writeFileSync(personasPath, dump({ reader: { allow: ['alpha.subscription_log'], confirm: 'none' } }));
     await logged(/configuration reloaded: personas in force/, from);
-    expect(stderr.slice(from)).not.toMatch(/allow more/);
+    expect(stderr().slice(from)).not.toMatch(/allow more/);
   });
 });

@@ -8,17 +8,16 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/reference.js';
+import { connectGateway, logLine } from '../helpers/reference.js';
 
 const BANK = join(import.meta.dirname, 'fixtures', 'bank.mjs');
 
 let client: Client;
-let stderr = '';
+let stderr: () => string;
 
 const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
 const call = async (name: string) => text((await client.callTool({ name, arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult);
@@ -46,16 +45,7 @@ beforeAll(async () => {
       confirmation: { actions: ['bank.transfer'], read_only: ['bank.audit_*', 'flip', 'ran'] },
     }),
   );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', '--config', configPath],
-    stderr: 'pipe',
-    env: { ...process.env, TOOL_CURATOR_LOG: 'info' } as Record<string, string>,
-  });
-  transport.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  client = new Client({ name: 'actions-test', version: '1.0.0' });
-  await client.connect(transport);
-  await client.listTools(undefined, { timeout: 120_000 });
+  ({ client, stderr } = await connectGateway(configPath, [], {}, 120_000));
 });
 afterAll(() => client?.close());
 
@@ -73,13 +63,10 @@ describe('which calls need a person', () => {
   it('an upstream re-annotating its actions read-only (list_changed) does not loosen confirmation', async () => {
     expect(await call('flip')).toBe('flipped');
     // The gateway has rebuilt its catalog from the new definitions once it says so.
-    for (let i = 0; !/now annotates note read-only/.test(stderr); i++) {
-      if (i > 1200) throw new Error(`the gateway never took the new annotations:\n${stderr.slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await logLine(stderr, /now annotates note read-only/);
     // transfer by the operator's rule; wire and note because the definitions first seen made them actions.
     expect({ transfer: await outcome('transfer'), wire: await outcome('wire'), note: await outcome('note') }).toEqual({ transfer: 'parked', wire: 'parked', note: 'parked' });
     expect(JSON.parse(await call('ran'))).toEqual(['balance', 'audit_log']);
-    expect(stderr).toMatch(/upstream \\"bank\\" now annotates wire read-only; it stays an action, confirmed as before, until a person accepts the new definition/);
+    expect(stderr()).toMatch(/upstream \\"bank\\" now annotates wire read-only; it stays an action, confirmed as before, until a person accepts the new definition/);
   });
 });
