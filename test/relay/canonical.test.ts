@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, httpGateway, stdioHost } from './setup.js';
+import { FIXTURES, httpGateway, mcpError, stdioHost } from './setup.js';
 
 const DOCS = join(FIXTURES, 'docs.mjs');
 const TOKEN = 'reader-token-0123456789abcdef';
@@ -81,15 +81,6 @@ const PUBLIC_SPELLINGS: [string, string][] = [
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
-async function refusal(p: Promise<unknown>): Promise<McpError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
-}
-
 let configPath: string;
 let direct: Client;
 
@@ -142,13 +133,13 @@ describe('the docs fixture without the gateway', () => {
 function canonicalSuite(host: () => Client): void {
   it('refuses every spelling of a secret for resources/read, as "not found", echoing only what was sent', async () => {
     for (const uri of SECRET_SPELLINGS) {
-      const err = await refusal(host().readResource({ uri }));
+      const err = await mcpError(host().readResource({ uri }));
       expect([err.code, err.message], JSON.stringify(uri)).toEqual([-32002, `MCP error -32002: Resource not found: ${uri}`]);
     }
   });
 
   it('refuses every spelling for resources/subscribe; the upstream is asked only for canonical public URIs', async () => {
-    for (const uri of SECRET_SPELLINGS) expect((await refusal(host().subscribeResource({ uri }))).code, JSON.stringify(uri)).toBe(-32002);
+    for (const uri of SECRET_SPELLINGS) expect((await mcpError(host().subscribeResource({ uri }))).code, JSON.stringify(uri)).toBe(-32002);
     await host().subscribeResource({ uri: 'file:///public/./readme.txt' });
     await host().unsubscribeResource({ uri: 'FILE:///public/readme.txt' });
     const log = JSON.parse(text(await host().callTool({ name: 'call_tool', arguments: { name: 'subscription_log', arguments: {} } }))) as string[];

@@ -7,14 +7,13 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
-  McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, directClients, httpGateway, relayConfig, startBeta, stdioHost } from './setup.js';
+import { TOKENS, directClients, httpGateway, mcpError, relayConfig, startBeta, stdioHost } from './setup.js';
 
 const ALPHA_RESOURCES = ['docs://readme', 'shared://config', 'img://pixel', 'secret://keys', 'counter://value'];
 const BETA_RESOURCES = [...Array.from({ length: 7 }, (_, i) => `beta://item/${i + 1}`), 'tool-curator://beta/shared://config'];
@@ -36,15 +35,6 @@ async function allPages<T>(list: (cursor?: string) => Promise<{ nextCursor?: str
     cursor = page.nextCursor;
   } while (cursor);
   return { items, sizes };
-}
-
-async function mcpError(p: Promise<unknown>): Promise<McpError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
 }
 
 /** Resolves with the URIs of the next `n` resources/updated notifications the host receives. */
