@@ -191,6 +191,120 @@ export const definitionsSchema = z
   .strict()
   .prefault({});
 
+/** One value or a list of them; a list means "any of". */
+const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (typeof v === 'string' ? [v] : v));
+
+const isLoopbackUrl = (u: string) => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(u).hostname);
+
+/** An https URL (http only on localhost, 127.0.0.1 or [::1], for tests and local trials) without a fragment. */
+const secureUrl = z
+  .url()
+  .refine((u) => new URL(u).protocol === 'https:' || (new URL(u).protocol === 'http:' && isLoopbackUrl(u)), 'must be an https URL (http only on localhost, 127.0.0.1 or [::1])')
+  .refine((u) => new URL(u).hash === '', 'must not have a #fragment');
+
+/**
+ * One condition on a claim of a host's access token. Exactly one of `includes`, `equals`
+ * and `domain`; each takes one value or a list (any of them matches).
+ */
+export const claimConditionSchema = z
+  .object({
+    /**
+     * Where the claim is: a top-level name (`groups`, `email`, `roles`, or a namespaced
+     * `https://example.com/roles`), else a dotted path into nested objects
+     * (`realm_access.roles`, `resource_access.mcp-gateway.roles`).
+     */
+    claim: z.string().min(1),
+    /** The claim — a list, or a space-separated string such as `scope` — holds one of these values. */
+    includes: oneOrMany.optional(),
+    /** The claim is exactly one of these (a number or boolean claim compares by its text). */
+    equals: oneOrMany.optional(),
+    /** The claim is an email address at one of these domains (case-insensitive; a subdomain is a different domain). */
+    domain: oneOrMany.optional(),
+  })
+  .strict()
+  .refine((c) => [c.includes, c.equals, c.domain].filter((v) => v !== undefined).length === 1, 'a condition needs exactly one of includes, equals or domain');
+export type ClaimCondition = z.infer<typeof claimConditionSchema>;
+
+/** A rule that picks a persona for a signed-in host; the first rule whose conditions all hold wins. */
+export const personaRuleSchema = z
+  .object({
+    persona: z.string().min(1),
+    /** Conditions that must all hold (one or a list). Absent: every valid token matches — a default, so put it last. */
+    when: z.union([claimConditionSchema, z.array(claimConditionSchema).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
+    /** Confirmation channel of these sessions; default the persona's `confirm_via`, else `approvals`. */
+    confirm_via: confirmViaSchema.optional(),
+  })
+  .strict();
+export type PersonaRule = z.infer<typeof personaRuleSchema>;
+
+/** JWS algorithms accepted for access tokens by default: every asymmetric one; never `none`, never HMAC (no shared secret with the issuer). */
+export const DEFAULT_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+
+/**
+ * Hosts sign in with the organisation's identity provider (docs/AUTH.md, "Hosts sign in"):
+ * the gateway is an OAuth protected resource (MCP authorization, spec 2025-11-25). It
+ * serves its protected-resource metadata, answers 401 with a pointer to it, and accepts
+ * access tokens the issuer signed (JWT, checked against the issuer's JWKS) or vouches for
+ * (opaque, RFC 7662 introspection) for its `resource`. Claims choose the persona and the
+ * user id. Static `http.tokens` keep working beside it.
+ */
+export const hostOAuthSchema = z
+  .object({
+    /** The authorization server's issuer URL; its metadata comes from RFC 8414 / OpenID discovery and must name the same issuer. */
+    issuer: secureUrl,
+    /**
+     * The gateway's MCP endpoint as hosts reach it (`https://mcp.example.com/mcp`): the
+     * resource tokens must be issued for (RFC 8707) and the `resource` of the metadata.
+     */
+    resource: secureUrl,
+    /**
+     * Accepted `aud` values. Default: `[resource]`. Set it for issuers that put another
+     * value there (Entra ID v2 tokens: the API app's client ID).
+     */
+    audience: z.array(z.string().min(1)).min(1).optional(),
+    /**
+     * Scopes every token must carry, as hosts request them; advertised in the metadata and
+     * in the 401 challenge. A token's short name counts for a URI-form scope ending in
+     * `/<short name>` (Entra ID's `scp`). Default none.
+     */
+    scopes: z.array(z.string().min(1)).default([]),
+    /** JWS algorithms accepted. Default: the asymmetric ones (RS*, PS*, ES*, EdDSA). `none` and HMAC are never accepted. */
+    algorithms: z.array(z.enum(DEFAULT_TOKEN_ALGORITHMS)).min(1).default([...DEFAULT_TOKEN_ALGORITHMS]),
+    /** Seconds of clock skew allowed on `exp`, `nbf` and `iat`. Default 30. */
+    clock_tolerance_seconds: z.number().int().min(0).max(300).default(30),
+    /**
+     * RFC 7662 introspection for opaque (non-JWT) access tokens. Unset: only JWTs are
+     * accepted. Results are cached briefly (never past the token's `exp`), bounded.
+     */
+    introspection: z
+      .object({
+        /** Default: the issuer metadata's `introspection_endpoint`. */
+        endpoint: secureUrl.optional(),
+        client_id: z.string().min(1),
+        /** Write it as `${ENV}`. */
+        client_secret: z.string().min(1),
+        /** How the gateway authenticates to the endpoint. Default `client_secret_basic`. */
+        auth_method: z.enum(['client_secret_basic', 'client_secret_post']).default('client_secret_basic'),
+        /** Seconds an active result is reused. Default 60; 0 asks every time. */
+        cache_seconds: z.number().int().min(0).max(600).default(60),
+        /** Most results kept; the oldest go first. Default 10,000. */
+        cache_max_entries: z.number().int().positive().default(10_000),
+      })
+      .strict()
+      .optional(),
+    /**
+     * The claim that becomes the user id the identity guard injects (`${user_id}` in
+     * personas.yaml): `sub` (default), `email`, `preferred_username`, `oid`, … (same path syntax as rules).
+     */
+    user_claim: z.string().min(1).default('sub'),
+    /** Ordered rules from claims to persona; the first that matches wins. A token no rule matches is refused (HTTP 403). */
+    personas: z.array(personaRuleSchema).min(1, 'add at least one rule mapping claims to a persona'),
+    /** Name hosts may show when they ask the user to sign in. Default "Tool Curator". */
+    resource_name: z.string().min(1).default('Tool Curator'),
+  })
+  .strict();
+export type HostOAuthConfig = z.infer<typeof hostOAuthSchema>;
+
 export const gatewayConfigSchema = z
   .object({
     upstreams: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'upstream names use letters, digits, _ and -'), upstreamSchema),
@@ -267,6 +381,8 @@ export const gatewayConfigSchema = z
          * loopback address; a request with a wrong token still gets 401. Unset: every request needs a token.
          */
         anonymous: z.object({ persona: z.string(), user_id: z.string().optional() }).strict().optional(),
+        /** Hosts sign in with the organisation's identity provider (hostOAuthSchema). Unset: static tokens only. */
+        oauth: hostOAuthSchema.optional(),
       })
       .strict()
       .prefault({}),

@@ -3,8 +3,10 @@
  * with 403 when its Host or Origin is not allowed (DNS rebinding, hostGuard.ts), 404 off
  * /mcp, 405 for a method MCP does not use, 401 without a valid bearer token from
  * `http.tokens` (the token decides persona and user; `http.anonymous` gives requests
- * without any token an identity, on a loopback address only), 404 for an unknown or
- * closed session id. One Session per MCP session id.
+ * without any token an identity, on a loopback address only) or, with `http.oauth`, an
+ * access token from the organisation's identity provider (hostAuth/: 401 with the
+ * protected-resource metadata pointer, 403 when its claims map to no persona), 404 for an
+ * unknown or closed session id. One Session per MCP session id.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -12,8 +14,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
 import { hostGuard, isLoopback } from './hostGuard.js';
+import { checkHostOAuth } from './hostAuth/config.js';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
 import type { ConfirmVia } from '../config/schema.js';
+import type { Principal } from '../guards/types.js';
 import { Policy } from '../policy/policy.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
@@ -96,6 +100,7 @@ export function checkTokens(loaded: LoadedConfig, host = loaded.config.http.host
     }
   };
   tokens.forEach((t, i) => check(`http.tokens.${i}`, t.persona, t.user_id));
+  checkHostOAuth(loaded);
   if (!anonymous) return;
   if (!isLoopback(host)) {
     throw new ConfigError(
@@ -117,13 +122,15 @@ export interface HttpFace {
 
 /** Serves the gateway over Streamable HTTP on `host:port`. Resolves once listening. */
 export async function serveHttp(gateway: Gateway, port: number, host = gateway.loaded.config.http.host): Promise<HttpFace> {
-  const { tokens, approvals_token, session_idle_minutes, anonymous, allowed_hosts, allowed_origins } = gateway.loaded.config.http;
+  const { tokens, approvals_token, session_idle_minutes, anonymous, allowed_hosts, allowed_origins, oauth } = gateway.loaded.config.http;
   checkTokens(gateway.loaded, host);
-  if (tokens.length === 0 && !anonymous) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
+  // Loaded only when configured: the JOSE and OAuth libraries cost every other start-up time.
+  const hostAuth = oauth && (await import('./hostAuth/index.js')).createHostAuth(gateway.loaded);
+  if (tokens.length === 0 && !anonymous && !oauth) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
   if (anonymous) log.warn({ persona: anonymous.persona }, 'http.anonymous: requests without a token act as this persona (loopback only)');
   const refuse = hostGuard({ bindHost: host, allowedHosts: allowed_hosts, allowedOrigins: allowed_origins });
-  /** Who a request is: a token's entry, the anonymous identity, or nobody (401). */
-  const identify = (req: IncomingMessage): (TokenEntry & { key: string }) | undefined => {
+  /** Who a request is by a static token: a token's entry, the anonymous identity, or nobody. */
+  const identify = (req: IncomingMessage): (TokenEntry & { key: string; principal?: Principal }) | undefined => {
     if (req.headers.authorization === undefined) return anonymous && { ...anonymous, token: ANONYMOUS, key: ANONYMOUS };
     const entry = authenticate(req, tokens);
     return entry && { ...entry, key: entry.token };
@@ -149,12 +156,17 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (refused) return reply(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (approvals?.(req, res)) return;
+    if (hostAuth?.serveMetadata(req, res, path)) return;
     if (path !== '/mcp') return reply(res, 404, { error: 'not found; the MCP endpoint is /mcp' });
     if (!['GET', 'POST', 'DELETE'].includes(req.method ?? '')) {
       return reply(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: `method ${req.method} not allowed; MCP uses POST, GET and DELETE` }, id: null }, { allow: 'GET, POST, DELETE' });
     }
-    const who = identify(req);
-    if (!who) return reply(res, 401, { error: 'missing or invalid bearer token' }, { 'www-authenticate': 'Bearer' });
+    const who = identify(req) ?? (hostAuth ? await hostAuth.signIn(req, res) : undefined);
+    if (!who) {
+      // With http.oauth, signIn has answered already (401 with its challenge, 403).
+      if (!hostAuth) reply(res, 401, { error: 'missing or invalid bearer token' }, { 'www-authenticate': 'Bearer' });
+      return;
+    }
 
     const sid = req.headers['mcp-session-id'];
     const existing = typeof sid === 'string' ? sessions.get(sid) : undefined;
@@ -176,7 +188,13 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (!isInitializeRequest(body)) {
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     }
-    const session = new Session(gateway, { persona: who.persona, userId: who.user_id, transport: 'http', ...(who.confirm_via && { confirmVia: who.confirm_via }) });
+    const session = new Session(gateway, {
+      persona: who.persona,
+      userId: who.user_id,
+      transport: 'http',
+      ...(who.confirm_via && { confirmVia: who.confirm_via }),
+      ...(who.principal && { principal: who.principal }),
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
       onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.key, lastSeen: Date.now(), inFlight: new InFlightIds() }),

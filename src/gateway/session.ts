@@ -49,6 +49,16 @@ function hostCapabilities(relayed: ServerCapabilities): ServerCapabilities {
   return { tools: { listChanged: true }, logging: {}, ...relayed };
 }
 
+/**
+ * The audit's record of who signed in with the identity provider and which rule chose the
+ * persona (the audit entry's `userId` and `persona` say the rest); none for other sessions.
+ */
+function signInNotes({ principal, userId, persona }: SessionIdentity): string[] {
+  if (!principal) return [];
+  const client = principal.clientId ? `, client ${principal.clientId}` : '';
+  return [`signed in as ${userId} (sub ${principal.subject}, issuer ${principal.issuer}${client}); persona ${persona} by ${principal.rule}`];
+}
+
 export class Session {
   readonly server: Server;
   readonly identity: SessionIdentity;
@@ -184,7 +194,7 @@ export class Session {
     try {
       this.gateway.audit.record({
         time, sessionId, persona, userId, tool: FIND_TOOLS, requestedName: FIND_TOOLS, args,
-        decision: 'allowed', decisions: ['allowed'], notes: [`shown: ${shown.join(', ')}`], outcome: 'ok',
+        decision: 'allowed', decisions: ['allowed'], notes: [...signInNotes(this.identity), `shown: ${shown.join(', ')}`], outcome: 'ok',
       });
     } catch (err) {
       log.error({ err: (err as Error).message }, 'audit record of find_tools failed');
@@ -217,7 +227,7 @@ export class Session {
 
   private async forward(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
     await this.gateway.catalogReady;
-    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: [], ...(host && { host }) };
+    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: signInNotes(this.identity), ...(host && { host }) };
     if (this.server.getClientCapabilities()?.elicitation) {
       ctx.elicit = async (message) => {
         const answer = await this.server.elicitInput(

@@ -19,6 +19,25 @@ export interface SessionIdentity {
   transport?: 'stdio' | 'http';
   /** Confirmation channel set for this session (an HTTP token's `confirm_via`); else the persona's, else per transport. */
   confirmVia?: ConfirmVia;
+  /** Who signed in with the organisation's identity provider (`http.oauth`); absent for static tokens, anonymous and stdio sessions. */
+  principal?: Principal;
+}
+
+/**
+ * A person (or service) signed in with the organisation's identity provider, as the
+ * validated access token says. `issuer` + `subject` identify them across sessions and
+ * token refreshes: the key for anything kept per user.
+ */
+export interface Principal {
+  issuer: string;
+  /** The token's `sub` (or `client:<client_id>` for a token without one). */
+  subject: string;
+  /** The OAuth client (host) the token was issued to, when the token names it. */
+  clientId?: string;
+  /** The rule that chose the persona: `http.oauth.personas.<i> (<conditions>)`. */
+  rule: string;
+  /** The validated claims of the token that opened the session. */
+  claims: Record<string, unknown>;
 }
 
 /** The decision audited for a call. */

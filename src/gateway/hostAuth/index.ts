@@ -1,0 +1,110 @@
+/**
+ * Hosts sign in with the organisation's identity provider (`http.oauth`): the gateway's
+ * MCP endpoint is an OAuth protected resource (MCP authorization, spec 2025-11-25). This
+ * module serves the resource metadata, answers a request without a valid token with the
+ * SDK's bearer middleware (401 and the `WWW-Authenticate` pointer to the metadata, 403
+ * `insufficient_scope` without the required scopes), and maps the validated claims to the
+ * session's persona and user id by the configured rules (403 when none matches). The HTTP
+ * face (http.ts) calls it only for requests no static token matched.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { LoadedConfig } from '../../config/load.js';
+import type { ConfirmVia } from '../../config/schema.js';
+import type { Principal } from '../../guards/types.js';
+import { log } from '../../log.js';
+import { checkHostOAuth } from './config.js';
+import { Introspection } from './introspection.js';
+import { Issuer } from './issuer.js';
+import { metadataHandler, metadataUrl } from './metadata.js';
+import { matchPersona, seenClaims, userIdFrom, type Claims } from './rules.js';
+import { AccessTokenVerifier } from './verify.js';
+
+/** A host signed in: its session's owner key, persona, user and who it is. */
+export interface SignedIn {
+  /** Owner of the MCP sessions it opens: stable across token refreshes of the same person and persona. */
+  key: string;
+  persona: string;
+  user_id: string;
+  confirm_via?: ConfirmVia;
+  principal: Principal;
+}
+
+export interface HostAuth {
+  /** Answers a request for the gateway's OAuth metadata and returns true; false for any other path. */
+  serveMetadata(req: IncomingMessage, res: ServerResponse, path: string): boolean;
+  /** The signed-in host, or `undefined` once `res` has been answered (401, 403, 500). */
+  signIn(req: IncomingMessage, res: ServerResponse): Promise<SignedIn | undefined>;
+}
+
+/** Runs the SDK's express-style bearer middleware on a plain node:http exchange; resolves with the token's AuthInfo, or undefined once it has answered. */
+function bearer(middleware: ReturnType<typeof requireBearerAuth>, req: IncomingMessage, res: ServerResponse): Promise<AuthInfo | undefined> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string> = {};
+    const response = {
+      set: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
+      status: (code: number) => ({
+        json: (body: unknown) => {
+          // A token the gateway could not check (identity provider unreachable, introspection refused): the operator's to fix.
+          if (code >= 500) log.error({ status: code, body }, 'sign-in could not check a token');
+          res.writeHead(code, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+          resolve(undefined);
+        },
+      }),
+    };
+    const request = req as IncomingMessage & { auth?: AuthInfo };
+    void middleware(request as never, response as never, () => resolve(request.auth));
+  });
+}
+
+/**
+ * The sign-in of `http.oauth`, or `undefined` when it is not configured.
+ * @throws ConfigError as checkHostOAuth does.
+ */
+export function createHostAuth(loaded: LoadedConfig): HostAuth | undefined {
+  const oauth = loaded.config.http.oauth;
+  if (!oauth) return undefined;
+  checkHostOAuth(loaded);
+  const issuer = new Issuer(oauth.issuer);
+  const verifier = new AccessTokenVerifier(oauth, issuer, oauth.introspection && new Introspection(oauth, issuer));
+  const middleware = requireBearerAuth({ verifier, requiredScopes: oauth.scopes, resourceMetadataUrl: metadataUrl(oauth), expectedResource: new URL(oauth.resource) });
+  // Discovered now so a wrong issuer shows in the log at start; a failure is retried on the first sign-in.
+  issuer.metadata().catch(() => undefined);
+  log.info({ issuer: oauth.issuer, resource: oauth.resource, metadata: metadataUrl(oauth) }, 'hosts sign in with the identity provider (http.oauth)');
+
+  const refuse = (res: ServerResponse, description: string): undefined => {
+    res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'access_denied', error_description: description }));
+    return undefined;
+  };
+
+  return {
+    serveMetadata: metadataHandler(oauth, issuer),
+    async signIn(req, res) {
+      const info = await bearer(middleware, req, res);
+      if (!info) return undefined;
+      const claims = (info.extra?.claims ?? {}) as Claims;
+      const subject = typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : `client:${info.clientId}`;
+      const userId = userIdFrom(claims, oauth.user_claim);
+      if (userId === undefined) {
+        log.warn({ subject, user_claim: oauth.user_claim }, 'sign-in refused: the token lacks the user claim');
+        return refuse(res, `the token has no ${oauth.user_claim} claim, which http.oauth.user_claim names as the user id; ask the gateway's operator`);
+      }
+      const match = matchPersona(oauth.personas, claims);
+      if (!match) {
+        const seen = seenClaims(oauth.personas, claims);
+        log.warn({ subject, user: userId, seen }, 'sign-in refused: no http.oauth.personas rule matches');
+        return refuse(res, `signed in as ${userId}, but no rule in http.oauth.personas matches this token (claims seen: ${seen}); ask the gateway's operator to add a rule for you`);
+      }
+      const principal: Principal = { issuer: oauth.issuer, subject, rule: match.label, claims, ...(info.clientId && { clientId: info.clientId }) };
+      const persona = match.rule.persona;
+      return {
+        key: JSON.stringify(['oauth', oauth.issuer, subject, persona]),
+        persona,
+        user_id: userId,
+        ...(match.rule.confirm_via && { confirm_via: match.rule.confirm_via }),
+        principal,
+      };
+    },
+  };
+}
