@@ -106,8 +106,8 @@ function expandDocument(doc: unknown, file: string, env: NodeJS.ProcessEnv): { d
 /**
  * Loads gateway.config.yaml and the policy files it names.
  * @throws ConfigError for a missing file, malformed YAML/JSON, an unset `${ENV}` (outside
- *   the `http` block, see `httpError`), a value that does not fit the schema, or a persona
- *   pattern naming an upstream the config lacks.
+ *   the `http` block, see `httpError`), a value that does not fit the schema, a personas
+ *   file that defines no persona, or a persona pattern naming an upstream the config lacks.
  */
 export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = resolve(configPath);
@@ -121,6 +121,15 @@ export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.
     return parseWith(schema, readDocument(resolveFrom(baseDir, p), { file: configPath, key: `policy.${key}` }), p);
   };
   const personas = load('personas', personasSchema, {});
+  if (config.policy.personas && Object.keys(personas).length === 0) {
+    // An empty record is what "no personas file" means (an open policy): never let a file say it.
+    throw new ConfigError(
+      config.policy.personas,
+      '(top level)',
+      'defines no persona; an empty personas file would let every session use every tool with no identity injected. ' +
+        `Define at least one persona (or remove policy.personas from ${configPath} for a gateway without personas)`,
+    );
+  }
   const unknown = unknownServerPatterns(personas, Object.keys(config.upstreams))[0];
   if (unknown) throw new ConfigError(config.policy.personas!, unknown.key, `${unknown.message}; a pattern naming no upstream matches nothing`);
   return {

@@ -168,6 +168,29 @@ export const relaySchema = z
   .strict()
   .prefault({});
 
+/** Bounds on the tool definitions upstreams send and the tool lists hosts get (src/catalog/bounds.ts, docs/SAFETY.md). */
+export const definitionsSchema = z
+  .object({
+    /** Longest tool description, in UTF-8 bytes; longer is clipped with a `…[clipped N bytes to M]` marker. Default 8 KiB. */
+    max_description_bytes: z.number().int().min(256).default(8192),
+    /** Longest tool title (and annotations.title), in characters; longer is clipped. Default 256. */
+    max_title_chars: z.number().int().min(16).default(256),
+    /**
+     * Largest inputSchema, outputSchema, and other definition fields (annotations, icons,
+     * _meta, execution), each in bytes of JSON; a tool over it is left out of the catalog and
+     * the reason logged. Default 64 KiB.
+     */
+    max_schema_bytes: z.number().int().min(1024).default(64 * 1024),
+    /**
+     * Largest list of tool definitions in one find_tools result or tools/list answer, in
+     * bytes of JSON: the first tools that fit are sent, the rest named (find_tools `cut`) or
+     * left out and logged (tools/list). Default 1 MiB.
+     */
+    max_list_bytes: z.number().int().min(16 * 1024).default(1024 * 1024),
+  })
+  .strict()
+  .prefault({});
+
 /** One value or a list of them; a list means "any of". */
 const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (typeof v === 'string' ? [v] : v));
 
@@ -451,8 +474,18 @@ export const gatewayConfigSchema = z
       .prefault({}),
     confirmation: z
       .object({
-        /** Extra tool names (exposed names) treated as actions, e.g. for unannotated upstreams. */
+        /**
+         * Tools that are actions (confirmed under `confirm: actions`) whatever their
+         * annotations say: persona patterns, `<server>.<glob>` or a bare `<glob>` over the
+         * upstream or exposed name. Wins over `read_only`.
+         */
         actions: z.array(z.string()).default([]),
+        /**
+         * Tools that are read-only (not confirmed under `confirm: actions`) whatever their
+         * annotations say, e.g. the read tools of an upstream that annotates nothing: without
+         * annotations a tool is an action (MCP's defaults). Same patterns as `actions`.
+         */
+        read_only: z.array(z.string()).default([]),
         /** Minutes a pending approval stays valid. Default 10. */
         approval_ttl_minutes: z.number().positive().default(10),
         /**
@@ -502,6 +535,7 @@ export const gatewayConfigSchema = z
       .default({}),
     /** Bounds on what passes through from the upstreams: resources, templates, prompts (src/relay/). */
     relay: relaySchema,
+    definitions: definitionsSchema,
     timeouts: z
       .object({
         /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { buildCatalog } from '../catalog/catalog.js';
+import { ActionRules } from '../policy/actions.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
@@ -208,7 +209,7 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
       : { check: 'upstream', level: 'error', file: loaded.file, key: `upstreams.${u.name}`, message: `failed after ${u.startMs} ms: ${u.error}` });
   }
   const byServer = new Map(checked.filter((c) => c.tools.length > 0).map((c) => [c.report.name, c.tools]));
-  const catalog = buildCatalog(byServer, loaded.config.confirmation.actions);
+  const catalog = buildCatalog(byServer, new ActionRules(loaded.config.confirmation).classify);
   const failed = new Set(upstreams.filter((u) => u.state === 'failed').map((u) => u.name));
   const { personas, findings: patternFindings } = coverage(loaded, catalog, failed);
   for (const p of personas) findings.push({ check: 'persona', level: 'ok', message: `${p.persona}: ${p.tools} of ${catalog.length} tools` });

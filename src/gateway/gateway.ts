@@ -7,11 +7,12 @@
 import { EventEmitter } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { boundTools } from '../catalog/bounds.js';
 import { buildCatalogWith } from '../catalog/catalog.js';
 import { assignNames, type NameChange } from '../catalog/names.js';
 import { overrideIssues } from '../catalog/overrides.js';
 import type { ToolRecord } from '../catalog/types.js';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { openConfiguredStore } from '../config/store.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { createCurator } from '../curator/index.js';
@@ -25,13 +26,16 @@ import { nameIndexOf } from '../guards/nameIndex.js';
 import type { CallHandler } from '../guards/types.js';
 import { log } from '../log.js';
 import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
+import { ActionRules } from '../policy/actions.js';
 import { Policy } from '../policy/policy.js';
+import { widenings } from '../policy/widening.js';
 import { CallRelay } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
 import type { ApprovalsPart, Store } from '../store/types.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
+import { upstreamView } from './upstreamView.js';
 
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
@@ -87,6 +91,10 @@ export class Gateway extends EventEmitter {
   private readonly allowedCache = new Map<string, ToolRecord[]>();
   /** Override issues already logged (each is logged once while it lasts). */
   private overrideWarnings = new Set<string>();
+  /** Which tools are actions: the operator's rules, MCP's defaults, and no loosening by an upstream (policy/actions.ts). */
+  private readonly actionRules: ActionRules;
+  /** Which upstream each remembered exposed name belonged to, for the name guard ("upstream a is unavailable"). */
+  private formerOwners = new Map<string, string>();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -99,6 +107,7 @@ export class Gateway extends EventEmitter {
     this.policy = new Policy(loaded.personas);
     this.audit = new AuditWriter(store.audit, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = store.approvals;
+    this.actionRules = new ActionRules(loaded.config.confirmation);
     const { relay, timeouts } = loaded.config;
     this.relay = new Relay(pool, this.policy, { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms }, Object.keys(loaded.config.upstreams));
     this.calls = new CallRelay({
@@ -115,6 +124,7 @@ export class Gateway extends EventEmitter {
       approver: approverCheck(approverKeyPath(loaded.config, loaded.baseDir), () => loaded.config.http.approvals_token),
       forward: forwardTo(pool, this.calls),
       approvalsPage: () => this.approvalsPage,
+      upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
     });
     let catalogBuilt!: () => void;
     this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));
@@ -176,6 +186,7 @@ export class Gateway extends EventEmitter {
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
     this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: this.store.embeddings, onProgress: (p) => this.emit('progress', p) });
     await upstreams;
+    this.relay.start();
     this.startup.upstreamsMs = since();
     this.setCatalog(await this.buildCatalog());
     catalogBuilt();
@@ -196,12 +207,17 @@ export class Gateway extends EventEmitter {
    * replicas starting together assign the same names, the first holder keeping the plain
    * one. While the store is unavailable, the names last read are used. The store remembers
    * the assigned names, not an override's, so removing an override gives the tool its old
-   * name back.
+   * name back. Each definition is first bounded by `definitions` (catalog/bounds.ts).
    */
   private async buildCatalog(): Promise<ToolRecord[]> {
-    const byServer = this.pool.toolsByServer();
+    const { definitions } = this.loaded.config;
+    const bounded = boundTools(this.pool.toolsByServer(), { descriptionBytes: definitions.max_description_bytes, titleChars: definitions.max_title_chars, schemaBytes: definitions.max_schema_bytes });
+    for (const r of bounded.refused) log.warn(r, `tool ${r.tool} of upstream "${r.server}" left out of the catalog: ${r.reason}`);
+    for (const c of bounded.clipped) log.info(c, `tool ${c.tool} of upstream "${c.server}": ${c.fields.join(', ')} clipped (definitions.max_description_bytes, max_title_chars)`);
+    const byServer = bounded.byServer;
     const assign = (remembered: ReadonlyMap<string, string>) => {
-      const { names, changed } = assignNames(byServer, remembered);
+      this.formerOwners = new Map([...remembered].map(([key, name]) => [name, key.slice(0, key.indexOf('\0'))]));
+      const { names, changed } = assignNames(byServer, remembered, Object.keys(this.loaded.config.upstreams));
       if (changed.length > 0) {
         this.renamed.push(...changed);
         log.warn({ changed }, 'exposed tool names changed: hosts, pins and approvals that used the old names must use the new ones');
@@ -226,7 +242,7 @@ export class Gateway extends EventEmitter {
       names = assign(this.remembered);
     }
     const { config } = this.loaded;
-    const { catalog, refused } = buildCatalogWith(byServer, { extraActions: config.confirmation.actions, names, overrides: config.overrides, servers: this.pool.serverInfo() });
+    const { catalog, refused } = buildCatalogWith(byServer, { isAction: this.actionRules.classify, names, overrides: config.overrides, servers: this.pool.serverInfo() });
     this.checkPatterns(catalog);
     this.checkOverrides(byServer, refused);
     return catalog;
@@ -280,11 +296,16 @@ export class Gateway extends EventEmitter {
    * and puts in force what can change under a running gateway — personas, dependencies,
    * synonyms, exemplars, tool overrides (the catalog and index are rebuilt; hosts get
    * list_changed).
-   * @returns what was applied, and the gateway.config.yaml keys that changed but need a restart.
-   * @throws ConfigError (file, key, reason) for an edit that does not load; nothing changes then.
+   * @returns what was applied, the gateway.config.yaml keys that changed but need a
+   *   restart, and every way the new personas widen access (policy/widening.ts).
+   * @throws ConfigError (file, key, reason) for an edit that does not load, or that removes
+   *   `policy.personas`; nothing changes then.
    */
-  async reload(): Promise<{ applied: string[]; restart: string[] }> {
+  async reload(): Promise<{ applied: string[]; restart: string[]; widened: string[] }> {
     const fresh = loadConfig(this.loaded.file);
+    if (this.loaded.config.policy.personas && !fresh.config.policy.personas) {
+      throw new ConfigError(this.loaded.file, 'policy.personas', 'removed under a running gateway, which would let every session use every tool; restart the gateway to run without personas');
+    }
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     const live = ['personas', 'dependencies', 'synonyms', 'exemplars'] as const;
     /** gateway.config.yaml keys applied live: `policy` names the files above, `overrides` is read at each catalog build. */
@@ -292,12 +313,13 @@ export class Gateway extends EventEmitter {
     const applied: string[] = live.filter((k) => !same(this.loaded[k], fresh[k]));
     if (!same(this.loaded.config.overrides, fresh.config.overrides)) applied.push('overrides');
     const restart = (Object.keys(fresh.config) as (keyof GatewayConfig)[]).filter((k) => !liveKeys.includes(k) && !same(this.loaded.config[k], fresh.config[k]));
-    if (applied.length === 0) return { applied, restart };
+    if (applied.length === 0) return { applied, restart, widened: [] };
+    const widened = applied.includes('personas') ? widenings(this.loaded.personas, fresh.personas, this.catalog) : [];
     Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
     this.loaded.config.overrides = fresh.config.overrides;
     this.policy.replace(fresh.personas);
     await this.ready.then(() => this.rebuild());
-    return { applied, restart };
+    return { applied, restart, widened };
   }
 
   /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */

@@ -16,6 +16,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { fitBytes } from '../catalog/bounds.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Selection } from '../curator/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
@@ -119,7 +120,16 @@ export class Session {
     const allowed = new Set(this.gateway.allowedFor(this.identity.persona).map((t) => t.name));
     const names = new Set([...this.gateway.loaded.config.exposure.pinned, ...this.visible.keys()]);
     const shown = this.gateway.catalog.filter((t) => names.has(t.name) && allowed.has(t.name));
-    return [findToolsDefinitionFor(this.mode), callToolDefinition, ...shown.map((t) => this.definition(t))];
+    const defs = shown.map((t) => this.definition(t));
+    const meta = [findToolsDefinitionFor(this.mode), callToolDefinition];
+    const max = this.gateway.loaded.config.definitions.max_list_bytes;
+    if (fitBytes(defs, max).left.length === 0) return [...meta, ...defs];
+    // Over the bound: pinned tools are kept first, then the most recently found; the list keeps its order.
+    const priority = [...this.gateway.loaded.config.exposure.pinned, ...[...this.visible.keys()].reverse()];
+    const { kept, left } = fitBytes([...defs].sort((a, b) => priority.indexOf(a.name) - priority.indexOf(b.name)), max);
+    log.warn({ session: this.identity.sessionId, left: left.map((t) => t.name) }, 'tools/list over definitions.max_list_bytes: the least recently found tools are left out');
+    const keep = new Set(kept.map((t) => t.name));
+    return [...meta, ...defs.filter((t) => keep.has(t.name))];
   }
 
   /**
@@ -156,12 +166,20 @@ export class Session {
     const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit);
     const limit = parsed.limit ?? this.gateway.loaded.config.curator.top_k;
     const found = findResult(selection, limit);
-    this.auditSearch(started, rawArgs, found.shown.map((t) => t.name));
-    const tools = found.shown.map((t) => {
+    const all = found.shown.map((t) => {
       const d = this.definition(t);
       // Static mode: the result is the only place the host sees the tool, so it gets all of it.
       return this.mode === 'static' ? d : { name: d.name, description: d.description, inputSchema: d.inputSchema };
     });
+    // The best-ranked tools that fit the bound; the others are named in `cut`.
+    const max = this.gateway.loaded.config.definitions.max_list_bytes;
+    const { kept: tools, left } = fitBytes(all, max);
+    if (left.length > 0) {
+      found.fields.cut = [...left.map((t) => t.name), ...(found.fields.cut ?? [])];
+      const bounded = `${left.length === 1 ? 'One tool' : `${left.length} tools`} did not fit the gateway's limit of ${max} bytes per result; search with narrower words or a smaller limit.`;
+      found.fields.hint = found.fields.hint ? `${bounded} ${found.fields.hint}` : bounded;
+    }
+    this.auditSearch(started, rawArgs, tools.map((t) => t.name));
     // A weak match is shown, never added: guesses must not crowd the session's tool list.
     // Best match last = most recently used: when a long result overflows max_visible, the weakest go first.
     if (this.mode === 'dynamic' && !selection.noMatch && this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();

@@ -71,7 +71,8 @@ export function attachRelay(server: Server, relay: Relay, who: RelaySession, cap
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
       await who.ready;
-      const target = relay.resolveUri(persona, req.params.uri);
+      // Whatever the persona may read now: a subscription held from before a reload can still be dropped.
+      const target = relay.locate(req.params.uri);
       if (target) await relay.subscriptions.unsubscribe(sessionId, target.server, target.uri);
       return {};
     });

@@ -64,7 +64,7 @@ export async function connectGateway(
   args: string[] = [],
   capabilities: Record<string, unknown> = {},
   readyMs = INDEX_READY_MS,
-): Promise<{ client: Client; transport: StdioClientTransport }> {
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'serve', '--config', configPath, ...args],
@@ -90,5 +90,18 @@ export async function connectGateway(
   } finally {
     clearTimeout(timer);
   }
-  return { client, transport };
+  return { client, transport, stderr: () => stderr };
+}
+
+/**
+ * Waits (polling, up to `ms`) until `log()` past its first `from` characters matches `re`.
+ * @returns the match.
+ * @throws naming `re`, with the log's tail, when it never appears.
+ */
+export async function logLine(log: () => string, re: RegExp, from = 0, ms = 60_000): Promise<string> {
+  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+    const m = re.exec(log().slice(from));
+    if (m) return m[0];
+  }
+  throw new Error(`no log line ${re} within ${ms} ms:\n${log().slice(-3000)}`);
 }
