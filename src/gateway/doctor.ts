@@ -11,7 +11,11 @@ import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { createEmbedder } from '../embedding/index.js';
 import { patternMatches, Policy } from '../policy/policy.js';
-import { openConfiguredStore } from '../store/db.js';
+import { openConfiguredStore, type Db } from '../store/db.js';
+import { OAuthStore } from '../store/oauth.js';
+import { providerFor } from '../upstream/auth/index.js';
+import { StoreOAuthProvider } from '../upstream/auth/provider.js';
+import { moreScope } from '../upstream/auth/stepUp.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
 
@@ -39,6 +43,8 @@ export interface UpstreamReport {
   pingMs?: number;
   /** How the gateway authenticates to it; see `authState`. */
   auth: string;
+  /** Scopes a tool asked for (403 insufficient_scope) that wait for `tool-curator auth <name>`; the other tools work. */
+  moreScope?: string;
   error?: string;
 }
 
@@ -67,6 +73,7 @@ export type AuthStateHook = (name: string, cfg: UpstreamConfig, loaded: LoadedCo
 
 const staticAuthState: AuthStateHook = (_name, cfg) => {
   if ('command' in cfg) return 'n/a (stdio)';
+  if (cfg.auth) return 'oauth' in cfg.auth ? 'oauth' : 'client_credentials';
   const headers = Object.keys(cfg.headers ?? {}).map((h) => h.toLowerCase());
   return headers.includes('authorization') ? 'static Authorization header' : 'none';
 };
@@ -78,20 +85,26 @@ export function setAuthState(hook: AuthStateHook): void {
   authState = hook;
 }
 
-async function checkUpstream(name: string, cfg: UpstreamConfig, loaded: LoadedConfig): Promise<{ report: UpstreamReport; tools: Tool[] }> {
+/**
+ * Starts `name` as serve would (a remote upstream with `auth` on the tokens in `db`,
+ * unattended) and lists its tools.
+ */
+async function checkUpstream(name: string, cfg: UpstreamConfig, loaded: LoadedConfig, db: Db | undefined): Promise<{ report: UpstreamReport; tools: Tool[] }> {
   const ms = cfg.startup_timeout_ms ?? loaded.config.timeouts.startup_ms;
   const transport = 'command' in cfg ? 'stdio' : 'http';
   const auth = await Promise.resolve(authState(name, cfg, loaded)).catch((err: Error) => `unknown (${err.message})`);
+  const provider = 'url' in cfg && db ? providerFor(name, cfg, new OAuthStore(db)) : undefined;
   const t0 = performance.now();
   try {
-    const conn = await connectUpstream(name, cfg, loaded.baseDir, ms);
+    const conn = await connectUpstream(name, cfg, loaded.baseDir, ms, provider);
     try {
-      const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${name}"`);
+      const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${name}"`).catch((err) => Promise.reject(conn.explain?.(err) ?? err));
       const startMs = Math.round(performance.now() - t0);
       const p0 = performance.now();
       await conn.client.ping({ timeout: ms });
       const pingMs = Math.round(performance.now() - p0);
-      return { report: { name, transport, state: 'ready', tools: tools.length, startMs, pingMs, auth }, tools };
+      const more = provider instanceof StoreOAuthProvider ? moreScope(provider) : undefined;
+      return { report: { name, transport, state: 'ready', tools: tools.length, startMs, pingMs, auth, ...(more && { moreScope: more }) }, tools };
     } finally {
       await conn.client.close().catch(() => undefined);
     }
@@ -168,21 +181,26 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
   if (loaded.httpError) {
     findings.push({ check: 'config', level: 'info', file: loaded.file, key: loaded.httpError.keyPath, message: `${loaded.httpError.expectation} (only serve --http needs it)` });
   }
+  let db: Db | undefined;
   try {
-    openConfiguredStore(loaded).close();
+    db = openConfiguredStore(loaded);
     findings.push({ check: 'store', level: 'ok', key: 'store', message: loaded.config.store });
   } catch (err) {
     findings.push({ check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message });
   }
 
   // Upstreams first, the embedder after: loading a model beside them would skew their latencies.
-  const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded)));
+  const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded, db))).finally(() => db?.close());
   const embedder = await checkEmbedder(loaded);
   const upstreams = checked.map((c) => c.report);
   for (const u of upstreams) {
     findings.push(u.state === 'ready'
       ? { check: 'upstream', level: u.tools === 0 ? 'warn' : 'ok', key: `upstreams.${u.name}`, message: `${u.name}: ${u.tools} tools, start ${u.startMs} ms, ping ${u.pingMs} ms, auth ${u.auth}` }
       : { check: 'upstream', level: 'error', file: loaded.file, key: `upstreams.${u.name}`, message: `failed after ${u.startMs} ms: ${u.error}` });
+    if (u.moreScope) {
+      const message = `${u.name}: needs authorization (more scope: ${u.moreScope}) for some of its tools; the others work. Run tool-curator auth ${u.name}`;
+      findings.push({ check: 'upstream', level: 'warn', key: `upstreams.${u.name}`, message });
+    }
   }
   const byServer = new Map(checked.filter((c) => c.tools.length > 0).map((c) => [c.report.name, c.tools]));
   const catalog = buildCatalog(byServer, loaded.config.confirmation.actions);

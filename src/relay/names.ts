@@ -10,7 +10,7 @@
 import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { SERVER_SEPARATOR } from '../catalog/catalog.js';
-import type { RelayedUpstream } from '../upstream/pool.js';
+import type { RelayedUpstream } from '../upstream/types.js';
 
 export const URI_PREFIX = 'tool-curator://';
 

@@ -38,7 +38,7 @@ function config(): string {
   return universityConfig({
     curator: { mode: 'bm25', top_k: 8, embedder: 'none' },
     http: { tokens: [{ token: TOKEN, persona: 'student', user_id: 'S0001' }] },
-    timeouts: { startup_ms: 120_000, call_ms: 30_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000, call_ms: 30_000 },
     policy: { personas: join(ROOT, 'personas.yaml'), synonyms: join(ROOT, 'domain_synonyms.json') },
   }).configPath;
 }

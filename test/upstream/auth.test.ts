@@ -6,99 +6,14 @@
  * of an expired access token, revocation, client_credentials, logout, and that no token
  * or secret shows up in logs, audit rows or error messages.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorize, callTool, LIBRARY, outputs, run, serve, status, text } from './authCli.js';
 import { M2M_CLIENT, startProtectedServer, type ProtectedServer } from './authServer.js';
-
-const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist/src/cli.js');
-const LIBRARY = join(ROOT, 'dist/mock-servers/library.js');
-
-/** Everything the gateway processes wrote, for the no-secrets check at the end. */
-const outputs: string[] = [];
-
-/** Runs the CLI without blocking: the servers under test live in this process. */
-function run(config: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args, '--config', config], { env: { ...process.env, TOOL_CURATOR_NO_BROWSER: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => {
-      outputs.push(stdout, stderr);
-      done({ code: code ?? -1, stdout, stderr });
-    });
-  });
-}
-
-interface Status {
-  name: string;
-  state: string;
-  tools: number;
-  error?: string;
-  auth?: { method: string; state: string };
-}
-
-async function status(config: string): Promise<Status[]> {
-  const r = await run(config, ['tools', '--json']);
-  expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { upstreams: Status[] }).upstreams;
-}
-
-/**
- * `tool-curator auth <name>` with the test as the user's browser: requests the printed
- * authorization URL and follows the authorization server's redirect to the loopback port.
- */
-function authorize(config: string, name: string): Promise<{ code: number; stdout: string; stderr: string; visited: string[] }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, 'auth', name, '--config', config], { env: { ...process.env, TOOL_CURATOR_NO_BROWSER: '1' } });
-    let stdout = '';
-    let stderr = '';
-    const visited: string[] = [];
-    child.stdout.on('data', async (d: Buffer) => {
-      stdout += d.toString();
-      for (const line of d.toString().split('\n')) {
-        if (!line.startsWith('http')) continue;
-        visited.push(line);
-        const res = await fetch(line, { redirect: 'manual' });
-        await fetch(res.headers.get('location')!);
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => {
-      outputs.push(stdout, stderr);
-      done({ code: code ?? -1, stdout, stderr, visited });
-    });
-  });
-}
-
-/** `serve` over stdio with the SDK's Client as the host; the caller closes it. */
-async function serve(config: string): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--config', config], stderr: 'pipe' });
-  let err = '';
-  transport.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const client = new Client({ name: 'test-host', version: '1.0.0' });
-  await client.connect(transport);
-  return {
-    client,
-    stderr: () => {
-      outputs.push(err);
-      return err;
-    },
-  };
-}
-
-const callTool = async (client: Client, name: string) =>
-  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: {} } }, undefined, { timeout: 60_000 })) as CallToolResult;
-const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
   let server: ProtectedServer;
@@ -156,7 +71,7 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('resource')).toBe(server.mcpUrl);
     expect(url.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-    expect(r.stdout).toContain('authorized "secure": 1 tools');
+    expect(r.stdout).toContain('authorized "secure": 2 tools');
     expect(server.provider.authorizations).toBe(1);
     expect(statSync(store).mode & 0o777).toBe(0o600);
     const db = new Database(store, { readonly: true });
@@ -203,7 +118,7 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
 
   it('auth again restores access; --logout deletes what the store holds', async () => {
     expect((await authorize(config, 'secure')).code).toBe(0);
-    expect((await status(config)).find((u) => u.name === 'secure')).toMatchObject({ state: 'ready', tools: 1 });
+    expect((await status(config)).find((u) => u.name === 'secure')).toMatchObject({ state: 'ready', tools: 2 });
     const out = await run(config, ['auth', 'secure', '--logout']);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('removed the tokens and client registration stored for "secure"');

@@ -137,6 +137,11 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return this.read<string>('pending_scope');
   }
 
+  /** Remembers `scope` (the granted scopes and those a tool asked for) for the next `tool-curator auth`, which asks for exactly this. */
+  requestScope(scope: string): void {
+    this.write('pending_scope', scope);
+  }
+
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.write('discovery', state);
   }
