@@ -81,6 +81,7 @@ async function oversizedBesideInFlight(upstream: Record<string, unknown>) {
     await until(() => existsSync(started), "session B's call reaching the upstream");
 
     const big = await call(a, 'big', { bytes: 12_000_000 });
+    console.log(`bounds (${JSON.stringify(upstream.transport ?? 'stdio')}): ${text(big)}`);
     expect(big.isError).toBe(true);
     expect(text(big)).toMatch(/^upstream "bulky" answered big with a result of 12\d{6} bytes, over the gateway's limit of 10485760 bytes \(relay\.max_result_bytes\)/);
 
