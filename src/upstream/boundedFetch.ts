@@ -10,6 +10,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
 import { MessageTooLargeError, tooLargeResponse } from './limits.js';
+import { describeLine, EDGE_BYTES, lastBytes } from './lineReader.js';
 
 /** The JSON-RPC id of a POSTed request body, if it is one request. */
 function requestIdOf(body: unknown): RequestId | undefined {
@@ -46,15 +47,31 @@ async function readJson(name: string, res: Response, maxBytes: number): Promise<
 }
 
 /**
- * Passes SSE events through whole; an event over `maxBytes` is dropped as it streams and,
- * if the stream answers request `id`, an error answer to it takes its place. Events end
- * at a blank line (LF or CRLF line ends, as the SDKs' servers write them).
+ * The id to answer for a skipped event: its own (read from the two ends of its data, as
+ * lineReader.ts does for a line) when it is an answer, else the request of the POST the
+ * stream answers; none when the event is a request or notification of the upstream.
  */
-function boundedEvents(name: string, maxBytes: number, id: RequestId | undefined): TransformStream<Uint8Array, Uint8Array> {
+function answeredId(head: Buffer, tail: Buffer, bytes: number, postId: RequestId | undefined): RequestId | undefined {
+  const text = head.toString('utf8');
+  const data = /(^|\n)data: ?/.exec(text);
+  const line = describeLine(data ? text.slice(data.index + data[0].length) : text, tail.toString('utf8').trimEnd(), bytes);
+  if (line.kind === 'request' || line.kind === 'notification') return undefined;
+  return line.id ?? postId;
+}
+
+/**
+ * Passes SSE events through whole; an event over `maxBytes` is dropped as it streams and,
+ * when it answered a request (its own id, or the POST's `postId`), an error answer to that
+ * request takes its place. Events end at a blank line (LF or CRLF line ends, as the SDKs'
+ * servers write them).
+ */
+function boundedEvents(name: string, maxBytes: number, postId: RequestId | undefined): TransformStream<Uint8Array, Uint8Array> {
   let event: Buffer[] = [];
   let eventBytes = 0;
-  /** Bytes of the current event once it is over the limit (nothing of it is kept). */
+  /** Bytes of the current event once it is over the limit; only its two ends are kept. */
   let skippedBytes = 0;
+  let head: Buffer = Buffer.alloc(0);
+  let tail: Buffer = Buffer.alloc(0);
   /** Length of the current line so far, and whether its last byte is a CR. */
   let lineBytes = 0;
   let lineEndsCr = false;
@@ -62,11 +79,14 @@ function boundedEvents(name: string, maxBytes: number, id: RequestId | undefined
   const keep = (piece: Buffer) => {
     if (skippedBytes > 0) {
       skippedBytes += piece.length;
+      tail = lastBytes(Buffer.concat([tail, piece]));
       return;
     }
     event.push(Buffer.from(piece));
     eventBytes += piece.length;
     if (eventBytes <= maxBytes) return;
+    const whole = Buffer.concat(event);
+    [head, tail] = [Buffer.from(whole.subarray(0, EDGE_BYTES)), lastBytes(whole)];
     skippedBytes = eventBytes;
     event = [];
     eventBytes = 0;
@@ -74,6 +94,7 @@ function boundedEvents(name: string, maxBytes: number, id: RequestId | undefined
   const endEvent = (controller: TransformStreamDefaultController<Uint8Array>) => {
     if (skippedBytes > 0) {
       skipped(name, skippedBytes, maxBytes);
+      const id = answeredId(head, tail, skippedBytes, postId);
       if (id !== undefined) controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(tooLargeResponse(id, skippedBytes, maxBytes))}\n\n`));
     } else if (eventBytes > 0) controller.enqueue(Buffer.concat(event));
     event = [];

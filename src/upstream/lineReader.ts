@@ -12,7 +12,7 @@ import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** Bytes kept from each end of a skipped line: enough for the envelope around the id. */
-const EDGE_BYTES = 512;
+export const EDGE_BYTES = 512;
 
 /** A line over the limit, as far as it could be read without holding it. */
 export interface OversizedLine {
@@ -120,6 +120,7 @@ export class BoundedLineReader {
   }
 }
 
-function lastBytes(b: Buffer): Buffer {
+/** The last EDGE_BYTES of `b` (a copy, so a large buffer is not pinned). */
+export function lastBytes(b: Buffer): Buffer {
   return b.length <= EDGE_BYTES ? b : Buffer.from(b.subarray(b.length - EDGE_BYTES));
 }

@@ -87,6 +87,16 @@ describe('boundedFetch', () => {
     }
   });
 
+  it('SSE without a POST (standalone or legacy stream): an oversized answer is answered under its own id; an oversized request of the upstream is dropped', async () => {
+    const answer = { result: { content: [{ type: 'text', text: 'x'.repeat(3000) }] }, jsonrpc: '2.0', id: 12 };
+    const ask = { method: 'sampling/createMessage', params: { pad: 'y'.repeat(3000) }, jsonrpc: '2.0', id: 0 };
+    const ok = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'still here' } };
+    const sse = [answer, ask, ok].map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
+    const res = await boundedFetch('u', 1000, answering('text/event-stream', sse, 256))('http://x/mcp', { method: 'GET' });
+    const events = (await res.text()).split('\n\n').filter(Boolean).map((e) => JSON.parse(/data: (.*)/.exec(e)![1]!));
+    expect(events).toEqual([tooLargeResponse(12, Buffer.byteLength(`event: message\ndata: ${JSON.stringify(answer)}\n\n`), 1000), ok]);
+  });
+
   it('JSON: an answer over the limit fails its request with MessageTooLargeError, from Content-Length or as it streams; a small one passes', async () => {
     const big = JSON.stringify({ result: { text: 'x'.repeat(3000) }, jsonrpc: '2.0', id: 1 });
     await expect(boundedFetch('u', 1000, answering('application/json', big, 100, { 'content-length': String(big.length) }))('http://x/mcp', request(1))).rejects.toEqual(new MessageTooLargeError(big.length, 1000));
