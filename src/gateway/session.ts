@@ -59,7 +59,7 @@ export class Session {
   /** Discovered tool names, least recently used first (Map keeps insertion order). */
   private readonly visible = new Map<string, true>();
   private readonly onCatalog = () => void this.catalogChanged();
-  /** Names of the last tools/list answer (static mode tells the host only when they change). */
+  /** The last tools/list answer, as JSON (static mode tells the host only when it changes). */
   private listed: string | undefined;
   private readonly detachRelay: () => Promise<void>;
   /** This session as the call relay knows it (progress, logs, questions from upstreams). */
