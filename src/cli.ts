@@ -129,9 +129,9 @@ async function serve(flags: Flags): Promise<void> {
   log.info({ persona: persona ?? '(open)' }, 'serving MCP on stdio');
 }
 
-/** `--strict`: once the catalog is built, a persona pattern matching no tool is a ConfigError (closing the gateway). */
+/** `--strict`: once the catalog holds every upstream, a persona pattern matching no tool is a ConfigError (closing the gateway). */
 async function strictPatterns(gateway: Gateway): Promise<void> {
-  await gateway.catalogReady;
+  await gateway.catalogComplete;
   const issue = gateway.patternIssues[0];
   if (!issue) return;
   await gateway.close().catch(() => undefined);

@@ -2,9 +2,10 @@
  * The gateway core, shared by every host session: config, upstream pool, catalog,
  * curator index, policy and the guarded call path. Sessions (session.ts) are thin views
  * over it. The catalog is rebuilt, and the index refreshed, whenever an upstream's tool
- * list changes.
+ * list changes or an upstream arrives; changes that come close together cause one rebuild.
  */
 import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { boundTools } from '../catalog/bounds.js';
@@ -24,12 +25,13 @@ import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
 import { nameIndexOf } from '../guards/nameIndex.js';
 import type { CallHandler } from '../guards/types.js';
+import { Coalescer } from '../coalesce.js';
 import { log } from '../log.js';
 import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { ActionRules } from '../policy/actions.js';
 import { Policy } from '../policy/policy.js';
 import { widenings } from '../policy/widening.js';
-import { CallRelay } from '../relay/calls.js';
+import { CallRelay, UPSTREAM_CAPABILITIES } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
 import type { ApprovalsPart, Store } from '../store/types.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
@@ -37,8 +39,12 @@ import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
 import { upstreamView } from './upstreamView.js';
 
+/** Catalog changes within this many ms of each other cause one rebuild. */
+const REBUILD_COALESCE_MS = 50;
+
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
+  /** Every upstream ready or failed. */
   upstreamsMs: number;
   embedderMs: number;
   /** Catalog built and indexed (embeddings cache read, missing vectors computed). */
@@ -72,9 +78,15 @@ export class Gateway extends EventEmitter {
   readonly calls: CallRelay;
   /** Created at once, with the embedder still loading; it answers from BM25 until the dense index is ready. */
   curator!: ToolCurator;
-  /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
+  /**
+   * Resolves when the first catalog is built (not yet indexed): with every upstream, or
+   * with those ready within `timeouts.list_wait_ms` — a slow or hung upstream joins later.
+   * The first tools/list, find_tools and tools/call of a host wait for it.
+   */
   readonly catalogReady: Promise<void>;
-  /** Resolves when the first catalog is fully indexed (dense included); never rejects for upstream or embedder failures. */
+  /** Resolves once every upstream is ready or has failed and the catalog holding them is built. */
+  readonly catalogComplete: Promise<void>;
+  /** Resolves when `catalogComplete`'s catalog is fully indexed (dense included); never rejects for upstream or embedder failures. */
   readonly ready: Promise<void>;
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
@@ -95,6 +107,14 @@ export class Gateway extends EventEmitter {
   private readonly actionRules: ActionRules;
   /** Which upstream each remembered exposed name belonged to, for the name guard ("upstream a is unavailable"). */
   private formerOwners = new Map<string, string>();
+  /** One rebuild for a burst of catalog changes (upstreams arriving together, a list_changed flood). */
+  private readonly rebuilds = new Coalescer(() => this.rebuild(), REBUILD_COALESCE_MS, (err) => log.error({ err: (err as Error).stack }, 'rebuilding the catalog failed'));
+  /** Changes before the first catalog are part of it: no rebuild until it is built. */
+  private firstCatalog = false;
+  /** The index build of the latest catalog. */
+  private indexed: Promise<void> = Promise.resolve();
+  /** Exposed names of the catalog at `version` (hasTool). */
+  private exposedNames: { version: number; names: Set<string> } | undefined;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -113,6 +133,7 @@ export class Gateway extends EventEmitter {
     this.calls = new CallRelay({
       mayUse: (persona, upstream) => this.allowedFor(persona).some((t) => t.server === upstream),
       requestMs: timeouts.call_max_ms,
+      maxLogPerSecond: relay.max_log_per_second,
     });
     pool.on('connected', (name: string, client: Client) => this.calls.attach(name, client));
     this.callPath = createCallPath({
@@ -127,11 +148,13 @@ export class Gateway extends EventEmitter {
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
     });
     let catalogBuilt!: () => void;
+    let catalogComplete!: () => void;
     this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));
-    this.ready = this.init(opts, catalogBuilt);
+    this.catalogComplete = new Promise((resolve) => (catalogComplete = resolve));
+    this.ready = this.init(opts, catalogBuilt, catalogComplete);
     this.ready.catch((err: Error) => log.error({ err: err.stack }, 'gateway start-up failed; find_tools will report it'));
     pool.on('change', () => {
-      this.ready.then(() => this.rebuild()).catch((err: Error) => log.error({ err: err.stack }, 'rebuilding the catalog index failed'));
+      if (this.firstCatalog) this.rebuilds.request();
     });
   }
 
@@ -154,6 +177,10 @@ export class Gateway extends EventEmitter {
       maxItems: config.relay.max_items,
       callMaxMs: config.timeouts.call_max_ms,
       auth: upstreamAuth(store),
+      capabilities: UPSTREAM_CAPABILITIES,
+      maxResultBytes: config.relay.max_result_bytes,
+      // A read (relay.max_read_bytes) travels the same connection as a tool result.
+      maxMessageBytes: Math.max(config.relay.max_result_bytes, config.relay.max_read_bytes),
     });
     return new Gateway(loaded, store, pool, opts);
   }
@@ -165,12 +192,12 @@ export class Gateway extends EventEmitter {
     return gateway;
   }
 
-  private async init(opts: GatewayOptions, catalogBuilt: () => void): Promise<void> {
+  private async init(opts: GatewayOptions, catalogBuilt: () => void, catalogComplete: () => void): Promise<void> {
     const { config } = this.loaded;
     const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
     const t0 = performance.now();
     const since = () => Math.round(performance.now() - t0);
-    const upstreams = this.pool.start();
+    const upstreams = this.pool.start().then(() => void (this.startup.upstreamsMs = since()));
     const embedder = (
       wantsEmbedder
         ? createEmbedder(config.curator.embedder).catch((err: Error) => {
@@ -185,12 +212,18 @@ export class Gateway extends EventEmitter {
     const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
     this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: this.store.embeddings, onProgress: (p) => this.emit('progress', p) });
-    await upstreams;
+    // The first catalog: every upstream, or those ready within list_wait_ms (a hung one
+    // never holds the others back); later arrivals rebuild it, coalesced.
+    await Promise.race([upstreams, sleep(config.timeouts.list_wait_ms, undefined, { ref: false })]);
     this.relay.start();
-    this.startup.upstreamsMs = since();
-    this.setCatalog(await this.buildCatalog());
+    this.firstCatalog = true;
+    this.rebuilds.request();
+    await this.rebuilds.settled();
     catalogBuilt();
-    await Promise.all([this.index(), embedder]);
+    await upstreams;
+    await this.rebuilds.settled();
+    catalogComplete();
+    await Promise.all([this.indexed, embedder]);
     this.startup.indexedMs = since();
     log.info(this.startup, 'gateway ready');
   }
@@ -318,15 +351,27 @@ export class Gateway extends EventEmitter {
     Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
     this.loaded.config.overrides = fresh.config.overrides;
     this.policy.replace(fresh.personas);
-    await this.ready.then(() => this.rebuild());
+    if (this.firstCatalog) this.rebuilds.request();
+    await this.rebuilds.settled();
+    await this.indexed;
     return { applied, restart, widened };
   }
 
-  /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */
+  /**
+   * The upstreams' tools changed: a new catalog at once, the sessions told, the index built
+   * after (a later rebuild supersedes a build still running; the old index answers meanwhile).
+   */
   private async rebuild(): Promise<void> {
     this.setCatalog(await this.buildCatalog());
-    this.emit('catalog');
-    await this.index();
+    // Sessions need no word of the first catalog: their first tools/list waits for it.
+    if (this.version > 1) this.emit('catalog');
+    this.indexed = this.index().catch((err: Error) => log.error({ err: err.stack }, 'indexing the catalog failed'));
+  }
+
+  /** Whether the catalog holds a tool exposed as `name`. */
+  hasTool(name: string): boolean {
+    if (this.exposedNames?.version !== this.version) this.exposedNames = { version: this.version, names: new Set(this.catalog.map((t) => t.name)) };
+    return this.exposedNames.names.has(name);
   }
 
   /** The persona's allowed tools in catalog order (cached per catalog version). */
@@ -380,6 +425,7 @@ export class Gateway extends EventEmitter {
    * build: closing the embedder (and its worker pool) first makes the build end early.
    */
   async close(): Promise<void> {
+    this.rebuilds.stop();
     await this.pool.close();
     await this.embedderLoad.then((e) => e?.close()).catch(() => undefined);
     await this.ready.catch(() => undefined);

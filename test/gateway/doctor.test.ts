@@ -35,7 +35,7 @@ function setup(upstreams: Record<string, unknown>, personas: Record<string, unkn
     curator: { mode: 'bm25', embedder: 'none' },
     store: join(dir, 'store.db'),
     policy: { personas: personasPath },
-    timeouts: { startup_ms: 120_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
   }));
   return configPath;
 }

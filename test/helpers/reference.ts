@@ -34,7 +34,7 @@ export function referenceConfig(extra: Record<string, unknown> = {}, upstreams: 
     },
     curator: { mode: 'hybrid', top_k: 8, embedder: 'use' },
     // Upstream start-up took over the 20 s default on a loaded machine.
-    timeouts: { startup_ms: 120_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
     store: join(dir, 'store.db'),
     ...extra,
   };
