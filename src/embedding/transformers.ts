@@ -1,6 +1,7 @@
 /**
  * The `transformers` provider: a sentence encoder run by @huggingface/transformers
  * (ONNX Runtime, CPU) through its `feature-extraction` pipeline, pooled and normalized.
+ * The package is an optional peer dependency, imported only when this provider loads.
  * Default `Xenova/bge-small-en-v1.5` (384-d, q8), fetched from the Hugging Face hub on
  * first use and cached; `localModelPath` + `allowRemoteModels: false` run it offline.
  *
@@ -11,6 +12,35 @@
 import { z } from 'zod';
 import type { Embedder } from './types.js';
 import { chunks, clip } from './vector.js';
+
+/**
+ * The npm package this provider runs on: an optional peer dependency of tool-curator
+ * (with onnxruntime-node it is hundreds of MB), installed by whoever configures it.
+ */
+export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
+
+/** The `transformers` provider was configured, but its package is not installed. */
+export class TransformersNotInstalledError extends Error {
+  constructor() {
+    super(
+      `the transformers embedder needs the npm package ${TRANSFORMERS_PACKAGE}, which is not installed: ` +
+        `run \`npm install ${TRANSFORMERS_PACKAGE}@^4.3.2\` (where GitHub is unreachable, with ONNXRUNTIME_NODE_INSTALL=skip set), ` +
+        'or use the embedder `use`, which needs nothing more (docs/LIBRARY.md, "Embedders")',
+    );
+    this.name = 'TransformersNotInstalledError';
+  }
+}
+
+/** transformers.js, loaded on first use. @throws TransformersNotInstalledError when the package is absent. */
+async function loadTransformers(): Promise<typeof import('@huggingface/transformers')> {
+  try {
+    return await import('@huggingface/transformers');
+  } catch (err) {
+    const { code, message } = err as { code?: string; message?: string };
+    if (code === 'ERR_MODULE_NOT_FOUND' && message?.includes(TRANSFORMERS_PACKAGE)) throw new TransformersNotInstalledError();
+    throw err;
+  }
+}
 
 /** The bge English models' instruction for short queries against passages (their model card). */
 const BGE_EN_QUERY_INSTRUCTION = 'Represent this sentence for searching relevant passages: ';
@@ -95,7 +125,8 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, discard
  * bge.id;  // 'transformers:Xenova/bge-small-en-v1.5:q8:cls'
  * bge.dim; // 384
  * ```
- * @throws when the model or tokenizer files cannot be found or loaded.
+ * @throws TransformersNotInstalledError without the package; an error when the model or
+ *   tokenizer files cannot be found or loaded.
  */
 export async function createTransformersEmbedder(
   settings: TransformersSettings = {},
@@ -107,7 +138,7 @@ export async function createTransformersEmbedder(
   const queryInstruction = s.queryInstruction ?? card.queryInstruction;
   signal?.throwIfAborted();
 
-  const { pipeline, env } = await import('@huggingface/transformers');
+  const { pipeline, env } = await loadTransformers();
   env.allowRemoteModels = s.allowRemoteModels;
   if (s.localModelPath !== undefined) env.localModelPath = s.localModelPath;
   if (s.cacheDir !== undefined) env.cacheDir = s.cacheDir;
