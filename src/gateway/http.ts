@@ -48,6 +48,22 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
+/**
+ * 401 for a request without a valid bearer token, when the gateway's tokens are static
+ * (`http.tokens`): a JSON-RPC error the host can show, and a `WWW-Authenticate` challenge
+ * that names the problem (RFC 6750 §3) and carries no `resource_metadata`, since there is
+ * no authorization server to discover.
+ */
+function unauthorized(res: ServerResponse, sentToken: boolean): void {
+  const [error, description] = sentToken ? ['invalid_token', 'the bearer token is not valid'] : ['invalid_request', 'a bearer token is required'];
+  reply(
+    res,
+    401,
+    { jsonrpc: '2.0', error: { code: -32000, message: `unauthorized: ${description}; send Authorization: Bearer <token>, a token of http.tokens in the gateway's config` }, id: null },
+    { 'www-authenticate': `Bearer realm="tool-curator", error="${error}", error_description="${description}"` },
+  );
+}
+
 /** Largest request body read: 4 MiB, the SDK transport's own limit. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -154,7 +170,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
       return reply(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: `method ${req.method} not allowed; MCP uses POST, GET and DELETE` }, id: null }, { allow: 'GET, POST, DELETE' });
     }
     const who = identify(req);
-    if (!who) return reply(res, 401, { error: 'missing or invalid bearer token' }, { 'www-authenticate': 'Bearer' });
+    if (!who) return unauthorized(res, req.headers.authorization !== undefined);
 
     const sid = req.headers['mcp-session-id'];
     const existing = typeof sid === 'string' ? sessions.get(sid) : undefined;
