@@ -123,7 +123,36 @@ function coverage(loaded: LoadedConfig, catalog: ToolRecord[], failed: Set<strin
     }
     return { persona, tools: policy.allowed(persona, catalog).length, unmatched };
   });
+  findings.push(...visibility(loaded, catalog, policy, personasFile));
   return { personas, findings };
+}
+
+/** Allows every tool of every upstream: `*` or `*.*` among its allow patterns (an administrator). */
+function allowsEverything(patterns: readonly string[]): boolean {
+  return patterns.some((p) => p === '*' || p === '*.*');
+}
+
+/**
+ * Upstreams whose tools no persona may use, or only a persona that allows everything: a
+ * new upstream is visible to no one until a pattern names it, and nothing else says so.
+ */
+function visibility(loaded: LoadedConfig, catalog: ToolRecord[], policy: Policy, personasFile: string): Finding[] {
+  if (policy.open) return [];
+  const everything = Object.entries(loaded.personas).filter(([, p]) => allowsEverything(p.allow)).map(([name]) => name);
+  const servers = [...new Set(catalog.map((t) => t.server))];
+  return servers.flatMap((server): Finding[] => {
+    const tools = catalog.filter((t) => t.server === server);
+    const seeing = Object.keys(loaded.personas).filter((persona) => tools.some((t) => policy.isAllowed(persona, t)));
+    if (seeing.some((persona) => !everything.includes(persona))) return [];
+    const who = seeing.length === 0 ? 'no persona' : `only ${seeing.join(', ')} (allow "*")`;
+    return [{
+      check: 'persona',
+      level: 'warn',
+      file: personasFile,
+      key: `upstreams.${server}`,
+      message: `upstream "${server}": its ${tools.length} tools are visible to ${who}; to let a persona use them, add "${server}.*" (or "${server}.<tool>") to its allow list`,
+    }];
+  });
 }
 
 async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorReport['embedder']; finding: Finding }> {
