@@ -85,6 +85,11 @@ export interface LoadedConfig {
    * throws this error.
    */
   httpError?: ConfigError;
+  /**
+   * Settings the command line put over the file's (`serve --exposure`): a live reload of
+   * the file keeps them, and does not report them as changes that need a restart.
+   */
+  overrides?: { exposure?: GatewayConfig['exposure']['mode'] };
 }
 
 /**

@@ -11,9 +11,7 @@ import { assignNames, type NameChange } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/schema.js';
-import { createCurator } from '../curator/index.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
-import { createEmbedder } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
 import { ApprovalStore } from '../store/approvals.js';
 import { AuditLog } from '../store/audit.js';
@@ -27,11 +25,12 @@ import { Policy } from '../policy/policy.js';
 import { CallRelay } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
 import { openConfiguredStore, type Db } from '../store/db.js';
-import { EmbeddingStore } from '../store/embeddings.js';
 import { OAuthStore } from '../store/oauth.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
 import { NameStore } from '../store/names.js';
 import { UpstreamPool } from '../upstream/pool.js';
+import { writeSnapshot } from './catalogSnapshot.js';
+import { extraContext, startCurator } from './curatorSetup.js';
 import { forwardTo } from './forward.js';
 
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
@@ -144,37 +143,25 @@ export class Gateway extends EventEmitter {
   }
 
   private async init(opts: GatewayOptions, catalogBuilt: () => void): Promise<void> {
-    const { config } = this.loaded;
-    const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
     const t0 = performance.now();
     const since = () => Math.round(performance.now() - t0);
     const upstreams = this.pool.start();
-    const embedder = (
-      wantsEmbedder
-        ? createEmbedder(config.curator.embedder).catch((err: Error) => {
-            log.error({ err: err.message }, 'no embedder could be loaded; the curator falls back to BM25');
-            return null;
-          })
-        : Promise.resolve(null)
-    ).finally(() => void (this.startup.embedderMs = since()));
-    // close() closes the embedder even while it is still loading (lifecycle.ts).
-    this.embedderLoad = embedder;
-    // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
-    const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
-    this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: new EmbeddingStore(this.db), onProgress: (p) => this.emit('progress', p) });
+    const { curator, embedder } = startCurator(this.loaded, this.db, { noEmbedder: opts.noEmbedder, onProgress: (p) => this.emit('progress', p) });
+    this.curator = curator;
+    // close() closes the embedder even while it is still loading (lifecycle.ts).
+    this.embedderLoad = embedder.finally(() => void (this.startup.embedderMs = since()));
     await upstreams;
     this.startup.upstreamsMs = since();
     this.setCatalog(this.buildCatalog());
     catalogBuilt();
-    await Promise.all([this.index(), embedder]);
+    await Promise.all([this.index(), this.embedderLoad]);
     this.startup.indexedMs = since();
     log.info(this.startup, 'gateway ready');
   }
 
   get extraContext(): ExtraContext {
-    const { synonyms, exemplars, dependencies, config } = this.loaded;
-    return { synonyms, exemplars, dependencies, pinned: config.exposure.pinned };
+    return extraContext(this.loaded);
   }
 
   /** The catalog of the upstreams' current tools, with exposed names kept stable through the store (catalog/names.ts). */
@@ -188,6 +175,8 @@ export class Gateway extends EventEmitter {
     const catalog = buildCatalog(byServer, this.loaded.config.confirmation.actions, names);
     this.names.save(catalog.map((t) => ({ server: t.server, upstreamName: t.upstreamName, name: t.name })));
     this.checkPatterns(catalog);
+    // A complete catalog lets `select` and `eval` rank without starting the upstreams.
+    if (this.pool.status().every((s) => s.state === 'ready')) writeSnapshot(this.loaded, catalog);
     return catalog;
   }
 
@@ -231,6 +220,7 @@ export class Gateway extends EventEmitter {
    */
   async reload(): Promise<{ applied: string[]; restart: string[] }> {
     const fresh = loadConfig(this.loaded.file);
+    if (this.loaded.overrides?.exposure) fresh.config.exposure.mode = this.loaded.overrides.exposure;
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     const live = ['personas', 'dependencies', 'synonyms', 'exemplars'] as const;
     const applied = live.filter((k) => !same(this.loaded[k], fresh[k]));
