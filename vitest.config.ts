@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The reference servers' vectors, built once with no time limit (test/setup/referenceVectors.ts).
+    globalSetup: ['test/setup/referenceVectors.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -17,6 +17,7 @@ import { formatSelection, selectionJson } from '../gateway/selectView.js';
 import { writeVectors } from '../gateway/vectors.js';
 import { Policy } from '../policy/policy.js';
 import { openConfiguredStore } from '../store/db.js';
+import { EmbeddingStore } from '../store/embeddings.js';
 import type { FlagsOf } from './commands.js';
 import { checkPersona, config, identity, snapshotPatternIssues, strictError } from './session.js';
 
@@ -90,23 +91,29 @@ export async function tools(flags: FlagsOf<'tools'>): Promise<void> {
   }
 }
 
+/**
+ * Builds the index as `serve` would, then exits. With --write-vectors the catalog is only
+ * listed (BM25), its texts are embedded once for the file, and the store is seeded from it.
+ */
 export async function index(flags: FlagsOf<'index'>): Promise<void> {
   const loaded = config(flags);
-  const gateway = Gateway.create(loaded);
+  const file = flags['write-vectors'];
+  const gateway = Gateway.create(loaded, { noEmbedder: file !== undefined });
   try {
     // On a terminal, a bar that redraws in place; elsewhere the curator's progress log lines suffice.
     const bar = process.stderr.isTTY ? (p: BuildProgress) => process.stderr.write(`\r${progressBar(p)}`) : undefined;
     if (bar) gateway.on('progress', bar);
     await gateway.ready;
-    if (bar) process.stderr.write('\n');
     const refused = flags.strict ? strictError(loaded, gateway.patternIssues) : undefined;
     if (refused) throw refused;
-    out(`indexed ${gateway.catalog.length} tools (${gateway.curator.mode})\n`);
-    const file = flags['write-vectors'];
-    if (file !== undefined) {
-      const written = await writeVectors(loaded, gateway.catalog, gateway.extraContext, resolve(file));
-      out(`wrote ${written.vectors} vectors of ${written.embedder} to ${file}\n`);
+    if (file === undefined) {
+      if (bar) process.stderr.write('\n');
+      out(`indexed ${gateway.catalog.length} tools (${gateway.curator.mode})\n`);
+      return;
     }
+    const written = await writeVectors(loaded, gateway.catalog, gateway.extraContext, resolve(file), { cache: new EmbeddingStore(gateway.db), onProgress: bar });
+    if (bar) process.stderr.write('\n');
+    out(`wrote ${written.vectors} vectors of ${written.embedder} for ${gateway.catalog.length} tools to ${file} (and into the store)\n`);
   } finally {
     await gateway.close();
   }

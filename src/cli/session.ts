@@ -11,7 +11,7 @@ import { UsageError } from './parse.js';
 
 /** The config `--config` names, else $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml. */
 export function configPath(flags: { config?: string }): string {
-  return flags.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml';
+  return flags.config ?? (process.env.TOOL_CURATOR_CONFIG || 'gateway.config.yaml');
 }
 
 export function config(flags: { config?: string }): LoadedConfig {

@@ -82,7 +82,16 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder |
   }
 }
 
+/** Why each embedder createEmbedder returned was chosen, as its log line says. */
+const reasons = new WeakMap<Embedder, string>();
+
+/** Why `embedder` (from createEmbedder) is the active one, e.g. `configured` or `auto: @huggingface/transformers is not installed`. */
+export function embedderReason(embedder: Embedder): string | undefined {
+  return reasons.get(embedder);
+}
+
 function announce(embedder: Embedder, why: string): Embedder {
+  reasons.set(embedder, why);
   log.info({ id: embedder.id, dim: embedder.dim }, `embedder: ${embedder.id} (${why})`);
   return embedder;
 }

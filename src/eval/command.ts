@@ -81,7 +81,7 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
       }
     }
     if (suite !== undefined) {
-      const configPath = options.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml';
+      const configPath = options.config ?? (process.env.TOOL_CURATOR_CONFIG || 'gateway.config.yaml');
       const queries = embedder && memoizeQueries(embedder, cache);
       const result = await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion, snapshot: !options.refresh, note: options.note });
       out.suite = {

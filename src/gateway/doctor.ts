@@ -9,7 +9,7 @@ import { buildCatalog } from '../catalog/catalog.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
-import { createEmbedder } from '../embedding/index.js';
+import { createEmbedder, embedderReason } from '../embedding/index.js';
 import { patternMatches, Policy } from '../policy/policy.js';
 import { openConfiguredStore } from '../store/db.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
@@ -162,11 +162,7 @@ async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorR
     const embedder = await createEmbedder(cfg);
     if (!embedder) return { finding: { check: 'embedder', level: 'warn', message: `none: curator mode ${mode} runs on BM25 only (embedder provider none)` } };
     await embedder.close();
-    const why = cfg.provider !== 'auto'
-      ? `provider ${cfg.provider} configured`
-      : embedder.id.startsWith('use:')
-        ? `auto: transformers model ${'model' in cfg ? (cfg.model ?? 'default') : 'default'} did not load in time, fell back to USE`
-        : 'auto: transformers model loaded';
+    const why = cfg.provider !== 'auto' ? `provider ${cfg.provider} configured` : (embedderReason(embedder) ?? 'auto');
     return { embedder: { id: embedder.id, why }, finding: { check: 'embedder', level: 'ok', message: `${embedder.id} (${why})` } };
   } catch (err) {
     return { finding: { check: 'embedder', level: 'error', key: 'curator.embedder', message: `no embedder loads: ${(err as Error).message}; the curator would fall back to BM25` } };

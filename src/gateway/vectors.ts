@@ -7,6 +7,7 @@
 import type { ToolRecord } from '../catalog/types.js';
 import { resolveFrom, type LoadedConfig } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
+import type { ProgressListener } from '../curator/progress.js';
 import type { ExtraContext } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
@@ -70,21 +71,28 @@ function recording(embedder: Embedder): { embedder: Embedder; entries: Map<strin
 
 /**
  * Embeds every document text of `tools` (their retrieval texts and passages, as the
- * curator indexes them with `extra`) with the config's embedder, without the cache, and
- * writes them to `path` as a vector file.
+ * curator indexes them with `extra`) afresh with the config's embedder and writes them to
+ * `path` as a vector file; then seeds `cache` with them, if given.
  * @returns the embedder id and how many vectors were written.
  * @throws when no embedder loads or embedding fails.
  */
-export async function writeVectors(loaded: LoadedConfig, tools: ToolRecord[], extra: ExtraContext, path: string): Promise<{ embedder: string; vectors: number }> {
+export async function writeVectors(
+  loaded: LoadedConfig,
+  tools: ToolRecord[],
+  extra: ExtraContext,
+  path: string,
+  opts: { cache?: EmbeddingCache; onProgress?: ProgressListener } = {},
+): Promise<{ embedder: string; vectors: number }> {
   const base = await createEmbedder(loaded.config.curator.embedder);
   if (!base) throw new Error('curator.embedder is none: there is nothing to write vectors of');
   const { embedder, entries, failure } = recording(base);
   try {
-    await createCurator({ mode: 'dense', embedder }).buildIndex(tools, extra);
+    await createCurator({ mode: 'dense', embedder, onProgress: opts.onProgress }).buildIndex(tools, extra);
     if (failure() !== undefined) throw failure();
-    const list: VectorEntry[] = [...entries].map(([text, vector]) => ({ text, vector }));
-    writeVectorFile(path, { embedder: base.id, dim: base.dim, entries: list });
-    return { embedder: base.id, vectors: list.length };
+    const file = { embedder: base.id, dim: base.dim, entries: [...entries].map(([text, vector]): VectorEntry => ({ text, vector })) };
+    writeVectorFile(path, file);
+    if (opts.cache) await seedCache(opts.cache, file);
+    return { embedder: base.id, vectors: file.entries.length };
   } finally {
     await base.close();
   }

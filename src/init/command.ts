@@ -83,13 +83,17 @@ export async function initCommand(paths: readonly string[], opts: InitOptions = 
     const looked = paths.length > 0 ? paths : usualLocations().map((f) => `${f.path} (${HOST_NAMES[f.host]})`);
     throw new InitError(`no MCP servers found in:\n  ${looked.join('\n  ')}\nname a host config file: tool-curator init path/to/mcp.json`);
   }
-  const conversion = convertServers(found.servers, { inlineSecrets: opts.inlineSecrets, configDir: dirname(configPath) });
+  const conversion = convertServers(found.servers, { inlineSecrets: opts.inlineSecrets, configDir: dirname(configPath), self: CLI });
   const names = Object.keys(conversion.upstreams);
   if (names.length === 0) throw new InitError(`no server could be taken over:\n  ${conversion.notes.join('\n  ')}`);
   mkdirSync(dirname(configPath), { recursive: true });
   writeFileSync(configPath, configText(conversion, found.files));
   out(`wrote ${configPath}: ${names.length} upstream(s) (${names.join(', ')}), no personas (open)\n`);
   for (const note of conversion.notes) out(`note: ${note}\n`);
+  const inherited = conversion.variables.filter((v) => v.value === undefined);
+  if (inherited.length > 0) {
+    out(`note: the config reads ${inherited.map((v) => `\${${v.name}}`).join(', ')} from the gateway's environment, as the hosts did (${inherited.map((v) => v.from).join('; ')}); a host that does not pass them (Claude Desktop, started from the desktop) needs them in the env of its entry\n`);
+  }
 
   // doctor starts every upstream: the moved secrets are given to it in this process only, never written.
   out('\n$ tool-curator doctor\n');

@@ -1,14 +1,15 @@
 /**
  * Host server entries (hosts.ts) as gateway upstreams: stdio `command`/`args`/`env`/`cwd`,
  * remote `url`/`headers`/`type`. The hosts' variable forms become the gateway's `${VAR}`
- * (`${env:VAR}` of Cursor and VS Code, `${input:id}` of VS Code, `${VAR:-default}` of
- * Claude Code; `${workspaceFolder}` and `${userHome}` are resolved), and a literal value
+ * (`${env:VAR}` of Cursor and VS Code, `${input:id}` of VS Code, `${VAR}` and
+ * `${VAR:-default}` of Claude Code; `${workspaceFolder}`, `${userHome}` and
+ * `${pathSeparator}` are resolved), and a literal value
  * that looks like a secret (by its name or its shape) is replaced by a `${VAR}` reference,
  * unless the user asks for it to be copied: a config file is shared and committed more
  * easily than a host's own settings.
  */
 import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve, sep } from 'node:path';
 import { HOST_NAMES, type HostFile, type HostServer } from './hosts.js';
 
 export type UpstreamEntry =
@@ -34,7 +35,8 @@ export interface Conversion {
 }
 
 const NAME_SECRET = /(^|[_-])(key|token|secret|password|passwd|pwd|pat|auth|authorization|credentials?|cookie|session|private)([_-]|$)|api_?key|access_?key/i;
-const VALUE_SECRET = /^(sk-|sk_|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abposr]-|AKIA|AIza|eyJ)|^[A-Za-z0-9+/_=.-]{32,}$/;
+/** Known token prefixes, or a long run of token characters (no `/` or `.`: paths and host names are not secrets). */
+const VALUE_SECRET = /^(sk-|sk_|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abposr]-|AKIA|AIza|eyJ)|^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9+_=-]{32,}$/;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Whether `value` (of setting `name`) looks like a secret written in clear. */
@@ -50,9 +52,10 @@ function variableName(...parts: string[]): string {
   return /^[0-9]/.test(name) ? `V_${name}` : name;
 }
 
-function isSelf(entry: Record<string, unknown>): boolean {
+/** An entry that starts Tool Curator itself: this installation's CLI, or the package by name. */
+function isSelf(entry: Record<string, unknown>, self: string | undefined): boolean {
   const words = [entry.command, ...(Array.isArray(entry.args) ? entry.args : [])].map(String);
-  return words.some((w) => /(^|[/\\])tool-curator([/\\@]|$)|tool-curator[/\\]dist[/\\]src[/\\]cli\.js$/.test(w));
+  return words.some((w) => (self !== undefined && resolve(w) === self) || /(^|[/\\])tool-curator([/\\@]|$)/.test(w));
 }
 
 function strings(value: unknown): Record<string, string> {
@@ -62,9 +65,10 @@ function strings(value: unknown): Record<string, string> {
 
 /**
  * Converts `servers` into upstreams. `configDir` is where the config will be written
- * (relative stdio paths there resolve the same way only for servers of that project).
+ * (relative stdio paths there resolve the same way only for servers of that project);
+ * `self` is this installation's CLI, whose entries are left out.
  */
-export function convertServers(servers: readonly HostServer[], opts: { inlineSecrets?: boolean; configDir: string }): Conversion {
+export function convertServers(servers: readonly HostServer[], opts: { inlineSecrets?: boolean; configDir: string; self?: string }): Conversion {
   const upstreams: Record<string, UpstreamEntry> = {};
   const sources = new Map<HostFile, string[]>();
   const variables: NeededVariable[] = [];
@@ -77,7 +81,7 @@ export function convertServers(servers: readonly HostServer[], opts: { inlineSec
       notes.push(`${hostName} in ${where} is disabled there: left out`);
       continue;
     }
-    if (isSelf(entry)) {
+    if (isSelf(entry, opts.self)) {
       notes.push(`${hostName} in ${where} is Tool Curator itself: left out`);
       continue;
     }
@@ -89,7 +93,12 @@ export function convertServers(servers: readonly HostServer[], opts: { inlineSec
     /** The host's variable forms in `value` as the gateway's `${VAR}`; `from` names the setting. */
     const translate = (value: string, from: string): string =>
       value.replace(/\$\{([^}]+)\}/g, (whole, inner: string) => {
-        const plain = IDENT.test(inner) ? inner : /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(inner)?.[1];
+        if (inner === 'workspaceFolder' && file.project) return file.project;
+        if (inner === 'userHome') return homedir();
+        if (inner === 'pathSeparator' || inner === '/') return sep;
+        // VS Code and Cursor write environment variables as ${env:NAME}; a bare ${NAME} is one of their own variables.
+        const bareIsEnv = file.host !== 'vscode' && file.host !== 'cursor';
+        const plain = bareIsEnv && IDENT.test(inner) ? inner : /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(inner)?.[1];
         if (plain) {
           need(plain, `${from} in ${where} (the host read it from its environment)`);
           return `\${${plain}}`;
@@ -100,8 +109,6 @@ export function convertServers(servers: readonly HostServer[], opts: { inlineSec
           need(withDefault[1]!, `${from} in ${where}`);
           return `\${${withDefault[1]}}`;
         }
-        if (inner === 'workspaceFolder' && file.project) return file.project;
-        if (inner === 'userHome') return homedir();
         const input = /^input:(.+)$/.exec(inner)?.[1];
         if (input) {
           const v = variableName(input);

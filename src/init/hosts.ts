@@ -46,8 +46,8 @@ const MAX_HOST_FILE_BYTES = 64 * 1024 ** 2;
 function appData(app: string): string {
   const home = homedir();
   if (process.platform === 'darwin') return join(home, 'Library', 'Application Support', app);
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(home, 'AppData', 'Roaming'), app);
-  return join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), app);
+  if (process.platform === 'win32') return join(process.env.APPDATA || join(home, 'AppData', 'Roaming'), app);
+  return join(process.env.XDG_CONFIG_HOME || join(home, '.config'), app);
 }
 
 /** The places each host keeps its MCP servers, for the user and for the project in `cwd`. */
