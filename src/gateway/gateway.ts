@@ -33,6 +33,13 @@ import { writeSnapshot } from './catalogSnapshot.js';
 import { extraContext, startCurator } from './curatorSetup.js';
 import { forwardTo } from './forward.js';
 
+/**
+ * How long after the first catalog find_tools may wait for the first dense index, in
+ * ms: 5 s covers loading USE and a warm index build on a loaded 2-core machine (24 s at
+ * load 30 for the embedder, started beside the upstreams; the index 0.9 s after them).
+ */
+const DENSE_GRACE_MS = 5_000;
+
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
   upstreamsMs: number;
@@ -74,6 +81,8 @@ export class Gateway extends EventEmitter {
   private readonly names: NameStore;
   private embedderLoad: Promise<Embedder | null> = Promise.resolve(null);
   private readonly allowedCache = new Map<string, ToolRecord[]>();
+  /** Resolves DENSE_GRACE_MS after the first catalog is built (findTools). */
+  private denseGrace: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -154,6 +163,7 @@ export class Gateway extends EventEmitter {
     await upstreams;
     this.startup.upstreamsMs = since();
     this.setCatalog(this.buildCatalog());
+    this.denseGrace = new Promise((resolve) => setTimeout(resolve, DENSE_GRACE_MS).unref());
     catalogBuilt();
     await Promise.all([this.index(), this.embedderLoad]);
     this.startup.indexedMs = since();
@@ -252,11 +262,15 @@ export class Gateway extends EventEmitter {
 
   /**
    * Ranks the persona's allowed tools for `query`; pinned tools are left out (they are
-   * always shown). Waits only for the catalog and its BM25 index, never for embeddings:
-   * while the dense index builds the answer comes from BM25 (`Selection.mode` 'bm25').
+   * always shown). Waits for the catalog and its BM25 index, and for the first dense index
+   * only during DENSE_GRACE_MS after the first catalog is built: with cached vectors (curator.vectors,
+   * the store) the dense index follows within about a second, so a host that starts the
+   * gateway for one query gets both retrievers; a cold build is not waited for, and the
+   * answer comes from BM25 (`Selection.mode` 'bm25') until it is done.
    */
   async findTools(query: string, persona: string | undefined, topK?: number): Promise<Selection> {
-    await Promise.race([this.ready, this.catalogReady.then(() => this.curator.whenSearchable())]);
+    await this.catalogReady;
+    await Promise.race([this.ready, Promise.all([this.curator.whenSearchable(), this.denseGrace])]);
     return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
   }
 
