@@ -51,7 +51,7 @@ export async function serve(flags: FlagsOf<'serve'>): Promise<void> {
       throw refused;
     }
   }
-  void gateway.ready.then(summarizeWarnings);
+  void gateway.ready.then(summarizeWarnings, () => undefined);
   // Edits to the config files apply without a restart where they can (liveConfig.ts).
   watchConfig(gateway);
   if (port !== undefined) {
