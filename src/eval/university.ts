@@ -1,7 +1,8 @@
 /**
  * The university suite (eval/university.yaml): loads and validates its cases, takes the
  * catalog, the persona policy and the extra context (synonyms, exemplars, dependencies)
- * from a gateway config by starting its upstreams, and runs the cases through one curator
+ * from a gateway config (its upstreams started, or the catalog snapshot the gateway wrote),
+ * seeds the embeddings cache from its `curator.vectors`, and runs the cases through one curator
  * per mode. Scoring is runSuite's (suite.ts); prompt tokens are counted on the tool
  * definitions as the persona's host receives them (identity fields removed).
  */
