@@ -153,6 +153,12 @@ export const curatorSchema = z
       .strict()
       .prefault({}),
     embedder: embedderSchema,
+    /**
+     * A vector file (written by `tool-curator index --write-vectors F`) whose vectors
+     * seed the embeddings cache when the active embedder computed them, so a first start
+     * embeds only the texts that changed since; relative to the config file. Unset: none.
+     */
+    vectors: z.string().min(1).optional(),
   })
   .strict();
 

@@ -12,7 +12,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { openConfiguredStore, storeLocation } from '../config/store.js';
-import { createEmbedder } from '../embedding/index.js';
+import { createEmbedder, embedderReason } from '../embedding/index.js';
 import { patternMatches, Policy } from '../policy/policy.js';
 import { isPostgresUrl } from '../store/location.js';
 import type { Store } from '../store/types.js';
@@ -139,7 +139,36 @@ function coverage(loaded: LoadedConfig, catalog: ToolRecord[], failed: Set<strin
     }
     return { persona, tools: policy.allowed(persona, catalog).length, unmatched };
   });
+  findings.push(...visibility(loaded, catalog, policy, personasFile));
   return { personas, findings };
+}
+
+/** Allows every tool of every upstream: `*` or `*.*` among its allow patterns (an administrator). */
+function allowsEverything(patterns: readonly string[]): boolean {
+  return patterns.some((p) => p === '*' || p === '*.*');
+}
+
+/**
+ * Upstreams whose tools no persona may use, or only a persona that allows everything: a
+ * new upstream is visible to no one until a pattern names it, and nothing else says so.
+ */
+function visibility(loaded: LoadedConfig, catalog: ToolRecord[], policy: Policy, personasFile: string): Finding[] {
+  if (policy.open) return [];
+  const everything = Object.entries(loaded.personas).filter(([, p]) => allowsEverything(p.allow)).map(([name]) => name);
+  const servers = [...new Set(catalog.map((t) => t.server))];
+  return servers.flatMap((server): Finding[] => {
+    const tools = catalog.filter((t) => t.server === server);
+    const seeing = Object.keys(loaded.personas).filter((persona) => tools.some((t) => policy.isAllowed(persona, t)));
+    if (seeing.some((persona) => !everything.includes(persona))) return [];
+    const who = seeing.length === 0 ? 'no persona' : `only ${seeing.join(', ')} (allow "*")`;
+    return [{
+      check: 'persona',
+      level: 'warn',
+      file: personasFile,
+      key: `upstreams.${server}`,
+      message: `upstream "${server}": its ${tools.length} tools are visible to ${who}; to let a persona use them, add "${server}.*" (or "${server}.<tool>") to its allow list`,
+    }];
+  });
 }
 
 async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorReport['embedder']; finding: Finding }> {
@@ -149,11 +178,7 @@ async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorR
     const embedder = await createEmbedder(cfg);
     if (!embedder) return { finding: { check: 'embedder', level: 'warn', message: `none: curator mode ${mode} runs on BM25 only (embedder provider none)` } };
     await embedder.close();
-    const why = cfg.provider !== 'auto'
-      ? `provider ${cfg.provider} configured`
-      : embedder.id.startsWith('use:')
-        ? `auto: transformers model ${'model' in cfg ? (cfg.model ?? 'default') : 'default'} did not load in time, fell back to USE`
-        : 'auto: transformers model loaded';
+    const why = cfg.provider !== 'auto' ? `provider ${cfg.provider} configured` : (embedderReason(embedder) ?? 'auto');
     return { embedder: { id: embedder.id, why }, finding: { check: 'embedder', level: 'ok', message: `${embedder.id} (${why})` } };
   } catch (err) {
     return { finding: { check: 'embedder', level: 'error', key: 'curator.embedder', message: `no embedder loads: ${(err as Error).message}; the curator would fall back to BM25` } };

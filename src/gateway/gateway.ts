@@ -16,9 +16,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { openConfiguredStore } from '../config/store.js';
 import type { GatewayConfig } from '../config/schema.js';
-import { createCurator } from '../curator/index.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
-import { createEmbedder } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
 import { approverCheck, approverKeyPath } from '../guards/approver.js';
 import { AuditWriter } from '../guards/audit.js';
@@ -36,11 +34,20 @@ import { Relay } from '../relay/relay.js';
 import type { ApprovalsPart, Store } from '../store/types.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
+import { writeSnapshot } from './catalogSnapshot.js';
+import { extraContext, startCurator } from './curatorSetup.js';
 import { forwardTo } from './forward.js';
 import { upstreamView } from './upstreamView.js';
 
 /** Catalog changes within this many ms of each other cause one rebuild. */
 const REBUILD_COALESCE_MS = 50;
+
+/**
+ * How long after the first catalog find_tools may wait for the first dense index, in
+ * ms: 5 s covers loading USE and a warm index build on a loaded 2-core machine (24 s at
+ * load 30 for the embedder, started beside the upstreams; the index 0.9 s after them).
+ */
+const DENSE_GRACE_MS = 5_000;
 
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
@@ -115,6 +122,8 @@ export class Gateway extends EventEmitter {
   private indexed: Promise<void> = Promise.resolve();
   /** Exposed names of the catalog at `version` (hasTool). */
   private exposedNames: { version: number; names: Set<string> } | undefined;
+  /** Resolves DENSE_GRACE_MS after the first catalog is built (findTools). */
+  private denseGrace: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -194,24 +203,14 @@ export class Gateway extends EventEmitter {
 
   private async init(opts: GatewayOptions, catalogBuilt: () => void, catalogComplete: () => void): Promise<void> {
     const { config } = this.loaded;
-    const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
     const t0 = performance.now();
     const since = () => Math.round(performance.now() - t0);
     const upstreams = this.pool.start().then(() => void (this.startup.upstreamsMs = since()));
-    const embedder = (
-      wantsEmbedder
-        ? createEmbedder(config.curator.embedder).catch((err: Error) => {
-            log.error({ err: err.message }, 'no embedder could be loaded; the curator falls back to BM25');
-            return null;
-          })
-        : Promise.resolve(null)
-    ).finally(() => void (this.startup.embedderMs = since()));
-    // close() closes the embedder even while it is still loading (lifecycle.ts).
-    this.embedderLoad = embedder;
-    // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
-    const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
-    this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: this.store.embeddings, onProgress: (p) => this.emit('progress', p) });
+    const { curator, embedder } = startCurator(this.loaded, this.store.embeddings, { noEmbedder: opts.noEmbedder, onProgress: (p) => this.emit('progress', p) });
+    this.curator = curator;
+    // close() closes the embedder even while it is still loading (lifecycle.ts).
+    this.embedderLoad = embedder.finally(() => void (this.startup.embedderMs = since()));
     // The first catalog: every upstream, or those ready within list_wait_ms (a hung one
     // never holds the others back); later arrivals rebuild it, coalesced.
     await Promise.race([upstreams, sleep(config.timeouts.list_wait_ms, undefined, { ref: false })]);
@@ -219,18 +218,18 @@ export class Gateway extends EventEmitter {
     this.firstCatalog = true;
     this.rebuilds.request();
     await this.rebuilds.settled();
+    this.denseGrace = new Promise((resolve) => setTimeout(resolve, DENSE_GRACE_MS).unref());
     catalogBuilt();
     await upstreams;
     await this.rebuilds.settled();
     catalogComplete();
-    await Promise.all([this.indexed, embedder]);
+    await Promise.all([this.indexed, this.embedderLoad]);
     this.startup.indexedMs = since();
     log.info(this.startup, 'gateway ready');
   }
 
   get extraContext(): ExtraContext {
-    const { synonyms, exemplars, dependencies, config } = this.loaded;
-    return { synonyms, exemplars, dependencies, pinned: config.exposure.pinned };
+    return extraContext(this.loaded);
   }
 
   /**
@@ -278,6 +277,8 @@ export class Gateway extends EventEmitter {
     const { catalog, refused } = buildCatalogWith(byServer, { isAction: this.actionRules.classify, names, overrides: config.overrides, servers: this.pool.serverInfo() });
     this.checkPatterns(catalog);
     this.checkOverrides(byServer, refused);
+    // A complete catalog lets `select` and `eval` rank without starting the upstreams.
+    if (this.pool.status().every((s) => s.state === 'ready')) writeSnapshot(this.loaded, catalog);
     return catalog;
   }
 
@@ -339,6 +340,7 @@ export class Gateway extends EventEmitter {
     if (this.loaded.config.policy.personas && !fresh.config.policy.personas) {
       throw new ConfigError(this.loaded.file, 'policy.personas', 'removed under a running gateway, which would let every session use every tool; restart the gateway to run without personas');
     }
+    if (this.loaded.overrides?.exposure) fresh.config.exposure.mode = this.loaded.overrides.exposure;
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     const live = ['personas', 'dependencies', 'synonyms', 'exemplars'] as const;
     /** gateway.config.yaml keys applied live: `policy` names the files above, `overrides` is read at each catalog build. */
@@ -387,11 +389,15 @@ export class Gateway extends EventEmitter {
 
   /**
    * Ranks the persona's allowed tools for `query`; pinned tools are left out (they are
-   * always shown). Waits only for the catalog and its BM25 index, never for embeddings:
-   * while the dense index builds the answer comes from BM25 (`Selection.mode` 'bm25').
+   * always shown). Waits for the catalog and its BM25 index, and for the first dense index
+   * only during DENSE_GRACE_MS after the first catalog is built: with cached vectors (curator.vectors,
+   * the store) the dense index follows within about a second, so a host that starts the
+   * gateway for one query gets both retrievers; a cold build is not waited for, and the
+   * answer comes from BM25 (`Selection.mode` 'bm25') until it is done.
    */
   async findTools(query: string, persona: string | undefined, topK?: number): Promise<Selection> {
-    await Promise.race([this.ready, this.catalogReady.then(() => this.curator.whenSearchable())]);
+    await this.catalogReady;
+    await Promise.race([this.ready, Promise.all([this.curator.whenSearchable(), this.denseGrace])]);
     return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
   }
 

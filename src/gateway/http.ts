@@ -46,6 +46,22 @@ export function authenticate(req: IncomingMessage, tokens: TokenEntry[]): TokenE
   return tokens.find((t) => sameSecret(t.token, m[1]!));
 }
 
+/**
+ * 401 for a request without a valid bearer token, when the gateway's tokens are static
+ * (`http.tokens`): a JSON-RPC error the host can show, and a `WWW-Authenticate` challenge
+ * that names the problem (RFC 6750 §3) and carries no `resource_metadata`, since there is
+ * no authorization server to discover.
+ */
+function unauthorized(res: ServerResponse, sentToken: boolean): void {
+  const [error, description] = sentToken ? ['invalid_token', 'the bearer token is not valid'] : ['invalid_request', 'a bearer token is required'];
+  reply(
+    res,
+    401,
+    { jsonrpc: '2.0', error: { code: -32000, message: `unauthorized: ${description}; send Authorization: Bearer <token>, a token of http.tokens in the gateway's config` }, id: null },
+    { 'www-authenticate': `Bearer realm="tool-curator", error="${error}", error_description="${description}"` },
+  );
+}
+
 
 /**
  * Every token must name a persona personas.yaml defines, and carry the user id the
@@ -141,7 +157,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     const who = identify(req) ?? (hostAuth ? await hostAuth.signIn(req, res) : undefined);
     if (!who) {
       // With http.oauth, signIn has answered already (401 with its challenge, 403).
-      if (!hostAuth) reply(res, 401, { error: 'missing or invalid bearer token' }, { 'www-authenticate': 'Bearer' });
+      if (!hostAuth) unauthorized(res, req.headers.authorization !== undefined);
       return;
     }
     if (stateless) return serveStateless({ req, res, read: () => readBody(req, res), open: () => openSession(who), metrics: ops.metrics });
