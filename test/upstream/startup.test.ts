@@ -55,7 +55,7 @@ describe('a hung upstream beside a healthy one and a slow one', () => {
       timeouts: { startup_ms: 600_000, list_wait_ms: 1_000 },
     };
     writeFileSync(join(dir, 'gateway.config.yaml'), dump(config));
-    gateway = Gateway.create(loadConfig(join(dir, 'gateway.config.yaml')), { noEmbedder: true });
+    gateway = await Gateway.create(loadConfig(join(dir, 'gateway.config.yaml')), { noEmbedder: true });
     void gateway.catalogComplete.then(() => (complete = true));
     const session = new Session(gateway, {});
     const [a, b] = InMemoryTransport.createLinkedPair();
