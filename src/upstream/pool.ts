@@ -151,6 +151,8 @@ export class UpstreamPool extends EventEmitter {
         await conn.client.close();
         return false;
       }
+      // The step-up scope a tool asked for before (another process, an earlier run) shows in status().
+      if (u.provider instanceof StoreOAuthProvider) await u.provider.pendingScope().catch(() => undefined);
       const version = conn.client.getServerVersion();
       const info: ServerInfo = { title: version?.title ?? version?.name, instructions: conn.client.getInstructions() };
       Object.assign(u, { conn, tools, caps, info, lists, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
