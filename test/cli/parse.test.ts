@@ -37,10 +37,10 @@ describe('parseCommandLine', () => {
 
   it('refuses a flag of another command, naming the commands that take it', () => {
     expect(refused(['serve', '--mode', 'bogus'])).toBe(
-      `serve: unknown flag --mode (a flag of select, eval)\nusage: ${usageLine('serve')}\n(tool-curator serve --help lists the flags)`,
+      `serve: unknown flag --mode (a flag of select, eval, lint)\nusage: ${usageLine('serve')}\n(tool-curator serve --help lists the flags)`,
     );
-    expect(refused(['serve', '--top-k', '3']).split('\n')[0]).toBe('serve: unknown flag --top-k (a flag of select, eval)');
-    expect(refused(['doctor', '--persona', 'student']).split('\n')[0]).toBe('doctor: unknown flag --persona (a flag of serve, select, tools)');
+    expect(refused(['serve', '--top-k', '3']).split('\n')[0]).toBe('serve: unknown flag --top-k (a flag of select, eval, lint)');
+    expect(refused(['doctor', '--persona', 'student']).split('\n')[0]).toBe('doctor: unknown flag --persona (a flag of serve, select, tools, lint)');
   });
 
   it('suggests the closest flag for a typo', () => {
@@ -61,7 +61,7 @@ describe('parseCommandLine', () => {
 
   it('checks the arguments: a query for select, one target for eval, none for serve', () => {
     expect(refused(['select']).split('\n')[0]).toBe('select: needs "<query>"');
-    expect(refused(['eval', 'dev', 'public']).split('\n')[0]).toBe('eval: takes <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|public|dev|calibrate|all>, got 2 arguments');
+    expect(refused(['eval', 'dev', 'public']).split('\n')[0]).toBe('eval: takes <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|livemcpbench|public|dev|calibrate|all>, got 2 arguments');
     expect(refused(['serve', 'student']).split('\n')[0]).toBe('serve: takes no arguments, got "student"');
     expect(refused(['--config', 'x.yaml', 'serve']).split('\n')[0]).toBe('the command comes first: tool-curator <command> [flags], e.g. tool-curator serve --config');
   });
@@ -90,7 +90,7 @@ describe('the built CLI', () => {
     const r = spawnSync(process.execPath, [CLI, 'serve', '--mode', 'bogus', '--top-k', '3', '--explain'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`tool-curator: serve: unknown flag --mode (a flag of select, eval)\nusage: ${usageLine('serve')}\n(tool-curator serve --help lists the flags)\n`);
+    expect(r.stderr).toBe(`tool-curator: serve: unknown flag --mode (a flag of select, eval, lint)\nusage: ${usageLine('serve')}\n(tool-curator serve --help lists the flags)\n`);
   });
 
   it('eval refuses --sample where it cannot honour it', () => {
