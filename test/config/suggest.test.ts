@@ -21,7 +21,7 @@ function loadError(config: string, personas?: string): ConfigError {
   throw new Error('the config loaded');
 }
 
-const TOP = 'upstreams, curator, store, policy, exposure, session, http, confirmation, audit, relay, timeouts';
+const TOP = 'upstreams, curator, store, postgres, policy, exposure, session, http, confirmation, audit, overrides, relay, definitions, timeouts';
 
 describe('unknown config keys', () => {
   it('at the top level', () => {
@@ -43,7 +43,7 @@ describe('unknown config keys', () => {
 
   it('in the embedder, among the keys of the provider it names', () => {
     const e = loadError('upstreams: {}\ncurator: { embedder: { provider: use, worker: 2 } }\n');
-    expect([e.keyPath, e.expectation]).toEqual(['curator.embedder.worker', 'unknown key "worker"; did you mean "workers"? (curator.embedder takes workers, batchSize, provider)']);
+    expect([e.keyPath, e.expectation]).toEqual(['curator.embedder.worker', 'unknown key "worker"; did you mean "workers"? (curator.embedder takes workers, queryWorkers, batchSize, provider)']);
   });
 
   it('in a persona, reported against personas.yaml', () => {

@@ -72,6 +72,7 @@ test('worker pool: same vectors as the main thread, in input order; exits withou
 /** Embeds argv[2] (JSON texts) as queries, all at once on query workers and one by one on the main thread; prints both. */
 const queryChild = (module: string, create: string) => `
 import * as embedding from ${JSON.stringify(module)};
+${logging()}
 const texts = JSON.parse(process.argv[2]);
 const settings = JSON.parse(process.argv[3]);
 const workers = await embedding.${create}({ ...settings, queryWorkers: 1 });
