@@ -9,22 +9,25 @@
  * such an upstream only lists its tools (pool.ts).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
-import type { RelayedCallOptions } from '../relay/calls.js';
 import type { Store } from '../store/types.js';
 import { NeedsAuthorizationError } from './auth/errors.js';
 import { StoreOAuthProvider } from './auth/provider.js';
+import { forwardCall, type CallTarget } from './call.js';
 import { connectUpstream, type Connection } from './connect.js';
-import { sessionGone } from './pool.js';
+import { DEFAULT_MAX_RESULT_BYTES, type CallOptions } from './types.js';
 
 export interface UserConnectionsOptions {
   baseDir: string;
   startupMs: number;
   callMs: number;
   callMaxMs?: number;
+  /** Bound on a tool result, in bytes of its JSON. Default 10 MiB. */
+  maxResultBytes?: number;
+  /** What the gateway's client declares to the upstream (what the relay can pass on). */
+  capabilities?: ClientCapabilities;
   store: Pick<Store, 'oauth' | 'lock' | 'events'>;
   /** Connections kept open across users. */
   maxConnections: number;
@@ -68,45 +71,47 @@ export class UserConnections {
   }
 
   /**
-   * Calls `tool` of `upstream` as `user`.
+   * Calls `tool` of `upstream` as `user` (call.ts: timeouts, bounds, one retry on a new session).
    * @throws NeedsAuthorizationError when the user has no consent (or it was withdrawn, or a
    *   step-up is asked for); UrlElicitationRequiredError as the upstream sent it.
    * @returns the upstream's result, or an MCP error result for any other failure.
    */
-  async call(upstream: string, cfg: RemoteUpstreamConfig, user: string, tool: string, args: Record<string, unknown>, relayed: RelayedCallOptions = {}): Promise<CallToolResult> {
-    const { signal, onprogress, meta } = relayed;
-    const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
-    const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
+  async call(upstream: string, cfg: RemoteUpstreamConfig, user: string, tool: string, args: Record<string, unknown>, relayed: CallOptions = {}): Promise<CallToolResult> {
     const id = `${upstream}\0${user}`;
-    const failed = (err: unknown, entry: Entry, conn?: Connection): CallToolResult => {
-      const explained = conn?.explain?.(err) ?? (err as Error);
-      if (explained instanceof NeedsAuthorizationError || err instanceof UrlElicitationRequiredError) {
-        if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') void this.close(id, entry);
-        throw err instanceof UrlElicitationRequiredError ? err : explained;
-      }
-      return { isError: true, content: [{ type: 'text', text: `upstream "${upstream}" failed on ${tool}: ${explained.message}` }] };
+    let entry = this.open(upstream, cfg, user);
+    let conn: Connection | undefined;
+    let needed: NeedsAuthorizationError | undefined;
+    const target: CallTarget = {
+      server: upstream,
+      conn: () => conn,
+      // The upstream forgot the session (it restarted): a new connection.
+      reinitialize: async () => {
+        await this.close(id, entry);
+        entry = this.open(upstream, cfg, user);
+        conn = await entry.conn.catch(() => undefined);
+        return conn !== undefined;
+      },
+      consentLost: () => void this.close(id, entry),
+      consentNeeded: (err) => void (needed = err),
     };
-    for (let attempt = 0; ; attempt++) {
-      const entry = this.open(upstream, cfg, user);
-      entry.inFlight++;
-      let conn: Connection | undefined;
+    entry.inFlight++;
+    try {
       try {
         conn = await entry.conn;
-        return (await conn.client.callTool(params, undefined, options)) as CallToolResult;
       } catch (err) {
-        // The upstream forgot the session (it restarted): a new connection, once.
-        if (attempt === 0 && conn && sessionGone(err)) {
-          await this.close(id, entry);
-          continue;
-        }
-        // A connection that never opened is not kept: the next call tries again. Only this one
-        // goes: a newer entry another call opened meanwhile stays.
-        if (!conn) void this.close(id, entry);
-        return failed(err, entry, conn);
-      } finally {
-        entry.inFlight--;
-        entry.lastUsed = Date.now();
+        // A connection that never opened is not kept: the next call tries again. Only this
+        // one goes: a newer entry another call opened meanwhile stays.
+        void this.close(id, entry);
+        if (err instanceof NeedsAuthorizationError) throw err;
+        return { isError: true, content: [{ type: 'text', text: `upstream "${upstream}" is unavailable: ${(err as Error).message}` }] };
       }
+      const limits = { callMs: this.opts.callMs, callMaxMs: this.opts.callMaxMs, maxResultBytes: this.opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES };
+      const result = await forwardCall(target, tool, args, relayed, limits);
+      if (needed) throw needed;
+      return result;
+    } finally {
+      entry.inFlight--;
+      entry.lastUsed = Date.now();
     }
   }
 
@@ -123,7 +128,7 @@ export class UserConnections {
     if (!oauth) throw new Error(`upstream "${upstream}" is not an oauth upstream; per_user needs auth: { oauth: …, per_user: true }`);
     const provider = new StoreOAuthProvider({ upstream, subject: user, url: cfg.url, store: this.opts.store, config: oauth, mode: 'unattended' });
     const ms = cfg.startup_timeout_ms ?? this.opts.startupMs;
-    const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider).then((c) => {
+    const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider, { capabilities: this.opts.capabilities, maxMessageBytes: this.opts.maxResultBytes }).then((c) => {
       this.opts.onConnected?.(userKey(upstream, user), c.client);
       c.client.onclose = () => {
         if (this.entries.get(id)?.conn === conn) this.entries.delete(id);
