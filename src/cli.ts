@@ -35,7 +35,7 @@ Usage:
   tool-curator tools [--config F] [--persona P] [--json] [--strict]
   tool-curator index [--config F] [--strict]
   tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|livemcpbench|public|dev|calibrate|all>
-                    [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]
+                    [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--replay] [--json] [--config F]
   tool-curator lint [--config F] [--set NAME | --catalog FILE] [--persona P] [--mode M] [--top-k N] [--json]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
@@ -59,6 +59,7 @@ const OPTIONS = {
   sample: { type: 'string' },
   fusion: { type: 'string' },
   approximate: { type: 'boolean' },
+  replay: { type: 'boolean' },
   logout: { type: 'boolean' },
   'key-file': { type: 'string' },
   strict: { type: 'boolean' },
@@ -232,6 +233,7 @@ function passThrough(flags: Flags): string[] {
     ...(flags['top-k'] !== undefined ? ['--top-k', flags['top-k']] : []),
     ...(flags.fusion !== undefined ? ['--fusion', flags.fusion] : []),
     ...(flags.approximate ? ['--approximate'] : []),
+    ...(flags.replay ? ['--replay'] : []),
     ...(flags['key-file'] !== undefined ? ['--key-file', flags['key-file']] : []),
   ];
 }

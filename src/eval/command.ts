@@ -1,5 +1,5 @@
 /**
- * `tool-curator eval <target> [--mode M] [--fusion F] [--top-k N] [--sample N] [--approximate] [--json] [--config F]`:
+ * `tool-curator eval <target> [--mode M] [--fusion F] [--top-k N] [--sample N] [--approximate] [--replay] [--json] [--config F]`:
  * wiring only. Targets: a suite file (`*.yaml`, e.g. eval/university.yaml, run over the
  * upstreams of the gateway config: --config, else $TOOL_CURATOR_CONFIG, else
  * ./gateway.config.yaml), a public data set (metatool, toollens, api_bank, mcptoolbenchpp,
@@ -8,7 +8,8 @@
  * hybrid fusion (default: a suite uses the config's curator.fusion, the public and dev sets
  * the curator's default). `--approximate` searches the public sets' dense stage through
  * the HNSW graph whatever their size (ann.ts; to measure the recall it loses against exact
- * search). Document and query embeddings
+ * search). `--replay` measures learning from use on a suite or public set (replay.ts):
+ * the test half before and after replaying the traffic half. Document and query embeddings
  * are cached in $TOOL_CURATOR_EVAL_CACHE (default .tool-curator/eval.db), so a re-run
  * embeds nothing.
  */
@@ -27,7 +28,7 @@ import { runCatalogSuite } from './catalogSuite.js';
 import { loadSuiteFile, runUniversitySuite, UNIVERSITY_SUITE, type SuiteFile, type UniversityResult } from './university.js';
 
 const MODES: readonly CuratorMode[] = ['none', 'bm25', 'dense', 'hybrid'];
-const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|livemcpbench|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]';
+const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|livemcpbench|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--replay] [--json] [--config F]';
 
 function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -41,7 +42,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { mode: { type: 'string' }, fusion: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, approximate: { type: 'boolean' }, json: { type: 'boolean' }, config: { type: 'string' } },
+    options: { mode: { type: 'string' }, fusion: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, approximate: { type: 'boolean' }, replay: { type: 'boolean' }, json: { type: 'boolean' }, config: { type: 'string' } },
   });
   const target = positionals[0];
   const modeArg = values.mode ?? 'all';
@@ -57,6 +58,11 @@ export async function evalCommand(args: string[]): Promise<number> {
   const sets: PublicSetName[] = (PUBLIC_SETS as readonly string[]).includes(target)
     ? [target as PublicSetName]
     : target === 'public' || target === 'all' ? [...PUBLIC_SETS] : [];
+  const replay = values.replay === true;
+  if (replay && (target === 'dev' || target === 'calibrate' || target === 'all')) {
+    process.stderr.write(`--replay takes a suite file or a public data set, not "${target}"\n${USAGE}\n`);
+    return 2;
+  }
   if (sets.length === 0 && !suite && !['dev', 'calibrate'].includes(target)) {
     process.stderr.write(`unknown eval target "${target}"\n${USAGE}\n`);
     return 2;
@@ -87,13 +93,13 @@ export async function evalCommand(args: string[]): Promise<number> {
       const configPath = values.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml';
       const queries = embedder && memoizeQueries(embedder, cache);
       const result: UniversityResult = file.catalog
-        ? await runCatalogSuite(file.cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion })
-        : await runUniversitySuite(file.cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion });
+        ? await runCatalogSuite(file.cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion, replay })
+        : await runUniversitySuite(file.cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion, replay });
       out.suite = {
         ...result,
         file: suite,
-        results: result.results.map(({ mode, ranAs, report }) => ({
-          mode, ranAs, ...report,
+        results: result.results.map(({ mode, ranAs, report, learned }) => ({
+          mode, ranAs, ...(learned !== undefined && { learned }), ...report,
           cases: undefined,
           notCorrect: report.cases.filter((c) => c.outcome !== 'correct').map((c) => ({ ...c.case, outcome: c.outcome, shortlist: c.shortlist })),
         })),
@@ -102,7 +108,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     const results: PublicEvalResult[] = [];
     for (const set of sets) {
-      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, ...(values.approximate ? { approximate: { from: 0 } } : {}) }));
+      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, replay, ...(values.approximate ? { approximate: { from: 0 } } : {}) }));
       out.public = results;
     }
     if (results.length > 0) print(formatPublicTable(results));

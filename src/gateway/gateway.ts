@@ -32,6 +32,7 @@ import type { ApprovalsPart, Store } from '../store/types.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { forwardTo } from './forward.js';
+import { Learning } from './learning.js';
 
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
@@ -66,6 +67,8 @@ export class Gateway extends EventEmitter {
   readonly relay: Relay;
   /** Progress, log messages, questions and cancellation between hosts and upstreams during a call (src/relay/calls.ts). */
   readonly calls: CallRelay;
+  /** Learning from use (learning.ts); undefined unless `curator.learning.enabled`. */
+  readonly learning: Learning | undefined;
   /** Created at once, with the embedder still loading; it answers from BM25 until the dense index is ready. */
   curator!: ToolCurator;
   /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
@@ -116,6 +119,17 @@ export class Gateway extends EventEmitter {
       forward: forwardTo(pool, this.calls),
       approvalsPage: () => this.approvalsPage,
     });
+    const learning = loaded.config.curator.learning;
+    if (learning.enabled) {
+      this.learning = new Learning({
+        store: store.learned,
+        settings: learning,
+        learn: (learned) => this.curator.learn(learned),
+        allowed: (persona) => (this.policy.open || persona in this.loaded.personas ? new Set(this.allowedFor(persona || undefined).map((t) => t.name)) : undefined),
+        ignored: () => new Set(this.loaded.config.exposure.pinned),
+        failed: (operation, err) => this.storeFailed(operation, err),
+      });
+    }
     let catalogBuilt!: () => void;
     this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));
     this.ready = this.init(opts, catalogBuilt);
@@ -181,6 +195,7 @@ export class Gateway extends EventEmitter {
     catalogBuilt();
     await Promise.all([this.index(), embedder]);
     this.startup.indexedMs = since();
+    this.learning?.start();
     log.info(this.startup, 'gateway ready');
   }
 
@@ -271,6 +286,8 @@ export class Gateway extends EventEmitter {
       setImmediate(() => void nameIndexOf(catalog).prepare());
     });
     await built;
+    // The learned exemplars of tools the new catalog (or a persona's new rules) no longer allows go.
+    await this.learning?.refresh();
     this.indexState = 'ready';
     log.info({ tools: this.catalog.length, ms: Math.round(performance.now() - started), mode: this.curator.mode }, 'catalog indexed');
   }
@@ -322,10 +339,12 @@ export class Gateway extends EventEmitter {
    * Ranks the persona's allowed tools for `query`; pinned tools are left out (they are
    * always shown). Waits only for the catalog and its BM25 index, never for embeddings:
    * while the dense index builds the answer comes from BM25 (`Selection.mode` 'bm25').
+   * `learnedScope`: whose learned exemplars count (learning.ts scopeOf); none without learning.
    */
-  async findTools(query: string, persona: string | undefined, topK?: number): Promise<Selection> {
+  async findTools(query: string, persona: string | undefined, topK?: number, learnedScope?: string): Promise<Selection> {
     await Promise.race([this.ready, this.catalogReady.then(() => this.curator.whenSearchable())]);
-    return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
+    const scope = this.learning && learnedScope !== undefined ? { learnedScope } : {};
+    return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope });
   }
 
   /**
@@ -358,6 +377,7 @@ export class Gateway extends EventEmitter {
    * build: closing the embedder (and its worker pool) first makes the build end early.
    */
   async close(): Promise<void> {
+    this.learning?.close();
     await this.pool.close();
     await this.embedderLoad.then((e) => e?.close()).catch(() => undefined);
     await this.ready.catch(() => undefined);

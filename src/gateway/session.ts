@@ -24,6 +24,7 @@ import { log } from '../log.js';
 import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
 import { attachRelay } from '../relay/handlers.js';
 import type { Gateway } from './gateway.js';
+import { scopeOf, type SessionEvidence } from './learning.js';
 import {
   CALL_TOOL,
   FIND_TOOLS,
@@ -67,12 +68,15 @@ export class Session {
   private readonly detachRelay: () => Promise<void>;
   /** This session as the call relay knows it (progress, logs, questions from upstreams). */
   private readonly relayed: HostSession;
+  /** What this session searched for and used, for learning from use (undefined without it or without a user id). */
+  private readonly evidence: SessionEvidence | undefined;
 
   constructor(
     private readonly gateway: Gateway,
     identity: Omit<SessionIdentity, 'sessionId'> & { sessionId?: string },
   ) {
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
+    this.evidence = gateway.learning?.session(this.identity);
     // Fixed capabilities (relay.capabilities()): initialize never waits for the upstreams; relayed requests do.
     const relayedCaps = gateway.relay.capabilities();
     this.server = new Server(SERVER_INFO, { capabilities: hostCapabilities(relayedCaps), instructions: INSTRUCTIONS[this.mode] });
@@ -153,10 +157,11 @@ export class Session {
     const parsed = parseFindTools(rawArgs);
     if (typeof parsed === 'string') return errorResult(parsed);
     const started = Date.now();
-    const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit);
+    const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit, scopeOf(this.identity));
     const limit = parsed.limit ?? this.gateway.loaded.config.curator.top_k;
     const found = findResult(selection, limit);
     this.auditSearch(started, rawArgs, found.shown.map((t) => t.name));
+    this.evidence?.found(parsed.query, [...found.shown.map((t) => t.name), ...(found.fields.cut ?? [])]);
     const tools = found.shown.map((t) => {
       const d = this.definition(t);
       // Static mode: the result is the only place the host sees the tool, so it gets all of it.
@@ -222,7 +227,9 @@ export class Session {
         return answer.action;
       };
     }
-    return this.gateway.callPath(ctx);
+    const result = await this.gateway.callPath(ctx);
+    this.evidence?.called(ctx, result);
+    return result;
   }
 
   async close(): Promise<void> {
