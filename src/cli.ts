@@ -13,6 +13,7 @@ import { Gateway } from './gateway/gateway.js';
 import { formatDoctor, runDoctor } from './gateway/doctor.js';
 import { reloadAndLog, watchConfig } from './gateway/liveConfig.js';
 import { installLifecycle } from './gateway/lifecycle.js';
+import { learnedCommand } from './gateway/learnedCommand.js';
 import { guardedStdioTransport } from './gateway/stdioGuard.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
 import { Session } from './gateway/session.js';
@@ -39,6 +40,7 @@ Usage:
   tool-curator lint [--config F] [--set NAME | --catalog FILE] [--persona P] [--mode M] [--top-k N] [--json]
   tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
+  tool-curator learned list [--persona P] [--tenant T] [--tool T] [--all] [--json] | forget [--persona P] [--tenant T] [--tool T] [--query Q] [--all]
   tool-curator auth <upstream> [--logout] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
   tool-curator doctor [--config F] [--json]
 
@@ -64,6 +66,9 @@ const OPTIONS = {
   'key-file': { type: 'string' },
   strict: { type: 'boolean' },
   set: { type: 'string' },
+  tool: { type: 'string' },
+  query: { type: 'string' },
+  tenant: { type: 'string' },
   catalog: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -278,6 +283,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'audit': {
       return withStore(flags, (store) => auditCommand([...rest, ...passThrough(flags)], store));
+    }
+    case 'learned': {
+      const { learning } = config(flags).config.curator;
+      const filters = (['persona', 'tenant', 'tool', 'query'] as const).flatMap((k) => (flags[k] !== undefined ? [`--${k}`, flags[k]] : []));
+      return withStore(flags, (store) => learnedCommand([...rest, ...filters, ...passThrough(flags)], store.learned, learning));
     }
     case 'auth':
       return authCommand(config(flags), rest[0], { logout: flags.logout, out: (line) => process.stdout.write(`${line}\n`) });
