@@ -14,6 +14,7 @@ import { openConfiguredStore, storeLocation } from '../config/store.js';
 import { createEmbedder } from '../embedding/index.js';
 import { patternMatches, Policy } from '../policy/policy.js';
 import { isPostgresUrl } from '../store/location.js';
+import type { LearnedPart } from '../store/types.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
 
@@ -150,26 +151,60 @@ async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorR
  * The store: opened and pinged (its migrations applied), reported by kind and location
  * (a URL without its password). A SQLite file that does not exist is not created by a check.
  */
-async function checkStore(loaded: LoadedConfig): Promise<Finding> {
+async function checkStore(loaded: LoadedConfig): Promise<Finding[]> {
   const location = storeLocation(loaded);
   if (!isPostgresUrl(location) && !existsSync(location)) {
     // A gateway running with this config would not see a file made now.
-    return {
+    return [{
       check: 'store', level: 'info', key: 'store',
       message: `${location} does not exist: the first serve creates it (if a gateway is running with this config, its store was deleted under it: restart it)`,
-    };
+    }, ...learningFindings(loaded, undefined)];
   }
   try {
     const store = await openConfiguredStore(loaded);
     try {
       await store.ping();
-      return { check: 'store', level: 'ok', key: 'store', message: `${store.kind} ${store.location}` };
+      return [{ check: 'store', level: 'ok', key: 'store', message: `${store.kind} ${store.location}` }, ...learningFindings(loaded, await learnedCounts(store.learned, loaded.config.curator.learning.min_users))];
     } finally {
       await store.close();
     }
   } catch (err) {
-    return { check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message };
+    return [{ check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message }];
   }
+}
+
+/** Evidence in the store: learned pairs (at least min_users users) and pairs still gathering evidence, over every persona and tenant. */
+async function learnedCounts(store: LearnedPart, minUsers: number): Promise<{ learned: number; gathering: number }> {
+  let learned = 0;
+  let all = 0;
+  for (const scope of await store.scopes()) {
+    const pairs = await store.pairs({ ...scope, minUsers: 1 });
+    all += pairs.length;
+    learned += pairs.filter((p) => p.users >= minUsers).length;
+  }
+  return { learned, gathering: all - learned };
+}
+
+/**
+ * Learning from use (`curator.learning`): what the store holds, and settings under which it
+ * cannot work (learned exemplars are dense passages: a curator without an embedder ranks
+ * without them; evidence needs sessions with a user id).
+ */
+function learningFindings(loaded: LoadedConfig, counts: { learned: number; gathering: number } | undefined): Finding[] {
+  const { curator, session } = loaded.config;
+  const key = 'curator.learning';
+  const held = counts ? `; the store holds ${counts.learned} learned pair(s) and ${counts.gathering} gathering evidence (tool-curator learned list --all)` : '';
+  if (!curator.learning.enabled) {
+    return counts && counts.learned + counts.gathering > 0 ? [{ check: 'learning', level: 'info', key, message: `off${held}; tool-curator learned forget --all deletes them` }] : [];
+  }
+  const findings: Finding[] = [{ check: 'learning', level: 'ok', key, message: `on: a pair counts from ${curator.learning.min_users} distinct users of a persona, at most ${curator.learning.max_per_tool} per tool${held}` }];
+  if (curator.mode === 'bm25' || curator.mode === 'none' || curator.embedder.provider === 'none') {
+    findings.push({ check: 'learning', level: 'warn', file: loaded.file, key, message: `learned exemplars are dense passages: curator mode ${curator.mode} with embedder ${curator.embedder.provider} records evidence but never ranks with it` });
+  }
+  if ((loaded.config.http.tokens ?? []).length === 0 && !loaded.config.http.oauth && session.user_id === undefined) {
+    findings.push({ check: 'learning', level: 'info', file: loaded.file, key, message: 'no session has a user id (session.user_id, http.tokens[].user_id or http.oauth): nothing is recorded, since evidence counts by distinct users' });
+  }
+  return findings;
 }
 
 /**
@@ -196,7 +231,7 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
   if (loaded.httpError) {
     findings.push({ check: 'config', level: 'info', file: loaded.file, key: loaded.httpError.keyPath, message: `${loaded.httpError.expectation} (only serve --http needs it)` });
   }
-  findings.push(await checkStore(loaded));
+  findings.push(...(await checkStore(loaded)));
 
   // Upstreams first, the embedder after: loading a model beside them would skew their latencies.
   const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded)));
