@@ -16,7 +16,7 @@ import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { withinLimit } from './limit.js';
 import { confidentLexicalHits } from './lexical.js';
-import { LearnedIndex, type LearnedExemplars } from './learned.js';
+import { LearnedIndex, LearnedTerms, type LearnedExemplars } from './learned.js';
 import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
 import { retrieveAll, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
@@ -86,6 +86,8 @@ interface Index extends Retrievers {
   pools: WeakMap<readonly ToolRecord[], Pool>;
   /** The learned exemplars of each scope, as passages of this index's tools (learned.ts); absent without a dense index or without any. */
   learned?: LearnedIndex;
+  /** The learned exemplars of each scope as a BM25 field of this index's tools (learned.ts); absent without any. */
+  learnedTerms?: LearnedTerms;
 }
 
 /** An allowed list in catalog terms: the mask retrieveAll() reads, its indices and records (pinned and unknown tools left out). */
@@ -160,8 +162,10 @@ class Curator implements ToolCurator {
       // later (about a second at 100,000 tools): until then no query is taken for a tool
       // name or a foreign script. A smaller one answers with them from the start.
       const late = tools.length >= LATE_LOOKUPS_FROM;
+      const learnedTerms = LearnedTerms.build(this.learnedInput, byName, tools.length);
       let base: Index = {
         tools, names, byName, deps, bm25, dense: null,
+        ...(learnedTerms && { learnedTerms }),
         ...(late ? { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() } : await buildLookups(tools, fields)),
         pinned: new Set(extra.pinned ?? []),
         pools: new WeakMap(),
@@ -170,8 +174,10 @@ class Curator implements ToolCurator {
       this.index = base;
       this.markSearchable(generation);
       if (late) {
-        base = { ...base, ...(await buildLookups(tools, fields)) };
+        const lookups = await buildLookups(tools, fields);
         if (!current()) return;
+        // Spread from the published index: a learn() meanwhile may have replaced its learned terms.
+        base = { ...(this.index ?? base), ...lookups };
         this.index = base;
       }
       if (this.mode === 'none' || this.mode === 'bm25') return;
@@ -192,7 +198,8 @@ class Curator implements ToolCurator {
       if (!current()) return;
       const learned = await this.learnedIndex(base.byName, tools.length, embedder);
       if (!current()) return;
-      this.index = { ...base, dense: built.index, ...(learned && { learned }) };
+      // Spread from the published index: a learn() meanwhile may have replaced its learned terms.
+      this.index = { ...(this.index ?? base), dense: built.index, ...(learned && { learned }) };
       if (this.mode !== 'hybrid') return;
       // The catalog trust scales the fusion vote; only hybrid fuses. Without it the gate alone decides.
       let trust: CatalogTrust | undefined;
@@ -214,6 +221,12 @@ class Curator implements ToolCurator {
 
   async learn(learned: LearnedExemplars): Promise<void> {
     this.learnedInput = learned;
+    if (this.index) {
+      const terms = LearnedTerms.build(learned, this.index.byName, this.index.tools.length);
+      const next: Index = { ...this.index, ...(terms && { learnedTerms: terms }) };
+      if (!terms) delete next.learnedTerms;
+      this.index = next;
+    }
     const index = this.index;
     const embedder = this.embedder;
     if (!index?.dense || !embedder) return;
@@ -283,7 +296,8 @@ class Curator implements ToolCurator {
     // Explanations give every tool's ranks, so they need the full rankings; a shortlist reads only their heads.
     const depth = wantExplain ? Infinity : rankingDepth(topK);
     const learned = vectors && index.learned ? vectors.map((v) => index.learned!.passages(scope, v)) : [];
-    const rankings: Ranking[] = retrieveAll(index, mode, texts, vectors ?? undefined, mask, this.fusion, depth, learned);
+    const terms = index.learnedTerms && scope !== undefined ? { index: index.learnedTerms, scope } : undefined;
+    const rankings: Ranking[] = retrieveAll(index, mode, texts, vectors ?? undefined, mask, this.fusion, depth, learned, terms);
     const whole = rankings[0]!;
 
     // The confident list is the limit less its reserve; confidence compares its head with the first tool it leaves out.

@@ -1,15 +1,20 @@
 /**
  * Learned exemplars: queries after which users of one scope (a persona, within a tenant)
  * called a tool, given to the curator by the gateway's learning from use
- * (gateway/learning.ts decides what evidence is enough). Each one is a dense passage of
- * its tool, exactly like an exemplars.json phrasing, but only for queries of its own
- * scope: the catalog's dense index is shared by every persona, so a scope's learned
- * queries live in a small side index of their own, and select() with that scope lets
- * their similarity to the query stand in for the tool's best passage when it is higher
- * (dense.ts: a tool scores (document + best passage) / 2). A query without a scope, or of
- * another scope, is ranked exactly as if nothing had been learned.
+ * (gateway/learning.ts decides what evidence is enough). They count only for queries of
+ * their own scope: the catalog's indexes are shared by every persona, so a scope's learned
+ * queries live in small side indexes of their own, used by select() with that scope.
+ * - Dense (LearnedIndex): each one is a passage of its tool, exactly like an exemplars.json
+ *   phrasing: its similarity to the query stands in for the tool's best passage when it is
+ *   higher (dense.ts: a tool scores (document + best passage) / 2).
+ * - BM25 (LearnedTerms): each tool's learned queries are one more field of it, scored with
+ *   its own statistics over the whole catalog and added to the tool's BM25 score, as
+ *   BM25 sums its fields (bm25.ts); it works without an embedder too.
+ * A query without a scope, or of another scope, is ranked exactly as if nothing had been
+ * learned.
  */
 import type { Embedder } from '../embedding/types.js';
+import { Bm25Index, type Bm25Hit } from './bm25.js';
 import type { EmbeddingCache } from '../store/types.js';
 import { embedDocuments } from './embedCache.js';
 
@@ -37,6 +42,27 @@ export function learnedScope(persona: string | undefined, tenant = ''): string {
   return `${tenant}\u0000${persona ?? ''}`;
 }
 
+/**
+ * Cosine under which a learned query says nothing about a query, per embedder id prefix:
+ * learned queries are queries, and a query resembles other queries more than tool texts
+ * (USE Lite: unrelated short requests often reach 0.4), so without a floor every learned
+ * passage lifts its tool a little on every request. Embedders not listed get none.
+ *
+ * Source: replays of eval/university.yaml (hybrid, 245 learned exemplars from its traffic
+ * half, test half Correct: 189 of 195 with no floor, 191 with 0.5 or 0.6, 190 with 0.7)
+ * and eval/dev-learning.yaml (hybrid, top_k 3: 20 of 24 with no floor, 19 with 0.5 or
+ * 0.6, 18 with 0.7), measured 2026-12-02; 0.5 is the lowest floor that stops the
+ * university regressions.
+ */
+export const LEARNED_SIMILARITY: Readonly<Record<string, number>> = {
+  'use:': 0.5,
+};
+
+function floorFor(embedderId: string): number {
+  const key = Object.keys(LEARNED_SIMILARITY).find((prefix) => embedderId.startsWith(prefix));
+  return key === undefined ? -Infinity : LEARNED_SIMILARITY[key]!;
+}
+
 /** One scope's passages: unit vectors, the catalog index each belongs to and its weight. */
 interface ScopeRows {
   vectors: Float32Array;
@@ -57,6 +83,8 @@ export class LearnedIndex {
     private readonly size: number,
     private readonly dim: number,
     private readonly scopes: ReadonlyMap<string, ScopeRows>,
+    /** Learned passages less similar to the query than this are ignored (LEARNED_SIMILARITY). */
+    private readonly floor: number,
   ) {}
 
   /** Scopes with at least one passage on a tool of the index. */
@@ -86,10 +114,10 @@ export class LearnedIndex {
       rows.tools = Int32Array.from(new Set(rows.owner)).sort();
       scopes.set(scope, rows);
     }
-    return new LearnedIndex(size, embedder.dim, scopes);
+    return new LearnedIndex(size, embedder.dim, scopes, floorFor(embedder.id));
   }
 
-  /** The learned passages of `scope` scored against `query` (a unit vector); undefined when the scope has none. */
+  /** The learned passages of `scope` scored against `query` (a unit vector), those under the floor left out; undefined when the scope has none. */
   passages(scope: string | undefined, query: Float32Array): LearnedPassages | undefined {
     const rows = scope === undefined ? undefined : this.scopes.get(scope);
     if (!rows || query.length !== this.dim) return undefined;
@@ -98,8 +126,57 @@ export class LearnedIndex {
       let dot = 0;
       for (let j = 0, at = k * this.dim; j < this.dim; j++, at++) dot += rows.vectors[at]! * query[j]!;
       const i = rows.owner[k]!;
+      if (dot < this.floor) continue;
       best[i] = Math.max(best[i]!, Math.fround(dot * rows.weight[k]!));
     }
     return { best, tools: rows.tools };
+  }
+}
+
+/**
+ * The BM25 side of learned exemplars: per scope, a BM25 index over the whole catalog in
+ * which a tool's text is its learned queries (empty for the others), so document
+ * frequencies and lengths are those of a field of the catalog. No spelling correction:
+ * the main index corrects the query's typos already.
+ */
+export class LearnedTerms {
+  private constructor(private readonly scopes: ReadonlyMap<string, Bm25Index>) {}
+
+  /** The learned queries of each scope whose tool `byName` has, as a field of a `size`-tool catalog. */
+  static build(learned: LearnedExemplars, byName: ReadonlyMap<string, number>, size: number): LearnedTerms | undefined {
+    const scopes = new Map<string, Bm25Index>();
+    for (const [scope, list] of Object.entries(learned)) {
+      const texts: string[][] = Array.from({ length: size }, () => []);
+      for (const e of list) {
+        const i = byName.get(e.tool);
+        if (i !== undefined && e.weight > 0) texts[i]!.push(e.query);
+      }
+      if (texts.every((t) => t.length === 0)) continue;
+      scopes.set(scope, new Bm25Index(texts.map((t) => ({ name: '', description: t.join('. '), parameters: '' })), { spelling: false }));
+    }
+    return scopes.size > 0 ? new LearnedTerms(scopes) : undefined;
+  }
+
+  /**
+   * `hits` (the catalog BM25's, best first) with each tool's learned-field score added and
+   * its learned terms merged in; tools only the learned field matches are added. The same
+   * array when the scope has nothing learned or nothing of it matches.
+   */
+  merge(scope: string | undefined, text: string, allowed: Uint8Array, hits: Bm25Hit[]): Bm25Hit[] {
+    const index = scope === undefined ? undefined : this.scopes.get(scope);
+    const learned = index?.query(text, allowed) ?? [];
+    if (learned.length === 0) return hits;
+    const merged = new Map(hits.map((h) => [h.index, { ...h }]));
+    for (const l of learned) {
+      const h = merged.get(l.index);
+      if (!h) merged.set(l.index, { ...l });
+      else {
+        h.score += l.score;
+        h.terms = [...new Set([...h.terms, ...l.terms])];
+        h.viaSynonym = h.viaSynonym.filter((t) => !h.terms.includes(t));
+      }
+    }
+    // Stable: equal scores keep the catalog BM25's order, then the learned field's.
+    return [...merged.values()].sort((a, b) => b.score - a.score);
   }
 }

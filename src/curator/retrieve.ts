@@ -5,7 +5,7 @@
 import type { CuratorMode } from './types.js';
 import type { Bm25Hit, Bm25Index } from './bm25.js';
 import type { DenseIndex, DenseRanking } from './dense.js';
-import type { LearnedPassages } from './learned.js';
+import type { LearnedPassages, LearnedTerms } from './learned.js';
 import { bm25Coverage, fuse, type Fusion } from './fusion.js';
 import { contentTerms, literalTerms } from './tokenize.js';
 import { RRF_DEPTH } from './rrf.js';
@@ -49,7 +49,8 @@ export interface Retrievers {
  * (explanations need every rank). The dense stage of all the texts is one pass over the
  * rows when it is exact (DenseIndex.searchMany): the same rankings as one text at a time.
  * `learned[k]`: the learned passages of the query's scope scored against `vectors[k]`
- * (learned.ts), passages of their tools in this ranking only.
+ * (learned.ts), passages of their tools in this ranking only; `terms`: the learned BM25
+ * field of that scope, added to the catalog BM25's hits.
  */
 export function retrieveAll(
   r: Retrievers,
@@ -60,6 +61,7 @@ export function retrieveAll(
   fusion: Fusion,
   depth = Infinity,
   learned: readonly (LearnedPassages | undefined)[] = [],
+  terms?: { index: LearnedTerms; scope: string | undefined },
 ): Ranking[] {
   // RRF reads each list's top RRF_DEPTH. An approximate dense search scores BM25's best
   // too, so the fusion has both scores for every tool that can reach the head.
@@ -69,7 +71,11 @@ export function retrieveAll(
   // stage): BM25 alone, or beside an approximate search, needs its first denseDepth hits
   // (top-k selection; the same ranking as with every hit).
   const limit = Number.isFinite(depth) && (!denseIndex || denseIndex.approximate) ? denseDepth : undefined;
-  const lexical = texts.map((text) => (mode === 'dense' ? [] : r.bm25.query(text, allowed, undefined, limit)));
+  const lexical = texts.map((text) => {
+    if (mode === 'dense') return [];
+    const hits = r.bm25.query(text, allowed, undefined, limit);
+    return terms ? terms.index.merge(terms.scope, text, allowed, hits) : hits;
+  });
   const dense = denseIndex ? denseIndex.searchMany(vectors!, allowed, denseDepth, lexical.map((hits) => bm25Heads(hits, denseDepth)), learned) : undefined;
   return texts.map((text, k) => {
     const bm25 = lexical[k]!;

@@ -24,7 +24,7 @@ import { INDEX_READY_MS, ROOT } from '../helpers/reference.js';
 
 /** What students type, then the tool they call; the paraphrase is never replayed. */
 const TAUGHT = 'what do I still have out from the stacks';
-const PARAPHRASE = 'what have I got out from the stacks right now';
+const PARAPHRASE = 'do I still have anything out from the stacks';
 const TOOL = 'get_library_loans';
 const CALL_MS = { timeout: 120_000 };
 
