@@ -187,8 +187,8 @@ async function learnedCounts(store: LearnedPart, minUsers: number): Promise<{ le
 
 /**
  * Learning from use (`curator.learning`): what the store holds, and settings under which it
- * cannot work (learned exemplars are dense passages: a curator without an embedder ranks
- * without them; evidence needs sessions with a user id).
+ * cannot work or works in part (mode none ranks nothing; without an embedder learned queries
+ * are a BM25 field only; evidence needs sessions with a user id).
  */
 function learningFindings(loaded: LoadedConfig, counts: { learned: number; gathering: number } | undefined): Finding[] {
   const { curator, session } = loaded.config;
@@ -198,8 +198,10 @@ function learningFindings(loaded: LoadedConfig, counts: { learned: number; gathe
     return counts && counts.learned + counts.gathering > 0 ? [{ check: 'learning', level: 'info', key, message: `off${held}; tool-curator learned forget --all deletes them` }] : [];
   }
   const findings: Finding[] = [{ check: 'learning', level: 'ok', key, message: `on: a pair counts from ${curator.learning.min_users} distinct users of a persona, at most ${curator.learning.max_per_tool} per tool${held}` }];
-  if (curator.mode === 'bm25' || curator.mode === 'none' || curator.embedder.provider === 'none') {
-    findings.push({ check: 'learning', level: 'warn', file: loaded.file, key, message: `learned exemplars are dense passages: curator mode ${curator.mode} with embedder ${curator.embedder.provider} records evidence but never ranks with it` });
+  if (curator.mode === 'none') {
+    findings.push({ check: 'learning', level: 'warn', file: loaded.file, key, message: 'curator mode none ranks nothing: evidence is recorded but never used' });
+  } else if (curator.mode === 'bm25' || curator.embedder.provider === 'none') {
+    findings.push({ check: 'learning', level: 'info', file: loaded.file, key, message: `without an embedder (mode ${curator.mode}, embedder ${curator.embedder.provider}) learned queries rank through BM25 only, not as dense passages` });
   }
   if ((loaded.config.http.tokens ?? []).length === 0 && !loaded.config.http.oauth && session.user_id === undefined) {
     findings.push({ check: 'learning', level: 'info', file: loaded.file, key, message: 'no session has a user id (session.user_id, http.tokens[].user_id or http.oauth): nothing is recorded, since evidence counts by distinct users' });

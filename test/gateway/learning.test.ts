@@ -29,7 +29,7 @@ const TOOL = 'get_library_loans';
 const CALL_MS = { timeout: 120_000 };
 
 const token = (who: string) => `learning-test-token-${who}-0123456789`;
-const STUDENTS = ['S0001', 'S0002', 'S0003', 'S0004'];
+const STUDENTS = ['S0001', 'S0002', 'S0003', 'S0004', 'S0005'];
 
 describe('learning from use through the gateway', () => {
   let gateway: Gateway;
@@ -57,12 +57,12 @@ describe('learning from use through the gateway', () => {
     const names = await find(await host(who), query);
     return { rank: names.includes(TOOL) ? names.indexOf(TOOL) : names.length, names };
   }
-  /** A student's session: search with the taught words, then call the tool `times` times. */
-  async function teach(student: string, times = 1): Promise<void> {
+  /** A student's session: search with `query`, then call `tool` `times` times. */
+  async function teach(student: string, times = 1, query = TAUGHT, tool = TOOL): Promise<void> {
     const client = await host(student);
-    await find(client, TAUGHT);
+    await find(client, query);
     for (let i = 0; i < times; i++) {
-      const r = await call(client, TOOL);
+      const r = await call(client, tool);
       expect(r.isError ?? false, text(r)).toBe(false);
     }
   }
@@ -102,11 +102,17 @@ describe('learning from use through the gateway', () => {
     await gateway?.close();
   });
 
-  it('one student repeating the search and the call in many sessions teaches nothing', async () => {
+  it('one student repeating the search and the call in many sessions, or two colluding on a wrong tool, teaches nothing', async () => {
     for (let session = 0; session < 3; session++) await teach('S0001', 2);
+    // k − 1 = 2 users pair the paraphrase with a wrong tool (one that succeeds).
+    for (const student of ['S0001', 'S0005']) await teach(student, 1, PARAPHRASE, 'get_mess_menu');
     expect(await learned()).toBe(0);
     // Three sessions, one row each: a session's repeated call counts once.
-    expect(await gateway.store.learned.pairs({ persona: 'student', minUsers: 1 })).toEqual([expect.objectContaining({ query: evidenceQuery(TAUGHT), tool: TOOL, users: 1, count: 3 })]);
+    // Most users first.
+    expect(await gateway.store.learned.pairs({ persona: 'student', minUsers: 1 })).toEqual([
+      expect.objectContaining({ query: evidenceQuery(PARAPHRASE), tool: 'get_mess_menu', users: 2, count: 2 }),
+      expect.objectContaining({ query: evidenceQuery(TAUGHT), tool: TOOL, users: 1, count: 3 }),
+    ]);
     expect((await rankFor('S0004', PARAPHRASE)).names).toEqual(before.student.names);
   }, 600_000);
 
@@ -119,7 +125,7 @@ describe('learning from use through the gateway', () => {
     expect(failed.isError).toBe(true);
     await gateway.learning!.settled();
     const tools = (await gateway.store.learned.pairs({ persona: 'student', minUsers: 1 })).map((p) => p.tool);
-    expect(tools).toEqual([TOOL]);
+    expect(tools.sort()).toEqual(['get_library_loans', 'get_mess_menu']);
   }, 600_000);
 
   it('three distinct students teach the pair: a paraphrase ranks the tool higher for students, and for faculty nothing moves', async () => {
