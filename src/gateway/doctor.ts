@@ -14,9 +14,9 @@ import { openConfiguredStore, storeLocation } from '../config/store.js';
 import { createEmbedder } from '../embedding/index.js';
 import { patternMatches, Policy } from '../policy/policy.js';
 import { isPostgresUrl } from '../store/location.js';
-import type { LearnedPart } from '../store/types.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
+import { learnedCounts } from './learning.js';
 
 export type Level = 'ok' | 'info' | 'warn' | 'error';
 
@@ -171,18 +171,6 @@ async function checkStore(loaded: LoadedConfig): Promise<Finding[]> {
   } catch (err) {
     return [{ check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message }];
   }
-}
-
-/** Evidence in the store: learned pairs (at least min_users users) and pairs still gathering evidence, over every persona and tenant. */
-async function learnedCounts(store: LearnedPart, minUsers: number): Promise<{ learned: number; gathering: number }> {
-  let learned = 0;
-  let all = 0;
-  for (const scope of await store.scopes()) {
-    const pairs = await store.pairs({ ...scope, minUsers: 1 });
-    all += pairs.length;
-    learned += pairs.filter((p) => p.users >= minUsers).length;
-  }
-  return { learned, gathering: all - learned };
 }
 
 /**

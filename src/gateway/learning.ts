@@ -53,6 +53,18 @@ export function evidenceQuery(query: string): string {
   return query.normalize('NFC').toLowerCase().replace(/\s+/g, ' ').trim().replace(/[\s.!?。？！]+$/u, '').slice(0, MAX_EVIDENCE_QUERY);
 }
 
+/** Evidence in the store: learned pairs (at least `minUsers` users) and pairs still gathering evidence, over every persona and tenant (doctor, lint). */
+export async function learnedCounts(store: LearnedPart, minUsers: number): Promise<{ learned: number; gathering: number }> {
+  let learned = 0;
+  let all = 0;
+  for (const scope of await store.scopes()) {
+    const pairs = await store.pairs({ ...scope, minUsers: 1 });
+    all += pairs.length;
+    learned += pairs.filter((p) => p.users >= minUsers).length;
+  }
+  return { learned, gathering: all - learned };
+}
+
 /** Who gives a session's evidence, and what it may not teach. */
 export interface EvidenceSource {
   persona: string;
