@@ -14,6 +14,7 @@ import { formatDoctor, runDoctor } from './gateway/doctor.js';
 import { reloadAndLog, watchConfig } from './gateway/liveConfig.js';
 import { installLifecycle } from './gateway/lifecycle.js';
 import { learnedCommand } from './gateway/learnedCommand.js';
+import { scopeOf } from './gateway/learning.js';
 import { guardedStdioTransport } from './gateway/stdioGuard.js';
 import { checkTokens, serveHttp } from './gateway/http.js';
 import { Session } from './gateway/session.js';
@@ -188,7 +189,9 @@ async function select(query: string | undefined, flags: Flags): Promise<void> {
   if (flags.strict) await strictPatterns(gateway);
   try {
     const topK = positiveInt(flags['top-k'], 'top-k') ?? loaded.config.curator.top_k;
-    const selection = await gateway.curator.select(query, gateway.allowedFor(persona), { topK, explain: true });
+    // With learning on, the persona's learned exemplars count as they do for its sessions (no tenant: static tokens, stdio).
+    const scope = gateway.learning ? { learnedScope: scopeOf({ persona }) } : {};
+    const selection = await gateway.curator.select(query, gateway.allowedFor(persona), { topK, explain: true, ...scope });
     process.stdout.write(flags.json ? `${JSON.stringify(selectionJson(selection), null, 2)}\n` : formatSelection(selection, Boolean(flags.explain)));
   } finally {
     await gateway.close();
