@@ -196,7 +196,13 @@ class Curator implements ToolCurator {
         return;
       }
       if (!current()) return;
-      const learned = await this.learnedIndex(base.byName, tools.length, embedder);
+      // Embedded for the latest learn() input: one that came while embedding is embedded again.
+      let input: LearnedExemplars;
+      let learned: LearnedIndex | undefined;
+      do {
+        input = this.learnedInput;
+        learned = await this.learnedIndex(base.byName, tools.length, embedder);
+      } while (input !== this.learnedInput && current());
       if (!current()) return;
       // Spread from the published index: a learn() meanwhile may have replaced its learned terms.
       this.index = { ...(this.index ?? base), dense: built.index, ...(learned && { learned }) };

@@ -159,11 +159,11 @@ export interface ToolCurator {
   select(query: string, allowed: ToolRecord[], options?: SelectOptions): Promise<Selection>;
   /**
    * Replaces the learned exemplars (learning from use; learned.ts): per scope, queries
-   * after which that scope's users called a tool, each a dense passage of its tool for
-   * select() calls of that scope only. Queries are embedded through the cache. Applied to
-   * the current index (resolves when in use) and to every index built later. Dense and
-   * hybrid modes only; without an embedder it changes nothing. Never throws: a failure to
-   * embed them is logged and the ranking stays without them.
+   * after which that scope's users called a tool, each a BM25 field and a dense passage
+   * of its tool for select() calls of that scope only (SelectOptions.learnedScope).
+   * Queries are embedded through the cache. Applied to the current index (resolves when
+   * in use) and to every index built later; without an embedder, BM25 only. Never throws:
+   * a failure to embed them is logged and the dense ranking stays without them.
    */
   learn(learned: LearnedExemplars): Promise<void>;
 }
