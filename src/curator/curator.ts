@@ -162,15 +162,17 @@ class Curator implements ToolCurator {
       // later (about a second at 100,000 tools): until then no query is taken for a tool
       // name or a foreign script. A smaller one answers with them from the start.
       const late = tools.length >= LATE_LOOKUPS_FROM;
-      const learnedTerms = LearnedTerms.build(this.learnedInput, byName, tools.length);
+      const lookups = late ? { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() } : await buildLookups(tools, fields);
+      if (!current()) return;
+      const learnedTerms = await this.learnedTerms(byName, tools.length);
+      if (!current()) return;
+      // Published with no wait since the learned terms were built: they are the latest learn()'s.
       let base: Index = {
-        tools, names, byName, deps, bm25, dense: null,
+        tools, names, byName, deps, bm25, dense: null, ...lookups,
         ...(learnedTerms && { learnedTerms }),
-        ...(late ? { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() } : await buildLookups(tools, fields)),
         pinned: new Set(extra.pinned ?? []),
         pools: new WeakMap(),
       };
-      if (!current()) return;
       this.index = base;
       this.markSearchable(generation);
       if (late) {
@@ -227,8 +229,11 @@ class Curator implements ToolCurator {
 
   async learn(learned: LearnedExemplars): Promise<void> {
     this.learnedInput = learned;
-    if (this.index) {
-      const terms = LearnedTerms.build(learned, this.index.byName, this.index.tools.length);
+    const before = this.index;
+    if (before) {
+      const terms = await LearnedTerms.build(learned, before.byName, before.tools.length);
+      // Published only onto the catalog it was built for, and only if no newer learn() came meanwhile.
+      if (this.index?.tools !== before.tools || this.learnedInput !== learned) return;
       const next: Index = { ...this.index, ...(terms && { learnedTerms: terms }) };
       if (!terms) delete next.learnedTerms;
       this.index = next;
@@ -242,6 +247,17 @@ class Curator implements ToolCurator {
     const next: Index = { ...this.index, learned: built };
     if (!built) delete next.learned;
     this.index = next;
+  }
+
+  /** The learned BM25 field of the latest learn() input over an index's tools (built again if a learn() comes meanwhile); undefined when there is none. */
+  private async learnedTerms(byName: ReadonlyMap<string, number>, size: number): Promise<LearnedTerms | undefined> {
+    let input: LearnedExemplars;
+    let terms: LearnedTerms | undefined;
+    do {
+      input = this.learnedInput;
+      terms = await LearnedTerms.build(input, byName, size);
+    } while (input !== this.learnedInput);
+    return terms;
   }
 
   /** The learned index of the latest learn() input over an index's tools; undefined when there is none or embedding failed (logged). */

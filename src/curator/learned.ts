@@ -15,6 +15,10 @@
  */
 import type { Embedder } from '../embedding/types.js';
 import { Bm25Index, type Bm25Hit } from './bm25.js';
+import { yieldToEventLoop } from './progress.js';
+
+/** Tools per synchronous chunk of a scope's BM25 field (build.ts indexes the catalog in the same steps). */
+const CHUNK = 2_000;
 import type { EmbeddingCache } from '../store/types.js';
 import { embedDocuments } from './embedCache.js';
 
@@ -142,17 +146,27 @@ export class LearnedIndex {
 export class LearnedTerms {
   private constructor(private readonly scopes: ReadonlyMap<string, Bm25Index>) {}
 
-  /** The learned queries of each scope whose tool `byName` has, as a field of a `size`-tool catalog. */
-  static build(learned: LearnedExemplars, byName: ReadonlyMap<string, number>, size: number): LearnedTerms | undefined {
+  /**
+   * The learned queries of each scope whose tool `byName` has, as a field of a `size`-tool
+   * catalog; indexed in chunks so requests are served in between (a scope of a
+   * 100,000-tool catalog takes about half a second).
+   */
+  static async build(learned: LearnedExemplars, byName: ReadonlyMap<string, number>, size: number): Promise<LearnedTerms | undefined> {
     const scopes = new Map<string, Bm25Index>();
     for (const [scope, list] of Object.entries(learned)) {
-      const texts: string[][] = Array.from({ length: size }, () => []);
+      const texts = new Map<number, string[]>();
       for (const e of list) {
         const i = byName.get(e.tool);
-        if (i !== undefined && e.weight > 0) texts[i]!.push(e.query);
+        if (i !== undefined && e.weight > 0) texts.set(i, [...(texts.get(i) ?? []), e.query]);
       }
-      if (texts.every((t) => t.length === 0)) continue;
-      scopes.set(scope, new Bm25Index(texts.map((t) => ({ name: '', description: t.join('. '), parameters: '' })), { spelling: false }));
+      if (texts.size === 0) continue;
+      const index = new Bm25Index([], { spelling: false });
+      for (let at = 0; at < size; at += CHUNK) {
+        const docs = Array.from({ length: Math.min(CHUNK, size - at) }, (_, k) => ({ name: '', description: texts.get(at + k)?.join('. ') ?? '', parameters: '' }));
+        index.add(docs, at);
+        await yieldToEventLoop();
+      }
+      scopes.set(scope, index);
     }
     return scopes.size > 0 ? new LearnedTerms(scopes) : undefined;
   }
