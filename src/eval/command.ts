@@ -8,7 +8,7 @@
  * hybrid fusion (default: a suite uses the config's curator.fusion, the public and dev sets
  * the curator's default). `--approximate` searches the public sets' dense stage through
  * the HNSW graph whatever their size (ann.ts; to measure the recall it loses against exact
- * search). `--replay` measures learning from use on a suite or public set (replay.ts):
+ * search). `--replay` measures learning from use on a suite, dev or a public set (replay.ts):
  * the test half before and after replaying the traffic half. Document and query embeddings
  * are cached in $TOOL_CURATOR_EVAL_CACHE (default .tool-curator/eval.db), so a re-run
  * embeds nothing.
@@ -59,8 +59,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     ? [target as PublicSetName]
     : target === 'public' || target === 'all' ? [...PUBLIC_SETS] : [];
   const replay = values.replay === true;
-  if (replay && (target === 'dev' || target === 'calibrate' || target === 'all')) {
-    process.stderr.write(`--replay takes a suite file or a public data set, not "${target}"\n${USAGE}\n`);
+  if (replay && (target === 'calibrate' || target === 'all')) {
+    process.stderr.write(`--replay takes a suite file, dev or a public data set, not "${target}"\n${USAGE}\n`);
     return 2;
   }
   if (sets.length === 0 && !suite && !['dev', 'calibrate'].includes(target)) {
@@ -84,9 +84,11 @@ export async function evalCommand(args: string[]): Promise<number> {
     if (target === 'dev' || target === 'all') {
       const queries = embedder && memoizeQueries(embedder, cache);
       for (const mode of modes) {
-        const report = await runDevSuite(mode, queries, cache, topK, fusion);
-        out[`dev:${mode}`] = { ...report, cases: undefined };
-        print(formatSuiteReport(`dev suite, ${mode}`, report));
+        for (const { report, learned } of await runDevSuite(mode, queries, cache, topK, fusion, replay)) {
+          const name = learned === undefined ? mode : `${mode} + learned (${learned})`;
+          out[`dev:${name}`] = { ...report, cases: undefined };
+          print(formatSuiteReport(`dev suite${replay ? ', test half' : ''}, ${name}`, report));
+        }
       }
     }
     if (suite !== undefined) {
