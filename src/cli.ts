@@ -11,6 +11,7 @@ import { openConfiguredStore } from './config/store.js';
 import { EvalUsageError, evalCommand } from './eval/command.js';
 import { lintCommand } from './eval/lintCommand.js';
 import { formatDoctor, runDoctor } from './gateway/doctor.js';
+import { learnedCommand } from './gateway/learnedCommand.js';
 import { approverKeyPath } from './guards/approver.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { initCommand, InitError } from './init/command.js';
@@ -53,9 +54,9 @@ async function run(line: ParsedCommand): Promise<number> {
       await index(line.flags);
       return 0;
     case 'eval': {
-      const { mode, fusion, sample, approximate, json, refresh } = line.flags;
+      const { mode, fusion, sample, approximate, replay, json, refresh } = line.flags;
       try {
-        return await evalCommand(line.args[0]!, { mode, fusion, topK: line.flags['top-k'], sample, approximate, json, refresh, config: line.flags.config });
+        return await evalCommand(line.args[0]!, { mode, fusion, topK: line.flags['top-k'], sample, approximate, replay, json, refresh, config: line.flags.config });
       } catch (err) {
         if (err instanceof EvalUsageError) throw new UsageError(`eval: ${err.message}\nusage: ${usageLine('eval')}`);
         throw err;
@@ -69,6 +70,10 @@ async function run(line: ParsedCommand): Promise<number> {
     }
     case 'audit':
       return withStore(line.flags.config, (store) => auditCommand(argv(line.flags, ['tail', 'json']), store));
+    case 'learned': {
+      const { learning } = config(line.flags).config.curator;
+      return withStore(line.flags.config, (store) => learnedCommand([...line.args, ...argv(line.flags, ['persona', 'tenant', 'tool', 'query', 'all', 'json'])], store.learned, learning));
+    }
     case 'auth':
       return authCommand(config(line.flags), line.args[0], { logout: line.flags.logout, user: line.flags.user, users: line.flags.users, out: (l) => process.stdout.write(`${l}\n`) });
     case 'doctor': {

@@ -19,6 +19,7 @@ export { lastUserText } from './library/query.js';
 export { createCurator, DEFAULT_TOP_K, type CuratorOptions } from './curator/curator.js';
 export { DEFAULT_FUSION, FUSIONS, type Fusion } from './curator/fusion.js';
 export type { CatalogTrust } from './curator/trust.js';
+export { learnedScope, type LearnedExemplar, type LearnedExemplars } from './curator/learned.js';
 export type { ApproximateOptions, CuratorMode, ExtraContext, Explanation, Quantization, Selection, SelectOptions, ToolCurator } from './curator/types.js';
 
 // Embedders (loaded on first use: importing the package stays cheap) and the store: the

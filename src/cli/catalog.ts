@@ -12,6 +12,7 @@ import type { Selection } from '../curator/types.js';
 import { readSnapshot, snapshotAge } from '../gateway/catalogSnapshot.js';
 import { extraContext, startCurator } from '../gateway/curatorSetup.js';
 import { Gateway } from '../gateway/gateway.js';
+import { scopeOf } from '../gateway/learning.js';
 import { progressBar } from '../gateway/progressView.js';
 import { formatSelection, selectionJson } from '../gateway/selectView.js';
 import { writeVectors } from '../gateway/vectors.js';
@@ -42,7 +43,9 @@ async function selectLive(loaded: LoadedConfig, query: string, persona: string |
   try {
     const refused = strict ? strictError(loaded, gateway.patternIssues) : undefined;
     if (refused) throw refused;
-    return await gateway.curator.select(query, gateway.allowedFor(persona), { topK, explain: true });
+    // With learning on, the persona's learned exemplars count as they do for its sessions (no tenant: static tokens, stdio).
+    const scope = gateway.learning ? { learnedScope: scopeOf({ persona }) } : {};
+    return await gateway.curator.select(query, gateway.allowedFor(persona), { topK, explain: true, ...scope });
   } finally {
     await gateway.close();
   }

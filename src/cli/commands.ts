@@ -89,6 +89,7 @@ export const COMMANDS = {
       'top-k': topK,
       sample: { type: 'string', value: 'N', int: 'count', help: 'about N cases: a suite takes a category-stratified slice, a data set every k-th query' },
       approximate: { type: 'boolean', help: 'search the public sets through the HNSW graph whatever their size' },
+      replay: { type: 'boolean', help: 'learning from use: score the test half, replay the traffic half as users\' sessions, score it again (docs/LEARNING.md)' },
       json,
       refresh,
     },
@@ -116,6 +117,18 @@ export const COMMANDS = {
   audit: {
     summary: 'the audit log: every call and search with its decision',
     flags: { tail: { type: 'string', value: 'N', int: 'count', help: 'the last N entries (default 50)' }, json },
+  },
+  learned: {
+    summary: 'what learning from use learned: list the (query, tool) pairs, or forget some (docs/LEARNING.md)',
+    args: { usage: 'list | forget', min: 1, max: 1 },
+    flags: {
+      persona: { type: 'string', value: 'P', help: 'only this persona' },
+      tenant: { type: 'string', value: 'T', help: 'only this tenant (the identity provider\'s issuer)' },
+      tool: { type: 'string', value: 'T', help: 'only this tool' },
+      query: { type: 'string', value: 'Q', help: 'forget: only this query (as listed)' },
+      all: { type: 'boolean', help: 'list: pairs still gathering evidence too; forget: every pair' },
+      json,
+    },
   },
   auth: {
     summary: "consent to a remote upstream's OAuth (docs/AUTH.md)",

@@ -134,6 +134,40 @@ const embedderSchema = z.preprocess(
   embedderConfigSchema,
 );
 
+/**
+ * Learning from use (src/gateway/learning.ts, docs/CURATOR.md "Learning from use"): a
+ * find_tools query followed in the same session by a successful, uncorrected, allowed
+ * call of a tool it returned becomes evidence; a (query, tool) pair that enough distinct
+ * users of one persona gave is indexed as a learned exemplar of that persona only.
+ */
+export const learningSchema = z
+  .object({
+    /** Opt-in. Default false: nothing is recorded and rankings are never changed by use. */
+    enabled: z.boolean().default(false),
+    /**
+     * Distinct users of one persona (and tenant) a pair needs before it counts. Default 3:
+     * one user, or two colluding, cannot move anyone's ranking. At least 2: one user never teaches alone.
+     */
+    min_users: z.number().int().min(2).default(3),
+    /** Learned queries kept per tool and persona, the most used first. Default 20 (exemplars.json has 1 to 3 per tool). */
+    max_per_tool: z.number().int().positive().max(1000).default(20),
+    /**
+     * Evidence counts half as much after this many days, a quarter after twice as many,
+     * and is no longer read after four half-lives. Default 30.
+     */
+    half_life_days: z.number().positive().default(30),
+    /**
+     * How long after a find_tools query a call still counts as its outcome, in seconds.
+     * Default 300: a host calls what it found within a turn or two; later calls belong to
+     * other requests.
+     */
+    window_seconds: z.number().int().positive().max(86_400).default(300),
+    /** How often the learned pairs are read from the store and given to the curator, in seconds. Default 300. */
+    refresh_seconds: z.number().int().positive().default(300),
+  })
+  .strict()
+  .prefault({});
+
 export const curatorSchema = z
   .object({
     mode: z.enum(['none', 'bm25', 'dense', 'hybrid']).default('hybrid'),
@@ -164,6 +198,7 @@ export const curatorSchema = z
       .strict()
       .prefault({}),
     embedder: embedderSchema,
+    learning: learningSchema,
     /**
      * A vector file (written by `tool-curator index --write-vectors F`) whose vectors
      * seed the embeddings cache when the active embedder computed them, so a first start
@@ -632,6 +667,7 @@ export const gatewayConfigSchema = z
   .strict();
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+export type LearningConfig = z.infer<typeof learningSchema>;
 export type UpstreamConfig = z.infer<typeof upstreamSchema>;
 export type StdioUpstreamConfig = z.infer<typeof stdioUpstreamSchema>;
 export type RemoteUpstreamConfig = z.infer<typeof remoteUpstreamSchema>;

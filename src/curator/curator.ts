@@ -16,6 +16,7 @@ import { explain } from './explain.js';
 import { DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { withinLimit } from './limit.js';
 import { confidentLexicalHits } from './lexical.js';
+import { LearnedIndex, LearnedTerms, type LearnedExemplars } from './learned.js';
 import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
 import { retrieveAll, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
@@ -83,6 +84,10 @@ interface Index extends Retrievers {
   pinned: Set<string>;
   /** The pool of each `allowed` array select() was given (the gateway passes one array per persona): a mask costs O(catalog) to build. */
   pools: WeakMap<readonly ToolRecord[], Pool>;
+  /** The learned exemplars of each scope, as passages of this index's tools (learned.ts); absent without a dense index or without any. */
+  learned?: LearnedIndex;
+  /** The learned exemplars of each scope as a BM25 field of this index's tools (learned.ts); absent without any. */
+  learnedTerms?: LearnedTerms;
 }
 
 /** An allowed list in catalog terms: the mask retrieveAll() reads, its indices and records (pinned and unknown tools left out). */
@@ -103,6 +108,8 @@ class Curator implements ToolCurator {
   private generation = 0;
   private searchableGeneration = 0;
   private searchableWaiters: (() => void)[] = [];
+  /** The latest learn() input: applied to every index built from now on. */
+  private learnedInput: LearnedExemplars = {};
 
   constructor(private readonly options: CuratorOptions) {
     this.threshold = options.lowConfidenceThreshold ?? LOW_CONFIDENCE;
@@ -155,18 +162,24 @@ class Curator implements ToolCurator {
       // later (about a second at 100,000 tools): until then no query is taken for a tool
       // name or a foreign script. A smaller one answers with them from the start.
       const late = tools.length >= LATE_LOOKUPS_FROM;
+      const lookups = late ? { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() } : await buildLookups(tools, fields);
+      if (!current()) return;
+      const learnedTerms = await this.learnedTerms(byName, tools.length);
+      if (!current()) return;
+      // Published with no wait since the learned terms were built: they are the latest learn()'s.
       let base: Index = {
-        tools, names, byName, deps, bm25, dense: null,
-        ...(late ? { anchor: new NameAnchor(), exact: new ExactNames(), scripts: new ScriptProfile() } : await buildLookups(tools, fields)),
+        tools, names, byName, deps, bm25, dense: null, ...lookups,
+        ...(learnedTerms && { learnedTerms }),
         pinned: new Set(extra.pinned ?? []),
         pools: new WeakMap(),
       };
-      if (!current()) return;
       this.index = base;
       this.markSearchable(generation);
       if (late) {
-        base = { ...base, ...(await buildLookups(tools, fields)) };
+        const lookups = await buildLookups(tools, fields);
         if (!current()) return;
+        // Spread from the published index: a learn() meanwhile may have replaced its learned terms.
+        base = { ...(this.index ?? base), ...lookups };
         this.index = base;
       }
       if (this.mode === 'none' || this.mode === 'bm25') return;
@@ -185,7 +198,16 @@ class Curator implements ToolCurator {
         return;
       }
       if (!current()) return;
-      this.index = { ...base, dense: built.index };
+      // Embedded for the latest learn() input: one that came while embedding is embedded again.
+      let input: LearnedExemplars;
+      let learned: LearnedIndex | undefined;
+      do {
+        input = this.learnedInput;
+        learned = await this.learnedIndex(base.byName, tools.length, embedder);
+      } while (input !== this.learnedInput && current());
+      if (!current()) return;
+      // Spread from the published index: a learn() meanwhile may have replaced its learned terms.
+      this.index = { ...(this.index ?? base), dense: built.index, ...(learned && { learned }) };
       if (this.mode !== 'hybrid') return;
       // The catalog trust scales the fusion vote; only hybrid fuses. Without it the gate alone decides.
       let trust: CatalogTrust | undefined;
@@ -194,13 +216,59 @@ class Curator implements ToolCurator {
       } catch (err) {
         log.warn({ err }, 'curator: measuring the catalog trust failed, fusing by the query gate alone');
       }
-      if (current()) this.index = { ...base, dense: built.index, trust };
+      // Spread from the published index: a learn() meanwhile may have replaced its learned exemplars.
+      if (current() && this.index) this.index = { ...this.index, trust };
     } finally {
       this.markSearchable(generation);
       if (current()) {
         const index = this.index;
         log.info({ tools: tools.length, mode: this.mode, fusion: this.fusion, dense: index?.dense != null, trust: index?.trust, ms: Math.round(performance.now() - started) }, 'curator index built');
       }
+    }
+  }
+
+  async learn(learned: LearnedExemplars): Promise<void> {
+    this.learnedInput = learned;
+    const before = this.index;
+    if (before) {
+      const terms = await LearnedTerms.build(learned, before.byName, before.tools.length);
+      // Published only onto the catalog it was built for, and only if no newer learn() came meanwhile.
+      if (this.index?.tools !== before.tools || this.learnedInput !== learned) return;
+      const next: Index = { ...this.index, ...(terms && { learnedTerms: terms }) };
+      if (!terms) delete next.learnedTerms;
+      this.index = next;
+    }
+    const index = this.index;
+    const embedder = this.embedder;
+    if (!index?.dense || !embedder) return;
+    const built = await this.learnedIndex(index.byName, index.tools.length, embedder);
+    // Published only onto the dense index it was built for, and only if no newer learn() came meanwhile.
+    if (this.index?.dense !== index.dense || this.learnedInput !== learned) return;
+    const next: Index = { ...this.index, learned: built };
+    if (!built) delete next.learned;
+    this.index = next;
+  }
+
+  /** The learned BM25 field of the latest learn() input over an index's tools (built again if a learn() comes meanwhile); undefined when there is none. */
+  private async learnedTerms(byName: ReadonlyMap<string, number>, size: number): Promise<LearnedTerms | undefined> {
+    let input: LearnedExemplars;
+    let terms: LearnedTerms | undefined;
+    do {
+      input = this.learnedInput;
+      terms = await LearnedTerms.build(input, byName, size);
+    } while (input !== this.learnedInput);
+    return terms;
+  }
+
+  /** The learned index of the latest learn() input over an index's tools; undefined when there is none or embedding failed (logged). */
+  private async learnedIndex(byName: ReadonlyMap<string, number>, size: number, embedder: Embedder): Promise<LearnedIndex | undefined> {
+    if (Object.keys(this.learnedInput).length === 0) return undefined;
+    try {
+      const built = await LearnedIndex.build(this.learnedInput, byName, size, embedder, this.options.cache);
+      return built.scopeCount > 0 ? built : undefined;
+    } catch (err) {
+      log.warn({ err, embedder: embedder.id }, 'curator: embedding the learned exemplars failed, ranking without them');
+      return undefined;
     }
   }
 
@@ -225,13 +293,14 @@ class Curator implements ToolCurator {
     if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain, topK);
     // Fail-open, in steps: a failing dense stage (or fusion) → BM25 alone → the allowed pool.
     const wantExplain = options.explain === true;
+    const scope = options.learnedScope;
     try {
-      return await this.rank(index, query, mask, pool, topK, wantExplain, true);
+      return await this.rank(index, query, mask, pool, topK, wantExplain, true, scope);
     } catch (err) {
       if (index.dense && this.mode !== 'bm25') {
         log.error({ err }, 'curator: dense retrieval failed, BM25 alone for this query');
         try {
-          return await this.rank(index, query, mask, pool, topK, wantExplain, false);
+          return await this.rank(index, query, mask, pool, topK, wantExplain, false, scope);
         } catch (again) {
           err = again;
         }
@@ -241,14 +310,16 @@ class Curator implements ToolCurator {
     }
   }
 
-  private async rank(index: Index, query: string, mask: Uint8Array, pool: number[], topK: number, wantExplain: boolean, useDense: boolean): Promise<Selection> {
+  private async rank(index: Index, query: string, mask: Uint8Array, pool: number[], topK: number, wantExplain: boolean, useDense: boolean, scope?: string): Promise<Selection> {
     const parts = splitQuery(query);
     const texts = parts.length > 1 ? [query, ...parts] : [query];
     const vectors = useDense ? await this.embedQueries(index, texts) : null;
     const mode = vectors ? (this.mode === 'dense' ? 'dense' : 'hybrid') : 'bm25';
     // Explanations give every tool's ranks, so they need the full rankings; a shortlist reads only their heads.
     const depth = wantExplain ? Infinity : rankingDepth(topK);
-    const rankings: Ranking[] = retrieveAll(index, mode, texts, vectors ?? undefined, mask, this.fusion, depth);
+    const learned = vectors && index.learned ? vectors.map((v) => index.learned!.passages(scope, v)) : [];
+    const terms = index.learnedTerms && scope !== undefined ? { index: index.learnedTerms, scope } : undefined;
+    const rankings: Ranking[] = retrieveAll(index, mode, texts, vectors ?? undefined, mask, this.fusion, depth, learned, terms);
     const whole = rankings[0]!;
 
     // The confident list is the limit less its reserve; confidence compares its head with the first tool it leaves out.

@@ -18,6 +18,7 @@
  */
 import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
 import { RowGraph } from './ann.js';
+import type { LearnedPassages } from './learned.js';
 import { yieldToEventLoop } from './progress.js';
 import type { Quantization } from './types.js';
 import { topK } from './topk.js';
@@ -184,20 +185,23 @@ export class DenseIndex {
    * exactly. Too few distinct tools among the rows returned: the graph is asked for more
    * rows (up to 16 times as many); a pool so narrow that they still hold fewer than
    * `depth` of its tools is scored whole instead.
+   *
+   * `learned`: the query's learned passages (learned.ts), each a passage of its tool for
+   * this search only; the tools that have one are scored in an approximate search too.
    */
-  search(query: Float32Array, allowed?: Uint8Array, depth = Infinity, extra: ArrayLike<number> = []): DenseRanking {
-    if (this.graph && depth < this.size) return this.searchApproximate(this.graph, query, allowed, depth, extra);
-    return this.searchExact(query, allowed, depth);
+  search(query: Float32Array, allowed?: Uint8Array, depth = Infinity, extra: ArrayLike<number> = [], learned?: LearnedPassages): DenseRanking {
+    if (this.graph && depth < this.size) return this.searchApproximate(this.graph, query, allowed, depth, extra, learned);
+    return this.searchExact(query, allowed, depth, learned);
   }
 
   /**
    * search() for several queries (a compound query and its parts) with one pass over the
    * rows when the search is exact: the same rankings as one search() per query, for about
-   * the cost of one. `extra[q]` is query q's `extra`.
+   * the cost of one. `extra[q]` and `learned[q]` are query q's `extra` and `learned`.
    */
-  searchMany(queries: readonly Float32Array[], allowed?: Uint8Array, depth = Infinity, extra: readonly ArrayLike<number>[] = []): DenseRanking[] {
+  searchMany(queries: readonly Float32Array[], allowed?: Uint8Array, depth = Infinity, extra: readonly ArrayLike<number>[] = [], learned: readonly (LearnedPassages | undefined)[] = []): DenseRanking[] {
     if ((this.graph && depth < this.size) || queries.length < 2 || this.owner.length === 0) {
-      return queries.map((q, k) => this.search(q, allowed, depth, extra[k]));
+      return queries.map((q, k) => this.search(q, allowed, depth, extra[k], learned[k]));
     }
     // Every row against the Q queries (k = Q): for each row its Q distances, nearest first,
     // with the query each belongs to as its key.
@@ -210,27 +214,27 @@ export class DenseIndex {
     for (let row = 0; row < rows; row++) {
       for (let j = 0; j < n; j++) distances[Number(m.keys[row * n + j]!)]![row] = m.distances[row * n + j]!;
     }
-    return distances.map((d) => this.rank(d, allowed, depth));
+    return distances.map((d, k) => this.rank(d, allowed, depth, learned[k]));
   }
 
-  private searchExact(query: Float32Array, allowed: Uint8Array | undefined, depth: number): DenseRanking {
+  private searchExact(query: Float32Array, allowed: Uint8Array | undefined, depth: number, learned?: LearnedPassages): DenseRanking {
     if (this.owner.length === 0) return ranking([], new Float32Array(this.size), depth, false);
     // Every row against the one query (k = 1): the distances come back in row order, with
     // no sort of all rows and no key to convert, the same inner products as a search of
     // the query over the rows.
     const m = exactSearch(query, this.matrix, this.dim, 1, MetricKind.IP, 1) as BatchMatches;
-    return this.rank(m.distances, allowed, depth);
+    return this.rank(m.distances, allowed, depth, learned);
   }
 
   /** The exact ranking from every row's distance to the query (usearch's IP "distance", 1 − dot). */
-  private rank(distances: Float32Array, allowed: Uint8Array | undefined, depth: number): DenseRanking {
+  private rank(distances: Float32Array, allowed: Uint8Array | undefined, depth: number, learned?: LearnedPassages): DenseRanking {
     const tools: number[] = [];
     const score = new Float32Array(this.size);
     for (let i = 0; i < this.size; i++) {
       if (allowed && allowed[i] !== 1) continue;
       // Each row's similarity kept as float32.
       const document = Math.fround(1 - distances[this.first[i]!]!);
-      let best = -Infinity;
+      let best = learned ? learned.best[i]! : -Infinity;
       for (let row = this.first[i]! + 1; row < this.first[i + 1]!; row++) best = Math.max(best, Math.fround(1 - distances[row]!));
       score[i] = best === -Infinity ? document : (document + best) / 2;
       tools.push(i);
@@ -238,14 +242,14 @@ export class DenseIndex {
     return ranking(tools, score, depth, false);
   }
 
-  private searchApproximate(graph: RowGraph, query: Float32Array, allowed: Uint8Array | undefined, depth: number, extra: ArrayLike<number>): DenseRanking {
+  private searchApproximate(graph: RowGraph, query: Float32Array, allowed: Uint8Array | undefined, depth: number, extra: ArrayLike<number>, learned?: LearnedPassages): DenseRanking {
     const scored = new Uint8Array(this.size);
     const tools: number[] = [];
     const score = new Float32Array(this.size);
     const take = (i: number): void => {
       if (scored[i] === 1 || (allowed && allowed[i] !== 1)) return;
       scored[i] = 1;
-      score[i] = this.toolScore(query, i);
+      score[i] = this.toolScore(query, i, learned ? learned.best[i]! : -Infinity);
       tools.push(i);
     };
     const pool = allowed ? poolOf(allowed) : undefined;
@@ -262,10 +266,11 @@ export class DenseIndex {
     if (tools.length < wanted) {
       // A narrow pool (a persona allowing few tools) barely shows among the graph's
       // candidates: score the pool whole, or every row when the pool is large.
-      if (!pool || pool.length * (this.rows / this.size) > this.rows / 4) return this.searchExact(query, allowed, depth);
+      if (!pool || pool.length * (this.rows / this.size) > this.rows / 4) return this.searchExact(query, allowed, depth, learned);
       for (const i of pool) take(i);
     }
     for (let k = 0; k < extra.length; k++) take(extra[k]!);
+    for (const i of learned?.tools ?? []) take(i);
     const spaced = Math.min(FLOOR_SAMPLE, poolSize);
     for (let k = 0; k < spaced; k++) {
       const at = Math.floor((k * poolSize) / spaced);
@@ -275,10 +280,10 @@ export class DenseIndex {
     return ranking(tools, score, depth, true);
   }
 
-  /** A tool's score (document + best passage) / 2 from its rows, exactly (float32 vectors, float64 sums). */
-  private toolScore(query: Float32Array, i: number): number {
+  /** A tool's score (document + best passage) / 2 from its rows and its best learned passage `learned`, exactly (float32 vectors, float64 sums). */
+  private toolScore(query: Float32Array, i: number, learned: number): number {
     const document = this.dot(query, this.first[i]!);
-    let best = -Infinity;
+    let best = learned;
     for (let row = this.first[i]! + 1; row < this.first[i + 1]!; row++) best = Math.max(best, this.dot(query, row));
     return best === -Infinity ? document : (document + best) / 2;
   }

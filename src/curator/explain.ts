@@ -32,6 +32,8 @@ export function explain(names: readonly string[], shortlist: readonly number[], 
       e.bm25Rank = b + 1;
       e.bm25Score = ranking!.bm25[b]!.score;
     }
+    const learned = ranking?.learned?.best[index];
+    if (learned !== undefined && learned > -Infinity) e.learnedSimilarity = learned;
     const f = fusedAt.get(index);
     if (f !== undefined) {
       e.rrfScore = ranking!.rrf[f]!;

@@ -5,5 +5,6 @@
 export { createCurator, DEFAULT_TOP_K, type CuratorOptions } from './curator.js';
 export { DEFAULT_FUSION, FUSIONS, type Fusion } from './fusion.js';
 export type { CatalogTrust } from './trust.js';
+export { learnedScope, type LearnedExemplar, type LearnedExemplars } from './learned.js';
 export type { BuildProgress, ProgressListener } from './progress.js';
 export type { CuratorMode, ExtraContext, Explanation, Selection, SelectOptions, ToolCurator } from './types.js';

@@ -5,6 +5,7 @@
 import type { CuratorMode } from './types.js';
 import type { Bm25Hit, Bm25Index } from './bm25.js';
 import type { DenseIndex, DenseRanking } from './dense.js';
+import type { LearnedPassages, LearnedTerms } from './learned.js';
 import { bm25Coverage, fuse, type Fusion } from './fusion.js';
 import { contentTerms, literalTerms } from './tokenize.js';
 import { RRF_DEPTH } from './rrf.js';
@@ -26,6 +27,8 @@ export interface Ranking {
   dense?: DenseRanking;
   /** BM25's IDF-weighted coverage of the query by its best hit, in [0, 1] (fusion.ts bm25Coverage); 0 when BM25 matched nothing. */
   coverage: number;
+  /** The learned passages the dense stage scored (learned.ts), when the query's scope has any. */
+  learned?: LearnedPassages;
 }
 
 /** The retrievers of a built index, and the catalog trust that scales their votes. */
@@ -45,6 +48,9 @@ export interface Retrievers {
  * sorting the whole pool), enough for a shortlist; without, every ranked tool
  * (explanations need every rank). The dense stage of all the texts is one pass over the
  * rows when it is exact (DenseIndex.searchMany): the same rankings as one text at a time.
+ * `learned[k]`: the learned passages of the query's scope scored against `vectors[k]`
+ * (learned.ts), passages of their tools in this ranking only; `terms`: the learned BM25
+ * field of that scope, added to the catalog BM25's hits.
  */
 export function retrieveAll(
   r: Retrievers,
@@ -54,6 +60,8 @@ export function retrieveAll(
   allowed: Uint8Array,
   fusion: Fusion,
   depth = Infinity,
+  learned: readonly (LearnedPassages | undefined)[] = [],
+  terms?: { index: LearnedTerms; scope: string | undefined },
 ): Ranking[] {
   // RRF reads each list's top RRF_DEPTH. An approximate dense search scores BM25's best
   // too, so the fusion has both scores for every tool that can reach the head.
@@ -63,8 +71,12 @@ export function retrieveAll(
   // stage): BM25 alone, or beside an approximate search, needs its first denseDepth hits
   // (top-k selection; the same ranking as with every hit).
   const limit = Number.isFinite(depth) && (!denseIndex || denseIndex.approximate) ? denseDepth : undefined;
-  const lexical = texts.map((text) => (mode === 'dense' ? [] : r.bm25.query(text, allowed, undefined, limit)));
-  const dense = denseIndex ? denseIndex.searchMany(vectors!, allowed, denseDepth, lexical.map((hits) => bm25Heads(hits, denseDepth))) : undefined;
+  const lexical = texts.map((text) => {
+    if (mode === 'dense') return [];
+    const hits = r.bm25.query(text, allowed, undefined, limit);
+    return terms ? terms.index.merge(terms.scope, text, allowed, hits) : hits;
+  });
+  const dense = denseIndex ? denseIndex.searchMany(vectors!, allowed, denseDepth, lexical.map((hits) => bm25Heads(hits, denseDepth)), learned) : undefined;
   return texts.map((text, k) => {
     const bm25 = lexical[k]!;
     const d = dense?.[k];
@@ -75,7 +87,8 @@ export function retrieveAll(
     // `fusion` is hybrid's choice; one retriever alone is ranked, and explained, by its own score.
     const used = mode === 'hybrid' ? fusion : 'score';
     const f = fuse(d, bm25, p, used, depth);
-    return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense: d, coverage };
+    const passages = d ? learned[k] : undefined;
+    return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense: d, coverage, ...(passages && { learned: passages }) };
   });
 }
 

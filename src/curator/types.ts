@@ -3,6 +3,7 @@
  * tools for each query. Knows nothing about MCP sessions.
  */
 import type { ToolRecord } from '../catalog/types.js';
+import type { LearnedExemplars } from './learned.js';
 import type { CatalogTrust } from './trust.js';
 
 /** Domain knowledge beside the catalog, all optional, keyed by exposed tool name. */
@@ -30,6 +31,12 @@ export interface SelectOptions {
   topK?: number;
   /** Fill `explanations`. Default false (it costs allocations on the hot path). */
   explain?: boolean;
+  /**
+   * Whose learned exemplars count for this query (learned.ts learnedScope(persona,
+   * tenant); the gateway passes its session's). Default none: the ranking is exactly the
+   * one without learning.
+   */
+  learnedScope?: string;
 }
 
 /** Why a tool is in the shortlist and how each retriever ranked it. Ranks are 1-based. */
@@ -40,6 +47,8 @@ export interface Explanation {
   denseSimilarity?: number;
   bm25Rank?: number;
   bm25Score?: number;
+  /** The best similarity of the query to a learned exemplar of the tool in the query's scope, times its weight (learned.ts); absent without one. */
+  learnedSimilarity?: number;
   /**
    * RRF score (Cormack et al., SIGIR 2009; k = 60, top 50 of each list), with the fusion
    * gate's weights: (1 − p) / (60 + denseRank) + p / (60 + bm25Rank), p = BM25's share
@@ -148,6 +157,15 @@ export interface ToolCurator {
    * array for the same list, and a new array, never a changed one, for another.
    */
   select(query: string, allowed: ToolRecord[], options?: SelectOptions): Promise<Selection>;
+  /**
+   * Replaces the learned exemplars (learning from use; learned.ts): per scope, queries
+   * after which that scope's users called a tool, each a BM25 field and a dense passage
+   * of its tool for select() calls of that scope only (SelectOptions.learnedScope).
+   * Queries are embedded through the cache. Applied to the current index (resolves when
+   * in use) and to every index built later; without an embedder, BM25 only. Never throws:
+   * a failure to embed them is logged and the dense ranking stays without them.
+   */
+  learn(learned: LearnedExemplars): Promise<void>;
 }
 
 /** How the approximate index's graph stores vectors (ann.ts). */

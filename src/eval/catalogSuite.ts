@@ -16,8 +16,8 @@ import { createCurator } from '../curator/index.js';
 import type { CuratorMode, Fusion } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
-import { runSuite, type SuiteCase } from './suite.js';
-import type { UniversityModeResult, UniversityResult } from './university.js';
+import type { SuiteCase } from './suite.js';
+import { scoreWithReplay, type UniversityModeResult, type UniversityResult } from './university.js';
 
 const toolSchema = z.strictObject({
   name: z.string().min(1),
@@ -75,6 +75,8 @@ export interface CatalogSuiteOptions {
   /** Default 17, the config default (a confident list holds 12). */
   topK?: number;
   fusion?: Fusion;
+  /** Learning from use by replay (university.ts scoreWithReplay). Default false. */
+  replay?: boolean;
 }
 
 /**
@@ -93,10 +95,7 @@ export async function runCatalogSuite(cases: readonly SuiteCase[], suitePath: st
   for (const mode of options.modes) {
     const curator = createCurator({ mode, fusion, embedder: options.embedder, cache: options.cache });
     await curator.buildIndex(tools);
-    const report = await runSuite(curator, cases, () => tools, { topK });
-    const ranAs = new Map<CuratorMode, number>();
-    for (const c of report.cases) ranAs.set(c.mode, (ranAs.get(c.mode) ?? 0) + 1);
-    results.push({ mode, ranAs: [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? mode, report });
+    results.push(...(await scoreWithReplay(curator, cases, () => tools, { topK }, options.replay === true)).map((r) => ({ mode, ...r })));
   }
   const personas = [...new Set(cases.map((c) => c.persona))];
   return {

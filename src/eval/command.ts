@@ -10,7 +10,9 @@
  * config's curator.fusion, the public and dev sets the curator's default). `approximate`
  * searches the public sets' dense stage through the HNSW graph whatever their size
  * (ann.ts; to measure the recall it loses against exact search). `sample`: a suite runs a
- * category-stratified slice of about that many cases, a data set every k-th query.
+ * category-stratified slice of about that many cases, a data set every k-th query. `replay`:
+ * learning from use measured on a suite, dev or a data set (replay.ts), the test half
+ * before and after replaying the traffic half.
  * Document and query embeddings are cached in $TOOL_CURATOR_EVAL_CACHE (default
  * .tool-curator/eval.db), seeded from the config's `curator.vectors`, so a re-run embeds nothing.
  */
@@ -40,6 +42,8 @@ export interface EvalOptions {
   config?: string;
   /** Start the config's upstreams instead of reading the catalog snapshot. */
   refresh?: boolean;
+  /** Learning from use by replay (replay.ts): the test half before and after replaying the traffic half. Not for calibrate or all. */
+  replay?: boolean;
   /** Where notes for the user go (how fresh the catalog is). Default stderr. */
   note?: (line: string) => void;
 }
@@ -61,6 +65,8 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
     : target === 'public' || target === 'all' ? [...PUBLIC_SETS] : [];
   if (sets.length === 0 && !suite && !['dev', 'calibrate'].includes(target)) throw new EvalUsageError(`unknown eval target "${target}"`);
   const { topK, sample } = options;
+  const replay = options.replay === true;
+  if (replay && ['calibrate', 'all'].includes(target)) throw new EvalUsageError(`--replay takes a suite file, dev or a data set; not ${target}`);
   if (sample !== undefined && ['dev', 'calibrate', 'all'].includes(target)) throw new EvalUsageError(`--sample takes a suite file, a data set or public; ${target} always runs whole`);
   const file: SuiteFile = suite === undefined ? { cases: [] } : loadSuiteFile(suite);
   const cases = sample === undefined ? file.cases : universitySlice(file.cases, sample);
@@ -78,22 +84,24 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
     if (target === 'dev' || target === 'all') {
       const queries = embedder && memoizeQueries(embedder, cache);
       for (const mode of modes) {
-        const report = await runDevSuite(mode, queries, cache, topK, fusion);
-        out[`dev:${mode}`] = { ...report, cases: undefined };
-        print(formatSuiteReport(`dev suite, ${mode}`, report));
+        for (const { report, learned } of await runDevSuite(mode, queries, cache, topK, fusion, replay)) {
+          const name = learned === undefined ? mode : `${mode} + learned (${learned})`;
+          out[`dev:${name}`] = { ...report, cases: undefined };
+          print(formatSuiteReport(`dev suite${replay ? ', test half' : ''}, ${name}`, report));
+        }
       }
     }
     if (suite !== undefined) {
       const configPath = options.config ?? (process.env.TOOL_CURATOR_CONFIG || 'gateway.config.yaml');
       const queries = embedder && memoizeQueries(embedder, cache);
       const result: UniversityResult = file.catalog
-        ? await runCatalogSuite(cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion })
-        : await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion, snapshot: !options.refresh, note: options.note });
+        ? await runCatalogSuite(cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion, replay })
+        : await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion, snapshot: !options.refresh, note: options.note, replay });
       out.suite = {
         ...result,
         file: suite,
-        results: result.results.map(({ mode, ranAs, report }) => ({
-          mode, ranAs, ...report,
+        results: result.results.map(({ mode, ranAs, report, learned }) => ({
+          mode, ranAs, ...(learned !== undefined && { learned }), ...report,
           cases: undefined,
           notCorrect: report.cases.filter((c) => c.outcome !== 'correct').map((c) => ({ ...c.case, outcome: c.outcome, shortlist: c.shortlist })),
         })),
@@ -102,7 +110,7 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
     }
     const results: PublicEvalResult[] = [];
     for (const set of sets) {
-      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, ...(options.approximate ? { approximate: { from: 0 } } : {}) }));
+      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, replay, ...(options.approximate ? { approximate: { from: 0 } } : {}) }));
       out.public = results;
     }
     if (results.length > 0) print(formatPublicTable(results));

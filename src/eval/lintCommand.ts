@@ -13,6 +13,7 @@ import type { CuratorMode, ExtraContext } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
 import type { EmbedderConfig } from '../embedding/index.js';
 import { Gateway } from '../gateway/gateway.js';
+import { learnedCounts } from '../gateway/learning.js';
 import { visibleSchema } from '../guards/identity.js';
 import { openDb } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';
@@ -31,6 +32,8 @@ interface Target {
   topK: number;
   mode: CuratorMode;
   embedder: EmbedderConfig;
+  /** The config's learning from use, with the learned pairs its store holds (lint ranks without them). */
+  learning?: { enabled: boolean; learnedPairs: number };
   close: () => Promise<void>;
 }
 
@@ -50,7 +53,15 @@ async function target(values: Record<string, string | boolean | undefined>): Pro
     personas.set(p, gateway.allowedFor(p).map((t) => ({ ...t, inputSchema: visibleSchema(t, gateway.policy.persona(p)) })));
   }
   if (personas.size === 0) personas.set('(all)', gateway.catalog);
+  const { learning } = loaded.config.curator;
+  let learnedPairs = 0;
+  try {
+    learnedPairs = (await learnedCounts(gateway.store.learned, learning.min_users)).learned;
+  } catch (err) {
+    gateway.storeFailed('learned pairs', err);
+  }
   return {
+    learning: { enabled: learning.enabled, learnedPairs },
     catalog: gateway.catalog, extra: gateway.extraContext, personas, topK: loaded.config.curator.top_k,
     mode: loaded.config.curator.mode === 'none' ? 'hybrid' : loaded.config.curator.mode,
     embedder: loaded.config.curator.embedder, close: () => gateway.close(),
@@ -101,7 +112,10 @@ export async function lintCommand(args: string[]): Promise<number> {
     const curator = createCurator({ mode, embedder, cache });
     await curator.buildIndex(t.catalog, t.extra);
     const report = await lintCatalog({ curator, catalog: t.catalog, extra: t.extra, personas: t.personas, topK });
-    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatLint(report)}\n`);
+    const learned = t.learning && (t.learning.enabled || t.learning.learnedPairs > 0)
+      ? `\nlearning from use is ${t.learning.enabled ? 'on' : 'off'}: ${t.learning.learnedPairs} learned pair(s) in the store, which lint does not rank with (each helps its own persona only; tool-curator learned list)\n`
+      : '';
+    process.stdout.write(values.json ? `${JSON.stringify({ ...report, ...(t.learning && { learning: t.learning }) }, null, 2)}\n` : `${formatLint(report)}\n${learned}`);
     return 0;
   } finally {
     await embedder?.close();

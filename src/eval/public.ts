@@ -3,11 +3,12 @@
  * for each query's shortlist and averages the ranking metrics of that shortlist.
  */
 import { createCurator, DEFAULT_FUSION } from '../curator/index.js';
-import type { ApproximateOptions, CuratorMode, Fusion } from '../curator/types.js';
+import type { ApproximateOptions, CuratorMode, Fusion, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingCache } from '../store/types.js';
 import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './data.js';
 import { MetricsAccumulator, percentile, type RetrievalMetrics } from './metrics.js';
+import { replayScope, replaySplit, replayTraffic } from './replay.js';
 
 export interface PublicEvalOptions {
   /**
@@ -25,6 +26,8 @@ export interface PublicEvalOptions {
   fusion?: Fusion;
   /** Approximate dense search (CuratorOptions.approximate); `{ from: 0 }` forces it on every set. Default the curator's. */
   approximate?: Partial<ApproximateOptions>;
+  /** Learning from use by replay (replay.ts): each mode scores the test half before and after replaying the traffic half. Default false. */
+  replay?: boolean;
 }
 
 export interface ModeResult extends RetrievalMetrics {
@@ -36,6 +39,8 @@ export interface ModeResult extends RetrievalMetrics {
   /** select() latency in ms, p50 and p99, with query vectors memoized: the retrieval cost alone (bench/select.ts measures it with embedding). */
   p50Ms: number;
   p99Ms: number;
+  /** Set on the result after a replay: how many learned exemplars the curator ranked with. */
+  learned?: number;
 }
 
 export interface PublicEvalResult {
@@ -70,19 +75,30 @@ export function memoizeQueries(embedder: Embedder, cache?: EmbeddingCache): Embe
   };
 }
 
-/** Runs one mode over a loaded set. */
-export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: Embedder | null, options: PublicEvalOptions = {}): Promise<ModeResult> {
-  const topK = options.topK ?? 15;
+/**
+ * Runs one mode over a loaded set: one result, or with `options.replay` two, the test
+ * half before and after replaying the traffic half (replay.ts).
+ */
+export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: Embedder | null, options: PublicEvalOptions = {}): Promise<ModeResult[]> {
   const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache, approximate: options.approximate });
   await curator.buildIndex(set.tools);
   const cases = options.sample ? everyKth(set.cases, options.sample) : set.cases;
+  if (!options.replay) return [await score(curator, mode, cases, set.tools, options)];
+  const { traffic, test } = replaySplit(cases);
+  const before = await score(curator, mode, test, set.tools, options);
+  const learned = await replayTraffic(curator, traffic.map((c) => ({ persona: '', query: c.query, tools: c.gold })), () => set.tools);
+  return [before, { ...(await score(curator, mode, test, set.tools, options, replayScope(''))), learned }];
+}
+
+async function score(curator: ToolCurator, mode: CuratorMode, cases: PublicSet['cases'], tools: PublicSet['tools'], options: PublicEvalOptions, learnedScope?: string): Promise<ModeResult> {
+  const topK = options.topK ?? 15;
   const acc = new MetricsAccumulator();
   const times: number[] = [];
   const ranAs = new Map<CuratorMode, number>();
   let shortlist = 0;
   for (const c of cases) {
     const t0 = performance.now();
-    const s = await curator.select(c.query, set.tools, { topK });
+    const s = await curator.select(c.query, tools, { topK, ...(learnedScope !== undefined && { learnedScope }) });
     times.push(performance.now() - t0);
     acc.add(s.tools.map((t) => t.name), c.gold);
     shortlist += s.tools.length;
@@ -111,6 +127,6 @@ export async function runPublicEval(
   const data = loadPublicSet(set, options.dir);
   const queryEmbedder = embedder && memoizeQueries(embedder, options.cache);
   const results: ModeResult[] = [];
-  for (const mode of modes) results.push(await evaluateMode(data, mode, queryEmbedder, options));
+  for (const mode of modes) results.push(...(await evaluateMode(data, mode, queryEmbedder, options)));
   return { set, tools: data.tools.length, fusion: options.fusion ?? DEFAULT_FUSION, results };
 }

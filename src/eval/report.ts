@@ -22,6 +22,11 @@ export const BASELINES: Partial<Record<PublicSetName, Record<string, Ref>>> = {
 
 const f3 = (x: number): string => x.toFixed(3);
 
+/** A mode's row label: `(ran as …)` when another mode answered, `+ learned (N)` after a replay. */
+function modeLabel(mode: string, ranAs: string, learned?: number): string {
+  return `${ranAs === mode ? mode : `${mode} (ran as ${ranAs})`}${learned === undefined ? '' : ` + learned (${learned})`}`;
+}
+
 /** One row per (set, retriever): curator modes first, then the baselines marked "(ref)". */
 export function formatPublicTable(results: readonly PublicEvalResult[]): string {
   const lines = [
@@ -31,7 +36,7 @@ export function formatPublicTable(results: readonly PublicEvalResult[]): string 
   for (const r of results) {
     r.results.forEach((m, i) => {
       const mode = m.mode === 'hybrid' ? `hybrid, ${r.fusion}` : m.mode;
-      const name = m.ranAs === m.mode ? mode : `${mode} (ran as ${m.ranAs})`;
+      const name = modeLabel(mode, m.ranAs === m.mode ? mode : m.ranAs, m.learned);
       lines.push(`| ${i === 0 ? `${r.set} (${r.tools} tools)` : ''} | ${i === 0 ? m.queries : ''} | ${name} | ${f3(m.recall5)} | ${f3(m.recall10)} | ${f3(m.complete10)} | ${f3(m.ndcg10)} | ${f3(m.mrr)} | ${m.avgShortlist.toFixed(1)} |`);
     });
     for (const [name, b] of Object.entries(BASELINES[r.set] ?? {})) {
@@ -79,10 +84,11 @@ export function formatUniversityReport(suite: string, r: UniversityResult): stri
     '',
     `| mode | correct | partial | missed | accuracy | ${costHead} |`,
     '|---|---|---|---|---|---|---|---|---|',
-    ...r.results.map(({ mode, ranAs, report: t }) =>
-      `| ${ranAs === mode ? mode : `${mode} (ran as ${ranAs})`} | ${t.correct} (${pct(t.correct / t.total)}) | ${t.partial} | ${t.missed} | ${f3(t.accuracy)} | ${cost(t.cases)} |`),
+    ...r.results.map(({ mode, ranAs, report: t, learned }) =>
+      `| ${modeLabel(mode, ranAs, learned)} | ${t.correct} (${pct(t.correct / t.total)}) | ${t.partial} | ${t.missed} | ${f3(t.accuracy)} | ${cost(t.cases)} |`),
   ];
-  for (const { mode, report } of r.results) {
+  for (const { mode: m, ranAs, report, learned } of r.results) {
+    const mode = modeLabel(m, m, learned) + (ranAs === m ? '' : ` (ran as ${ranAs})`);
     lines.push('', `${mode}, by category`, `| category | cases | correct | partial | missed | accuracy | ${costHead} |`, '|---|---|---|---|---|---|---|---|---|---|');
     for (const [cat, t] of Object.entries(report.byCategory)) {
       lines.push(`| ${cat} | ${t.total} | ${t.correct} | ${t.partial} | ${t.missed} | ${f3(t.accuracy)} | ${cost(report.cases.filter((c) => c.case.category === cat))} |`);
@@ -93,7 +99,8 @@ export function formatUniversityReport(suite: string, r: UniversityResult): stri
       lines.push(`| ${persona} | ${cases.length} | ${pct(cases.filter((c) => c.outcome === 'correct').length / (cases.length || 1))} | ${cost(cases)} |`);
     }
   }
-  for (const { mode, report } of r.results) {
+  for (const { mode: m, report, learned } of r.results) {
+    const mode = modeLabel(m, m, learned);
     const wrong = report.cases.filter((c) => c.outcome !== 'correct');
     if (wrong.length === 0) continue;
     lines.push('', `${mode}: ${wrong.length} cases not Correct`);

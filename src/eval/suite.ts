@@ -59,6 +59,8 @@ export interface SuiteOptions {
   topK?: number;
   /** Pinned tools (always visible to the host): count as shortlisted and as prompt cost. */
   pinned?: readonly string[];
+  /** The learned scope of a persona's queries (SelectOptions.learnedScope); default none. */
+  learnedScope?: (persona: string) => string;
 }
 
 export function outcomeOf(shortlist: readonly string[], expected: readonly string[]): Outcome {
@@ -101,7 +103,8 @@ export async function runSuite(
   for (const c of cases) {
     const allowed = allowedFor(c.persona);
     if (!fullTokens.has(c.persona)) fullTokens.set(c.persona, toolDefinitionTokens(allowed));
-    const selection = await curator.select(c.query, allowed, { topK: options.topK });
+    const scope = options.learnedScope ? { learnedScope: options.learnedScope(c.persona) } : {};
+    const selection = await curator.select(c.query, allowed, { topK: options.topK, ...scope });
     const pinned = allowed.filter((t) => options.pinned?.includes(t.name));
     const visible = [...pinned, ...selection.tools];
     const shortlist = visible.map((t) => t.name);

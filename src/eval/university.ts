@@ -22,7 +22,8 @@ import { visibleSchema } from '../guards/identity.js';
 import { Policy } from '../policy/policy.js';
 import type { EmbeddingCache } from '../store/types.js';
 import { everyKth } from './data.js';
-import { runSuite, type SuiteCase, type SuiteReport } from './suite.js';
+import { replayScope, replaySplit, replayTraffic } from './replay.js';
+import { runSuite, type SuiteCase, type SuiteOptions, type SuiteReport } from './suite.js';
 
 /** The suite's path when none is given (`eval all`), relative to the working directory. */
 export const UNIVERSITY_SUITE = 'eval/university.yaml';
@@ -133,6 +134,8 @@ export interface UniversityOptions {
   topK?: number;
   /** Hybrid fusion. Default the config's curator.fusion. */
   fusion?: Fusion;
+  /** Learning from use by replay (replay.ts): score the test half, replay the traffic half, score the test half again. Default false. */
+  replay?: boolean;
   /**
    * Take the catalog from the gateway's catalog snapshot (gateway/catalogSnapshot.ts) when
    * there is one for the config's upstreams, instead of starting them. Default false.
@@ -147,6 +150,8 @@ export interface UniversityModeResult {
   /** The mode select() reported for most cases ('bm25' when dense/hybrid had no embedder). */
   ranAs: CuratorMode;
   report: SuiteReport;
+  /** Set on the result after a replay: how many learned exemplars the curator ranked with. */
+  learned?: number;
 }
 
 export interface UniversityResult {
@@ -166,6 +171,7 @@ function asHostSees(curator: ToolCurator, ranAs: Map<CuratorMode, number>): Tool
     mode: curator.mode,
     buildIndex: (tools, extra) => curator.buildIndex(tools, extra),
     whenSearchable: () => curator.whenSearchable(),
+    learn: (learned) => curator.learn(learned),
     async select(query, allowed, options) {
       const selection = await curator.select(query, allowed, options);
       ranAs.set(selection.mode, (ranAs.get(selection.mode) ?? 0) + 1);
@@ -173,6 +179,31 @@ function asHostSees(curator: ToolCurator, ranAs: Map<CuratorMode, number>): Tool
       return { ...selection, tools: selection.tools.map((t) => view.get(t.name) ?? t) };
     },
   };
+}
+
+/**
+ * Scores `cases` (without a replay), or the test half of a replay split before and after
+ * replaying its traffic half (replay.ts); `ranAs` counts select()'s modes per scoring.
+ */
+export async function scoreWithReplay(
+  curator: ToolCurator,
+  cases: readonly SuiteCase[],
+  allowedFor: (persona: string) => ToolRecord[],
+  options: SuiteOptions,
+  replay: boolean,
+  ranAs: Map<CuratorMode, number> = new Map(),
+): Promise<Omit<UniversityModeResult, 'mode'>[]> {
+  const score = async (list: readonly SuiteCase[], learnedScope?: SuiteOptions['learnedScope']) => {
+    ranAs.clear();
+    const report = await runSuite(curator, list, allowedFor, { ...options, ...(learnedScope && { learnedScope }) });
+    for (const c of report.cases) ranAs.set(c.mode, (ranAs.get(c.mode) ?? 0) + 1);
+    return { ranAs: [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? curator.mode, report };
+  };
+  if (!replay) return [await score(cases)];
+  const { traffic, test } = replaySplit(cases);
+  const before = await score(test);
+  const learned = await replayTraffic(curator, traffic.map((c) => ({ persona: c.persona, query: c.query, tools: c.expected })), allowedFor);
+  return [before, { ...(await score(test, replayScope)), learned }];
 }
 
 /**
@@ -225,8 +256,7 @@ export async function runUniversitySuite(cases: readonly SuiteCase[], options: U
       const ranAs = new Map<CuratorMode, number>();
       const curator = asHostSees(createCurator({ mode, fusion, approximate: loaded.config.curator.approximate, embedder: options.embedder, cache: options.cache }), ranAs);
       await curator.buildIndex(catalog, extraContext(loaded));
-      const report = await runSuite(curator, cases, allowedFor, { topK, pinned });
-      results.push({ mode, ranAs: [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? mode, report });
+      results.push(...(await scoreWithReplay(curator, cases, allowedFor, { topK, pinned }, options.replay === true, ranAs)).map((r) => ({ mode, ...r })));
     }
     const inSuite = [...new Set(cases.map((c) => c.persona))];
     return {

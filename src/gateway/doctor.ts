@@ -21,6 +21,7 @@ import { StoreOAuthProvider } from '../upstream/auth/provider.js';
 import { storedMoreScope } from '../upstream/auth/stepUp.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
+import { learnedCounts } from './learning.js';
 
 export type Level = 'ok' | 'info' | 'warn' | 'error';
 
@@ -209,6 +210,30 @@ async function checkStore(loaded: LoadedConfig): Promise<{ finding: Finding; sto
 }
 
 /**
+ * Learning from use (`curator.learning`): what the store holds, and settings under which it
+ * cannot work or works in part (mode none ranks nothing; without an embedder learned queries
+ * are a BM25 field only; evidence needs sessions with a user id).
+ */
+function learningFindings(loaded: LoadedConfig, counts: { learned: number; gathering: number } | undefined): Finding[] {
+  const { curator, session } = loaded.config;
+  const key = 'curator.learning';
+  const held = counts ? `; the store holds ${counts.learned} learned pair(s) and ${counts.gathering} gathering evidence (tool-curator learned list --all)` : '';
+  if (!curator.learning.enabled) {
+    return counts && counts.learned + counts.gathering > 0 ? [{ check: 'learning', level: 'info', key, message: `off${held}; tool-curator learned forget --all deletes them` }] : [];
+  }
+  const findings: Finding[] = [{ check: 'learning', level: 'ok', key, message: `on: a pair counts from ${curator.learning.min_users} distinct users of a persona, at most ${curator.learning.max_per_tool} per tool${held}` }];
+  if (curator.mode === 'none') {
+    findings.push({ check: 'learning', level: 'warn', file: loaded.file, key, message: 'curator mode none ranks nothing: evidence is recorded but never used' });
+  } else if (curator.mode === 'bm25' || curator.embedder.provider === 'none') {
+    findings.push({ check: 'learning', level: 'info', file: loaded.file, key, message: `without an embedder (mode ${curator.mode}, embedder ${curator.embedder.provider}) learned queries rank through BM25 only, not as dense passages` });
+  }
+  if ((loaded.config.http.tokens ?? []).length === 0 && !loaded.config.http.oauth && session.user_id === undefined) {
+    findings.push({ check: 'learning', level: 'info', file: loaded.file, key, message: 'no session has a user id (session.user_id, http.tokens[].user_id or http.oauth): nothing is recorded, since evidence counts by distinct users' });
+  }
+  return findings;
+}
+
+/**
  * Runs every check on the configuration at `configPath`. Never throws for what it
  * checks: a broken config is a finding (with file and key), and the report stops there.
  */
@@ -234,6 +259,8 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
   }
   const { finding: storeFinding, store } = await checkStore(loaded);
   findings.push(storeFinding);
+  const counts = store && (await learnedCounts(store.learned, loaded.config.curator.learning.min_users).catch(() => undefined));
+  findings.push(...learningFindings(loaded, counts));
 
   // Upstreams first, the embedder after: loading a model beside them would skew their latencies.
   const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded, store))).finally(() => store?.close());

@@ -39,6 +39,7 @@ import { extraContext, startCurator } from './curatorSetup.js';
 import { UserConnections } from '../upstream/users.js';
 import { PerUserCalls } from './consent.js';
 import { forwardTo } from './forward.js';
+import { Learning } from './learning.js';
 import { upstreamView } from './upstreamView.js';
 
 /** Catalog changes within this many ms of each other cause one rebuild. */
@@ -85,6 +86,8 @@ export class Gateway extends EventEmitter {
   readonly relay: Relay;
   /** Progress, log messages, questions and cancellation between hosts and upstreams during a call (src/relay/calls.ts). */
   readonly calls: CallRelay;
+  /** Learning from use (learning.ts); undefined unless `curator.learning.enabled`. */
+  readonly learning: Learning | undefined;
   /** Created at once, with the embedder still loading; it answers from BM25 until the dense index is ready. */
   curator!: ToolCurator;
   /**
@@ -178,6 +181,17 @@ export class Gateway extends EventEmitter {
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
     });
+    const learning = loaded.config.curator.learning;
+    if (learning.enabled) {
+      this.learning = new Learning({
+        store: store.learned,
+        settings: learning,
+        learn: (learned) => this.curator.learn(learned),
+        allowed: (persona) => (this.policy.open || persona in this.loaded.personas ? new Set(this.allowedFor(persona || undefined).map((t) => t.name)) : undefined),
+        ignored: () => new Set(this.loaded.config.exposure.pinned),
+        failed: (operation, err) => this.storeFailed(operation, err),
+      });
+    }
     let catalogBuilt!: () => void;
     let catalogComplete!: () => void;
     this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));
@@ -247,6 +261,7 @@ export class Gateway extends EventEmitter {
     catalogComplete();
     await Promise.all([this.indexed, this.embedderLoad]);
     this.startup.indexedMs = since();
+    this.learning?.start();
     log.info(this.startup, 'gateway ready');
   }
 
@@ -343,6 +358,8 @@ export class Gateway extends EventEmitter {
       setImmediate(() => void nameIndexOf(catalog).prepare());
     });
     await built;
+    // The learned exemplars of tools the new catalog (or a persona's new rules) no longer allows go.
+    await this.learning?.refresh();
     this.indexState = 'ready';
     log.info({ tools: this.catalog.length, ms: Math.round(performance.now() - started), mode: this.curator.mode }, 'catalog indexed');
   }
@@ -416,11 +433,13 @@ export class Gateway extends EventEmitter {
    * the store) the dense index follows within about a second, so a host that starts the
    * gateway for one query gets both retrievers; a cold build is not waited for, and the
    * answer comes from BM25 (`Selection.mode` 'bm25') until it is done.
+   * `learnedScope`: whose learned exemplars count (learning.ts scopeOf); none without learning.
    */
-  async findTools(query: string, persona: string | undefined, topK?: number): Promise<Selection> {
+  async findTools(query: string, persona: string | undefined, topK?: number, learnedScope?: string): Promise<Selection> {
     await this.catalogReady;
     await Promise.race([this.ready, Promise.all([this.curator.whenSearchable(), this.denseGrace])]);
-    return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
+    const scope = this.learning && learnedScope !== undefined ? { learnedScope } : {};
+    return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope });
   }
 
   /**
@@ -453,6 +472,7 @@ export class Gateway extends EventEmitter {
    * build: closing the embedder (and its worker pool) first makes the build end early.
    */
   async close(): Promise<void> {
+    this.learning?.close();
     this.rebuilds.stop();
     await this.pool.close();
     await this.users?.closeAll();

@@ -42,11 +42,16 @@ export function formatSelection(selection: Selection, explain: boolean): string 
   });
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const line = (r: string[]) => r.map((v, c) => v.padEnd(widths[c]!)).join('  ').trimEnd();
+  const learned = selection.tools.flatMap((t) => {
+    const sim = why.get(t.name)?.learnedSimilarity;
+    return sim === undefined ? [] : [`${t.name} ${sim.toFixed(3)}`];
+  });
   const widen = selection.confidence < WIDEN_BELOW ? ` (below ${WIDEN_BELOW}: widen the search)` : '';
   const notes = [
     ...(selection.noMatch ? [`no good match (${selection.noMatch.reason}): ${selection.noMatch.message}`] : []),
     ...(selection.notice ? [selection.notice] : []),
     ...(selection.cut ? [`cut by the limit: ${selection.cut.join(', ')}`] : []),
+    ...(explain && learned.length > 0 ? [`learned from use (best learned query's similarity): ${learned.join(', ')}`] : []),
     ...(explain && selection.match ? [`evidence: BM25 coverage ${selection.match.coverage.toFixed(3)}, best dense ${dash(selection.match.denseTop, 3)}${selection.match.foreignScripts ? `, query script ${selection.match.foreignScripts.join('/')} not in the catalog` : ''}`] : []),
   ];
   return [line(header), ...rows.map(line), `mode ${selection.mode}, ${rows.length} tools, confidence ${selection.confidence.toFixed(3)}${widen}`, ...notes, ''].join('\n');

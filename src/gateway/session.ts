@@ -25,6 +25,7 @@ import { log } from '../log.js';
 import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
 import { attachRelay } from '../relay/handlers.js';
 import type { Gateway } from './gateway.js';
+import { scopeOf, type SessionEvidence } from './learning.js';
 import {
   CALL_TOOL,
   FIND_TOOLS,
@@ -75,12 +76,15 @@ export class Session {
   private readonly detachRelay: () => Promise<void>;
   /** This session as the call relay knows it (progress, logs, questions from upstreams). */
   private readonly relayed: HostSession;
+  /** What this session searched for and used, for learning from use (undefined without it or without a user id). */
+  private readonly evidence: SessionEvidence | undefined;
 
   constructor(
     private readonly gateway: Gateway,
     identity: Omit<SessionIdentity, 'sessionId'> & { sessionId?: string },
   ) {
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
+    this.evidence = gateway.learning?.session(this.identity);
     // Fixed capabilities (relay.capabilities()): initialize never waits for the upstreams; relayed requests do.
     const relayedCaps = gateway.relay.capabilities();
     this.server = new Server(SERVER_INFO, { capabilities: hostCapabilities(relayedCaps), instructions: INSTRUCTIONS[this.mode] });
@@ -188,7 +192,7 @@ export class Session {
     const parsed = parseFindTools(rawArgs);
     if (typeof parsed === 'string') return errorResult(parsed);
     const started = Date.now();
-    const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit);
+    const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit, scopeOf(this.identity));
     const limit = parsed.limit ?? this.gateway.loaded.config.curator.top_k;
     const found = findResult(selection, limit);
     const all = found.shown.map((t) => {
@@ -205,6 +209,7 @@ export class Session {
       found.fields.hint = found.fields.hint ? `${bounded} ${found.fields.hint}` : bounded;
     }
     this.auditSearch(started, rawArgs, tools.map((t) => t.name));
+    this.evidence?.found(parsed.query, [...tools.map((t) => t.name), ...(found.fields.cut ?? [])]);
     // A weak match is shown, never added: guesses must not crowd the session's tool list.
     // Best match last = most recently used: when a long result overflows max_visible, the weakest go first.
     if (this.mode === 'dynamic' && !selection.noMatch && this.discover(tools.map((t) => t.name).reverse())) await this.notifyListChanged();
@@ -269,7 +274,9 @@ export class Session {
         return answer.action;
       };
     }
-    return this.gateway.callPath(ctx);
+    const result = await this.gateway.callPath(ctx);
+    this.evidence?.called(ctx, result);
+    return result;
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,7 @@ export interface CommandIO {
   err(text: string): void;
 }
 
-const stdio: CommandIO = {
+export const stdio: CommandIO = {
   out: (t) => void process.stdout.write(t),
   err: (t) => void process.stderr.write(t),
 };
@@ -23,7 +23,7 @@ export const APPROVALS_USAGE = 'usage: tool-curator approvals list [--all] [--js
 export const AUDIT_USAGE = 'usage: tool-curator audit [--tail N] [--json]';
 
 /** Left-aligned columns, two spaces apart; no trailing blanks. */
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(header), ...rows.map(line)].join('\n') + '\n';

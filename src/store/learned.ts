@@ -28,9 +28,17 @@ export class SqlLearned implements LearnedPart {
     return rows.map((r) => ({ query: r.query, tool: r.tool, users: Number(r.users), count: Number(r.uses), lastAt: Number(r.last_at) }));
   }
 
-  async forget(options: { persona?: string; tenant?: string; tool?: string; query?: string }): Promise<number> {
+  async scopes(options: { since?: number } = {}): Promise<{ persona: string; tenant: string }[]> {
+    return this.sql.all<{ persona: string; tenant: string }>('SELECT DISTINCT persona, tenant FROM learned_evidence WHERE at >= ? ORDER BY persona, tenant', [options.since ?? 0]);
+  }
+
+  async forget(options: { persona?: string; tenant?: string; tool?: string; query?: string; before?: number }): Promise<number> {
     const where: string[] = [];
     const params: Param[] = [];
+    if (options.before !== undefined) {
+      where.push('at < ?');
+      params.push(options.before);
+    }
     for (const [column, value] of [['persona', options.persona], ['tenant', options.tenant], ['tool', options.tool], ['query', options.query]] as const) {
       if (value === undefined) continue;
       where.push(`${column} = ?`);

@@ -311,8 +311,10 @@ export interface LearnedPart {
   add(evidence: LearnedEvidence): Promise<void>;
   /** (query, tool) pairs of a persona (and tenant, default `''`) with at least `minUsers` distinct users, counted from `since` (epoch ms). */
   pairs(options: { persona: string; tenant?: string; minUsers: number; since?: number }): Promise<LearnedPair[]>;
-  /** Deletes the evidence matching every given field; returns how many rows went. */
-  forget(options: { persona?: string; tenant?: string; tool?: string; query?: string }): Promise<number>;
+  /** The (persona, tenant) pairs that have evidence, from `since` (epoch ms), sorted. */
+  scopes(options?: { since?: number }): Promise<{ persona: string; tenant: string }[]>;
+  /** Deletes the evidence matching every given field (`before`: older than this epoch ms); returns how many rows went. */
+  forget(options: { persona?: string; tenant?: string; tool?: string; query?: string; before?: number }): Promise<number>;
 }
 
 /** Topics and their payloads. */

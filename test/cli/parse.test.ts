@@ -40,7 +40,7 @@ describe('parseCommandLine', () => {
       `serve: unknown flag --mode (a flag of select, eval, lint)\nusage: ${usageLine('serve')}\n(tool-curator serve --help lists the flags)`,
     );
     expect(refused(['serve', '--top-k', '3']).split('\n')[0]).toBe('serve: unknown flag --top-k (a flag of select, eval, lint)');
-    expect(refused(['doctor', '--persona', 'student']).split('\n')[0]).toBe('doctor: unknown flag --persona (a flag of serve, select, tools, lint)');
+    expect(refused(['doctor', '--persona', 'student']).split('\n')[0]).toBe('doctor: unknown flag --persona (a flag of serve, select, tools, lint, learned)');
   });
 
   it('suggests the closest flag for a typo', () => {

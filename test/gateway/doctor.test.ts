@@ -25,7 +25,7 @@ function doctor(configPath: string, json = true): { code: number | null; report?
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, ...(json && r.stdout && { report: JSON.parse(r.stdout) as DoctorReport }) };
 }
 
-function setup(upstreams: Record<string, unknown>, personas: Record<string, unknown>): string {
+function setup(upstreams: Record<string, unknown>, personas: Record<string, unknown>, curator: Record<string, unknown> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'tc-doctor-'));
   const personasPath = join(dir, 'personas.yaml');
   writeFileSync(personasPath, dump(personas));
@@ -33,7 +33,7 @@ function setup(upstreams: Record<string, unknown>, personas: Record<string, unkn
   const resolved = Object.fromEntries(Object.entries(upstreams).map(([k, v]) => [k, v === 'university' ? server(k, dir) : v]));
   writeFileSync(configPath, dump({
     upstreams: resolved,
-    curator: { mode: 'bm25', embedder: 'none' },
+    curator: { mode: 'bm25', embedder: 'none', ...curator },
     store: join(dir, 'store.db'),
     policy: { personas: personasPath },
     timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
@@ -104,6 +104,17 @@ describe('tool-curator doctor', () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/^config {3}ERROR {2}.*personas\.yaml: student\.allow\.0: .*finanse.*finance/m);
   }, 60_000);
+
+  it('learning on without an embedder or user ids: it says learned queries rank through BM25 only and nothing is recorded, exit 0', () => {
+    const configPath = setup({ finance: 'university' }, { clerk: { allow: ['finance.*'] } }, { learning: { enabled: true } });
+    const { code, report } = doctor(configPath);
+    expect(code).toBe(0);
+    expect(report!.findings.filter((f) => f.check === 'learning').map((f) => [f.level, f.message])).toEqual([
+      ['ok', 'on: a pair counts from 3 distinct users of a persona, at most 20 per tool'],
+      ['info', 'without an embedder (mode bm25, embedder none) learned queries rank through BM25 only, not as dense passages'],
+      ['info', 'no session has a user id (session.user_id, http.tokens[].user_id or http.oauth): nothing is recorded, since evidence counts by distinct users'],
+    ]);
+  }, 240_000);
 
   it('a broken config file is reported with its file and key path (text output), exit 1', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tc-doctor-'));

@@ -39,4 +39,14 @@ describe.each(BACKENDS)('learned on $kind', (backend) => {
     expect(await store.learned.pairs({ persona: 'student', minUsers: 1 })).toEqual([{ query: 'q', tool: 'b', users: 1, count: 1, lastAt: 1 }]);
     expect(await store.learned.forget({})).toBe(1);
   });
+
+  test('scopes lists each persona and tenant with evidence since a time; forget before a time prunes old rows only', async () => {
+    await store.learned.add({ persona: 'student', userId: 'u1', query: 'q', tool: 'a', at: 10 });
+    await store.learned.add({ persona: 'student', tenant: 'acme', userId: 'u2', query: 'q', tool: 'a', at: 20 });
+    await store.learned.add({ persona: 'faculty', userId: 'u3', query: 'q', tool: 'a', at: 30 });
+    expect(await store.learned.scopes()).toEqual([{ persona: 'faculty', tenant: '' }, { persona: 'student', tenant: '' }, { persona: 'student', tenant: 'acme' }]);
+    expect(await store.learned.scopes({ since: 20 })).toEqual([{ persona: 'faculty', tenant: '' }, { persona: 'student', tenant: 'acme' }]);
+    expect(await store.learned.forget({ before: 30 })).toBe(2);
+    expect(await store.learned.scopes()).toEqual([{ persona: 'faculty', tenant: '' }]);
+  });
 });
