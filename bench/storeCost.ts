@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dump } from 'js-yaml';
+import pg from 'pg';
 import { percentile } from '../src/eval/metrics.js';
 import { openStore } from '../src/store/index.js';
 import { recordsUpstream } from '../test/helpers/fleet.js';
@@ -68,6 +69,21 @@ async function call(side: Side, i: number): Promise<void> {
   if (r.isError) throw new Error(`${side.label}: lookup_record failed: ${JSON.stringify(r.content)}`);
 }
 
+/** The database's commits and rows written so far (pg_stat_database; its counters lag up to a second behind). */
+async function pgCounters(url: string): Promise<{ commits: number; written: number }> {
+  await new Promise((r) => setTimeout(r, 1_500));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ commits: string; written: string }>(
+      'SELECT xact_commit AS commits, tup_inserted + tup_updated + tup_deleted AS written FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return { commits: Number(rows[0]!.commits), written: Number(rows[0]!.written) };
+  } finally {
+    await client.end();
+  }
+}
+
 /** The two writes of an audited call, straight on the store from this process. */
 async function directWrites(side: Side): Promise<void> {
   const store = await openStore(side.store);
@@ -94,9 +110,11 @@ export async function benchStoreCost(): Promise<string[]> {
     { label: 'PostgreSQL', store: database.url, ms: [], cpu: 0, direct: [] },
   ];
   const load = loadavg();
+  let perCall = '';
   try {
     await Promise.all(sides.map((s) => start(s, dir, token)));
     for (const s of sides) for (let i = 0; i < WARMUP; i++) await call(s, i);
+    const counted = await pgCounters(database.url);
     const before = sides.map((s) => schedOf(s.gateway!.pid).cpu);
     for (let done = 0; done < CALLS; done += BLOCK) {
       for (const s of sides) {
@@ -108,6 +126,9 @@ export async function benchStoreCost(): Promise<string[]> {
       }
     }
     sides.forEach((s, i) => (s.cpu = schedOf(s.gateway!.pid).cpu - before[i]!));
+    const after = await pgCounters(database.url);
+    // The counters' own connection commits once per read: one of the deltas' commits is the reader's.
+    perCall = `${((after.commits - counted.commits - 1) / CALLS).toFixed(2)} commits and ${((after.written - counted.written) / CALLS).toFixed(2)} rows written per tools/call`;
     for (const s of sides) await directWrites(s);
   } finally {
     await Promise.all(sides.map(async (s) => {
@@ -120,7 +141,7 @@ export async function benchStoreCost(): Promise<string[]> {
   const [sqlite, postgres] = sides as [Side, Side];
   const p = (xs: number[], q: number) => percentile([...xs].sort((a, b) => a - b), q);
   return [
-    `One gateway per store (serve --http, BM25, one stdio upstream), ${CALLS} tools/call of a read-only tool each after ${WARMUP} warm-up, one at a time, interleaved in blocks of ${BLOCK}. PostgreSQL on the same machine (loopback). Load average before: ${load.map((l) => l.toFixed(1)).join(' ')}.`,
+    `One gateway per store (serve --http, BM25, one stdio upstream), ${CALLS} tools/call of a read-only tool each after ${WARMUP} warm-up, one at a time, interleaved in blocks of ${BLOCK}. PostgreSQL on the same machine (loopback), ${perCall} (pg_stat_database). Load average before: ${load.map((l) => l.toFixed(1)).join(' ')}.`,
     '',
     '| store | tools/call p50 / p99 ms (client, HTTP) | gateway CPU ms per call | audit begin + complete from this process, p50 / p99 ms |',
     '|---|---|---|---|',

@@ -23,6 +23,19 @@ const HOSTS = 4;
 const ROUNDS = 3;
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
+/** Until HAProxy answers `url` itself with 503 (no `X-Served-By`: no replica is up); rejects after `ms`. */
+async function allDown(url: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  let last = '';
+  while (Date.now() < deadline) {
+    const res = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch((err: Error) => err);
+    if (!(res instanceof Error) && res.status === 503 && !res.headers.has('x-served-by')) return;
+    last = res instanceof Error ? res.message : `${res.status} from ${res.headers.get('x-served-by')}`;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`HAProxy still routes ${url} after ${ms / 1000} s (last: ${last})`);
+}
+
 describe.skipIf(skip)('PostgreSQL restarted under a fleet behind HAProxy', () => {
   let cluster: PgCluster;
   let fleet: Fleet;
@@ -77,6 +90,8 @@ describe.skipIf(skip)('PostgreSQL restarted under a fleet behind HAProxy', () =>
     cluster.stop('fast');
     // Each replica has noticed (its /readyz turns 503 on the store check) before the load.
     await Promise.all(fleet.replicas.map((r) => waitFor(`http://${r.address}/readyz`, 503, 60_000, `${r.name} unready without its store`)));
+    // And HAProxy has marked both down (it answers a new request itself, 503): the load below goes through force-persist.
+    await allDown(fleet.url.replace(/\/mcp$/, '/readyz'), 60_000);
     const during = await load('during');
     for (const a of during.filter((x) => x.tool === 'update_record')) {
       expect(a.isError, a.text).toBe(true);
