@@ -49,6 +49,17 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
+/**
+ * How long an idle kept-alive connection stays open: 65 s, longer than hosts keep theirs
+ * (Node's fetch 4 s, browsers and load balancers about a minute), so the host closes it
+ * first. With Node's 5 s default, a gateway whose event loop was busy past that deadline
+ * ran the timer on waking, before reading the request the host had just sent on the
+ * connection, and closed it: the host saw `fetch failed` (ECONNRESET, or through HAProxy
+ * UND_ERR_SOCKET) under load. Reproduced and measured in docs/PERFORMANCE.md ("A fleet
+ * behind HAProxy").
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 /** Largest request body read: 4 MiB, the SDK transport's own limit. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -221,6 +232,9 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
       if (!res.headersSent) reply(res, 500, { error: 'internal error' });
     });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Node's defaults keep headersTimeout (60 s) above keepAliveTimeout (5 s); so does this.
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

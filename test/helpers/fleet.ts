@@ -217,11 +217,10 @@ export class Fleet {
   }
 
   /**
-   * A host connected through HAProxy (or, given `replica`, to that replica directly) with
-   * the fleet's token: an SDK Client over Streamable HTTP whose fetch records which replica
-   * answered (`X-Served-By`) and the session ids issued.
+   * A host connected through HAProxy with the fleet's token: an SDK Client over Streamable
+   * HTTP whose fetch records which replica answered (`X-Served-By`) and the session ids issued.
    */
-  async host(ms = 120_000, replica?: Replica): Promise<FleetHost> {
+  async host(ms = 120_000): Promise<FleetHost> {
     const servedBy: string[] = [];
     const sessionIds = new Set<string>();
     const recording: typeof fetch = async (input, init) => {
@@ -232,8 +231,7 @@ export class Fleet {
       if (sid) sessionIds.add(sid);
       return res;
     };
-    const url = replica ? `http://${replica.address}/mcp` : this.url;
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${this.token}` } }, fetch: recording });
+    const transport = new StreamableHTTPClientTransport(new URL(this.url), { requestInit: { headers: { Authorization: `Bearer ${this.token}` } }, fetch: recording });
     const client = new Client({ name: 'fleet-host', version: '1.0.0' });
     await within(client.connect(transport), ms, 'initialize through HAProxy');
     return {
