@@ -1,16 +1,20 @@
 /**
  * The fleet: 1 vs 2 `serve --http` replicas of the university example behind HAProxy
  * (test/helpers/fleet.ts, the configuration of docs/FLEET.md), hybrid with USE and its
- * query workers, one shared SQLite store (the lead switches it to PostgreSQL with the
- * harness's `store`). SESSIONS hosts at once, each: initialize, then REQUESTS requests
- * one after another cycling find_tools, tools/call (read-only student tools) and
- * tools/list, then DELETE.
- * Figures: errors (must be 0), requests/s over the burst, p50 / p99 per method (client
- * side), CPU per request of the replicas and of HAProxy (utime + stime from
- * /proc/<pid>/stat, every thread), so the figure can be projected to bigger machines.
- * The benchmark's own clients share the machine's cores with the fleet. Skipped, with a
- * message, when haproxy is not installed.
- * Run: `npm run build && node dist/bench/fleet.js` (`BENCH_FLEET_SESSIONS`, `BENCH_FLEET_REQUESTS`).
+ * query workers, on one PostgreSQL database when TOOL_CURATOR_TEST_PG is set (a fresh one,
+ * dropped after), else one shared SQLite file. SESSIONS hosts at once, each: initialize,
+ * then REQUESTS requests one after another cycling find_tools, tools/call (read-only
+ * student tools) and tools/list, then DELETE.
+ * Figures: errors (must be 0; the three commonest kinds), requests/s over the burst,
+ * p50 / p99 per method (client side), CPU per request of the replicas and of HAProxy
+ * (utime + stime from /proc/<pid>/stat, every thread), so the figure can be projected to
+ * bigger machines. The benchmark's own clients share the machine's cores with the fleet.
+ * Skipped, with a message, when haproxy is not installed.
+ * Run: `npm run build && node dist/bench/fleet.js`. Settings: `BENCH_FLEET_SESSIONS`
+ * (100), `BENCH_FLEET_REQUESTS` (12), `BENCH_FLEET_REPLICAS` ("1,2"); for diagnosis,
+ * `BENCH_FLEET_VERBOSE=1` prints each failure as it happens and
+ * `BENCH_FLEET_HAPROXY_LOG=<file>` has HAProxy log every request (timers, termination
+ * state) to `<file>.<replicas>`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
