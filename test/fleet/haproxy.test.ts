@@ -8,7 +8,8 @@
  *   approvals page, or with the CLI, and the parked call runs;
  * - kill -9 of one replica during a mixed load: the other keeps serving its sessions
  *   without an error, the hosts of the dead one re-initialize and land on the live one,
- *   and every tools/call a host got an answer for has its audit row;
+ *   every tools/call a host got an answer for has its audit row, and an approval decided
+ *   on the dead replica's page just before is kept, used by the call it approved;
  * - stateless static mode (`http.stateless`) with round robin (one SQLite file): one
  *   host's requests are answered by both replicas, with no session id.
  * Needs the `haproxy` binary and TOOL_CURATOR_TEST_PG (.ci/run provides both): skipped
@@ -129,10 +130,23 @@ describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, s
     await Promise.all([first.close(), second.close()]);
   }, 300_000);
 
-  it('kill -9 of one replica under load: the other serves on, hosts that re-initialize land on it, no answered call is unaudited', async () => {
+  it('kill -9 of one replica under load: the other serves on, hosts that re-initialize land on it, no answered call or approval is lost', async () => {
     const HOSTS = 8;
     const ROUNDS = 12;
     const [victim, survivor] = fleet.replicas;
+
+    // A call approved on the victim's page just before the kill: the decision a person was answered for, and the call it let run, outlive the victim.
+    const opened = [await fleet.host()];
+    while (opened.at(-1)!.servedBy[0] !== victim!.name) opened.push(await fleet.host());
+    const approvingHost = opened.at(-1)!;
+    const parked = approvingHost.client.callTool({ name: 'raise_maintenance_request', arguments: { category: 'electrical', description: 'approved just before the kill' } }, undefined, { timeout: 120_000 });
+    const approvalId = await pendingId(store, 'raise_maintenance_request');
+    const page = await fetch(`http://${victim!.address}/approvals/${approvalId}/approve`, { method: 'POST', headers: { authorization: `Bearer ${fleet.approvalsToken}` }, redirect: 'manual' });
+    expect(page.status).toBe(303);
+    expect(((await parked) as CallToolResult).isError).toBeFalsy();
+    const approvedSession = approvingHost.transport.sessionId!;
+    await Promise.all(opened.map((h) => h.close()));
+
     let answered = 0;
     let killed = false;
     const kill = new Promise<void>((resolveKill) => {
@@ -200,6 +214,8 @@ describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, s
     }
     // Every tools/call a host got an answer for is in the shared audit log, from either replica.
     const audited = new Set((await fleet.audit()).filter((a) => a.outcome === 'ok').map((a) => `${a.sessionId} ${a.tool}`));
+    expect(await store.approvals.get(approvalId)).toMatchObject({ status: 'used', decidedBy: 'web' });
+    expect(audited.has(`${approvedSession} raise_maintenance_request`)).toBe(true);
     const calls = runs.flatMap((r) => r.calls);
     expect(calls).toHaveLength(HOSTS * (ROUNDS / 3));
     for (const c of calls) expect(audited.has(`${c.session} ${c.tool}`), `${c.session} ${c.tool}`).toBe(true);
