@@ -3,17 +3,30 @@
  * (server, then name), exposed names assigned by names.ts, operator overrides applied
  * (overrides.ts), action flags set.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { assignNames, toolKey } from './names.js';
 import { overrideKey, overriddenTool, type ToolOverrides } from './overrides.js';
 import type { ToolRecord } from './types.js';
 
 export { SERVER_SEPARATOR } from './names.js';
 
-export function isActionTool(tool: Tool, extraActions: ReadonlySet<string> = new Set()): boolean {
-  const a = tool.annotations;
-  return extraActions.has(tool.name) || a?.readOnlyHint === false || a?.destructiveHint === true;
+/**
+ * Whether a tool changes state, for a catalog: `(server, tool, exposed name) => boolean`.
+ * The gateway passes the operator's rules (policy/actions.ts ActionRules).
+ */
+export type ActionClassifier = (server: string, tool: Tool, exposed: string) => boolean;
+
+/**
+ * Whether annotations, read with MCP's defaults (`readOnlyHint: false`, `destructiveHint:
+ * true`), say a tool changes state: only a tool annotated read-only, and not also
+ * destructive, does not; a tool without annotations does.
+ */
+export function annotatedAction(a: ToolAnnotations | undefined): boolean {
+  return a?.readOnlyHint !== true || a.destructiveHint === true;
 }
+
+/** The annotations alone decide. */
+export const byAnnotations: ActionClassifier = (_server, tool) => annotatedAction(tool.annotations);
 
 /** What an upstream said about itself at initialize (MCP `serverInfo` and `instructions`). */
 export interface ServerInfo {
@@ -23,8 +36,8 @@ export interface ServerInfo {
 }
 
 export interface CatalogOptions {
-  /** Exposed or upstream names to treat as actions (config `confirmation.actions`). */
-  extraActions?: Iterable<string>;
+  /** Which tools are actions; default: their annotations with MCP's defaults (byAnnotations). An override's `kind` wins. */
+  isAction?: ActionClassifier;
   /** Exposed name per toolKey (names.ts assignNames, with the store's memory); default: assigned afresh, as on a first start. */
   names?: Map<string, string>;
   /** Operator overrides (config `overrides:`). */
@@ -41,12 +54,12 @@ export interface BuiltCatalog {
 
 /**
  * @param byServer tools per upstream as listed, in config order.
- * @param extraActions exposed or upstream names to treat as actions (config `confirmation.actions`).
+ * @param isAction which tools are actions; default: their annotations with MCP's defaults.
  * @param names exposed name per toolKey (names.ts assignNames, with the store's memory);
  *   default: assigned afresh, as on a first start.
  */
-export function buildCatalog(byServer: Map<string, Tool[]>, extraActions: Iterable<string> = [], names?: Map<string, string>): ToolRecord[] {
-  return buildCatalogWith(byServer, { extraActions, ...(names && { names }) }).catalog;
+export function buildCatalog(byServer: Map<string, Tool[]>, isAction: ActionClassifier = byAnnotations, names?: Map<string, string>): ToolRecord[] {
+  return buildCatalogWith(byServer, { isAction, ...(names && { names }) }).catalog;
 }
 
 /**
@@ -57,7 +70,7 @@ export function buildCatalog(byServer: Map<string, Tool[]>, extraActions: Iterab
  */
 export function buildCatalogWith(byServer: Map<string, Tool[]>, options: CatalogOptions = {}): BuiltCatalog {
   const names = options.names ?? assignNames(byServer).names;
-  const actions = new Set(options.extraActions ?? []);
+  const isAction = options.isAction ?? byAnnotations;
   const overrides = options.overrides ?? {};
   const records: ToolRecord[] = [];
   const refused = new Map<string, string>();
@@ -85,7 +98,6 @@ export function buildCatalogWith(byServer: Map<string, Tool[]>, options: Catalog
         }
       }
       const shown = o ? overriddenTool(t, o) : t;
-      const flagged = isActionTool(shown, actions) || actions.has(name);
       records.push({
         server,
         upstreamName: t.name,
@@ -98,7 +110,7 @@ export function buildCatalogWith(byServer: Map<string, Tool[]>, options: Catalog
         ...(t.icons && { icons: t.icons }),
         ...(t.execution && { execution: t.execution }),
         ...(t._meta && { _meta: t._meta }),
-        isAction: o?.kind === undefined ? flagged : o.kind === 'action',
+        isAction: o?.kind === undefined ? isAction(server, shown, name) : o.kind === 'action',
         ...(info?.title !== undefined && info.title !== server && { serverTitle: info.title }),
         ...(info?.instructions && { serverInstructions: info.instructions }),
         ...(o?.examples && o.examples.length > 0 && { examples: o.examples }),

@@ -29,11 +29,11 @@ export interface ToolRecord {
   /** The upstream's `_meta` of the tool, shown to the host unchanged. */
   _meta?: Tool['_meta'];
   /**
-   * True when the tool changes state: `readOnlyHint: false` or `destructiveHint: true`
-   * in its annotations, or listed under `confirmation.actions` in the config.
-   * Tools without annotations are not actions (MCP's default readOnlyHint is false, but
-   * treating every unannotated tool as an action would make third-party servers
-   * unusable without confirmations; list them in config instead).
+   * True when the tool changes state, so a persona with `confirm: actions` confirms it:
+   * the operator's `confirmation.actions` / `confirmation.read_only` first, else its
+   * annotations read with MCP's defaults (a tool without annotations is an action), and an
+   * upstream's later change of annotations never makes it read-only by itself
+   * (policy/actions.ts).
    */
   isAction: boolean;
   /** The upstream server's own name for itself at initialize (`serverInfo.title`, else `serverInfo.name`), when it differs from `server`. */

@@ -8,6 +8,7 @@ import { load as loadYaml } from 'js-yaml';
 import type { z } from 'zod';
 import { unknownServerPatterns } from '../policy/patterns.js';
 import { ConfigError, resolveFrom } from './errors.js';
+import { explainIssue } from './suggest.js';
 
 export { ConfigError, resolveFrom } from './errors.js';
 import {
@@ -65,8 +66,8 @@ export function expandEnv(value: unknown, file: string, env: NodeJS.ProcessEnv, 
 function parseWith<S extends z.ZodType>(schema: S, data: unknown, file: string): z.infer<S> {
   const result = schema.safeParse(data ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw new ConfigError(file, issue.path.map(String).join('.') || '(top level)', issue.message);
+  const { path, message } = explainIssue(schema, result.error.issues[0]!, data);
+  throw new ConfigError(file, path.map(String).join('.') || '(top level)', message);
 }
 
 export interface LoadedConfig {
@@ -85,6 +86,11 @@ export interface LoadedConfig {
    * throws this error.
    */
   httpError?: ConfigError;
+  /**
+   * Settings the command line put over the file's (`serve --exposure`): a live reload of
+   * the file keeps them, and does not report them as changes that need a restart.
+   */
+  overrides?: { exposure?: GatewayConfig['exposure']['mode'] };
 }
 
 /**
@@ -106,8 +112,8 @@ function expandDocument(doc: unknown, file: string, env: NodeJS.ProcessEnv): { d
 /**
  * Loads gateway.config.yaml and the policy files it names.
  * @throws ConfigError for a missing file, malformed YAML/JSON, an unset `${ENV}` (outside
- *   the `http` block, see `httpError`), a value that does not fit the schema, or a persona
- *   pattern naming an upstream the config lacks.
+ *   the `http` block, see `httpError`), a value that does not fit the schema, a personas
+ *   file that defines no persona, or a persona pattern naming an upstream the config lacks.
  */
 export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = resolve(configPath);
@@ -121,6 +127,15 @@ export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.
     return parseWith(schema, readDocument(resolveFrom(baseDir, p), { file: configPath, key: `policy.${key}` }), p);
   };
   const personas = load('personas', personasSchema, {});
+  if (config.policy.personas && Object.keys(personas).length === 0) {
+    // An empty record is what "no personas file" means (an open policy): never let a file say it.
+    throw new ConfigError(
+      config.policy.personas,
+      '(top level)',
+      'defines no persona; an empty personas file would let every session use every tool with no identity injected. ' +
+        `Define at least one persona (or remove policy.personas from ${configPath} for a gateway without personas)`,
+    );
+  }
   const unknown = unknownServerPatterns(personas, Object.keys(config.upstreams))[0];
   if (unknown) throw new ConfigError(config.policy.personas!, unknown.key, `${unknown.message}; a pattern naming no upstream matches nothing`);
   return {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_FUSION, FUSIONS } from '../curator/fusion.js';
 import { DEFAULT_APPROXIMATE, QUANTIZATIONS } from '../curator/types.js';
 import { embedderConfigSchema } from '../embedding/index.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../upstream/types.js';
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -152,6 +153,12 @@ export const curatorSchema = z
       .strict()
       .prefault({}),
     embedder: embedderSchema,
+    /**
+     * A vector file (written by `tool-curator index --write-vectors F`) whose vectors
+     * seed the embeddings cache when the active embedder computed them, so a first start
+     * embeds only the texts that changed since; relative to the config file. Unset: none.
+     */
+    vectors: z.string().min(1).optional(),
   })
   .strict();
 
@@ -164,6 +171,40 @@ export const relaySchema = z
     max_items: z.number().int().positive().default(5000),
     /** Largest resources/read or prompts/get result passed to the host, in bytes of its JSON. Default 16 MiB. */
     max_read_bytes: z.number().int().positive().default(16 * 1024 * 1024),
+    /**
+     * Largest tools/call result passed to the host, in bytes of its JSON; a larger one is an
+     * error result naming the tool and the size, and the upstream's connection stays up.
+     * Default 10 MiB (src/upstream/types.ts says why).
+     */
+    max_result_bytes: z.number().int().positive().default(DEFAULT_MAX_RESULT_BYTES),
+    /**
+     * Log messages (`notifications/message`) of one upstream relayed to one session per
+     * second; the rest of a flood is dropped and counted in one warning to the session. Default 50.
+     */
+    max_log_per_second: z.number().int().positive().default(50),
+  })
+  .strict()
+  .prefault({});
+
+/** Bounds on the tool definitions upstreams send and the tool lists hosts get (src/catalog/bounds.ts, docs/SAFETY.md). */
+export const definitionsSchema = z
+  .object({
+    /** Longest tool description, in UTF-8 bytes; longer is clipped with a `…[clipped N bytes to M]` marker. Default 8 KiB. */
+    max_description_bytes: z.number().int().min(256).default(8192),
+    /** Longest tool title (and annotations.title), in characters; longer is clipped. Default 256. */
+    max_title_chars: z.number().int().min(16).default(256),
+    /**
+     * Largest inputSchema, outputSchema, and other definition fields (annotations, icons,
+     * _meta, execution), each in bytes of JSON; a tool over it is left out of the catalog and
+     * the reason logged. Default 64 KiB.
+     */
+    max_schema_bytes: z.number().int().min(1024).default(64 * 1024),
+    /**
+     * Largest list of tool definitions in one find_tools result or tools/list answer, in
+     * bytes of JSON: the first tools that fit are sent, the rest named (find_tools `cut`) or
+     * left out and logged (tools/list). Default 1 MiB.
+     */
+    max_list_bytes: z.number().int().min(16 * 1024).default(1024 * 1024),
   })
   .strict()
   .prefault({});
@@ -408,6 +449,11 @@ export const gatewayConfigSchema = z
         /** An MCP session with no request for this long is closed. Default 30 minutes. */
         session_idle_minutes: z.number().positive().default(30),
         /**
+         * Open MCP sessions per token (per anonymous identity); an initialize past it gets
+         * HTTP 429 until one is closed (DELETE) or idles out. Default 64.
+         */
+        max_sessions_per_token: z.number().int().positive().default(64),
+        /**
          * Hostnames (no port; IPv6 in brackets) the `Host` header may name; anything else
          * gets HTTP 403 (DNS-rebinding protection). Default: `localhost`, `127.0.0.1`,
          * `[::1]` and the bound address. Set it when hosts reach the gateway by another name.
@@ -451,8 +497,18 @@ export const gatewayConfigSchema = z
       .prefault({}),
     confirmation: z
       .object({
-        /** Extra tool names (exposed names) treated as actions, e.g. for unannotated upstreams. */
+        /**
+         * Tools that are actions (confirmed under `confirm: actions`) whatever their
+         * annotations say: persona patterns, `<server>.<glob>` or a bare `<glob>` over the
+         * upstream or exposed name. Wins over `read_only`.
+         */
         actions: z.array(z.string()).default([]),
+        /**
+         * Tools that are read-only (not confirmed under `confirm: actions`) whatever their
+         * annotations say, e.g. the read tools of an upstream that annotates nothing: without
+         * annotations a tool is an action (MCP's defaults). Same patterns as `actions`.
+         */
+        read_only: z.array(z.string()).default([]),
         /** Minutes a pending approval stays valid. Default 10. */
         approval_ttl_minutes: z.number().positive().default(10),
         /**
@@ -502,10 +558,17 @@ export const gatewayConfigSchema = z
       .default({}),
     /** Bounds on what passes through from the upstreams: resources, templates, prompts (src/relay/). */
     relay: relaySchema,
+    definitions: definitionsSchema,
     timeouts: z
       .object({
         /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */
         startup_ms: z.number().int().positive().default(20_000),
+        /**
+         * Longest wait of a host's first tools/list (find_tools, tools/call, relayed lists)
+         * for upstreams still starting; one that arrives later is announced with
+         * `notifications/tools/list_changed`. Default 5 s.
+         */
+        list_wait_ms: z.number().int().nonnegative().default(5_000),
         /** Time a forwarded tools/call gets; progress from the upstream starts it again. Default 60 s. */
         call_ms: z.number().int().positive().default(60_000),
         /**
@@ -515,7 +578,7 @@ export const gatewayConfigSchema = z
         call_max_ms: z.number().int().positive().default(600_000),
       })
       .strict()
-      .default({ startup_ms: 20_000, call_ms: 60_000, call_max_ms: 600_000 }),
+      .default({ startup_ms: 20_000, list_wait_ms: 5_000, call_ms: 60_000, call_max_ms: 600_000 }),
   })
   .strict();
 

@@ -124,7 +124,7 @@ export class EmbedPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.script, { workerData: this.model });
+    const worker = new Worker(this.script, { workerData: this.model, execArgv: workerExecArgv() });
     const slot: Slot = { worker, tasks: [] };
     this.slots.push(slot);
     log.debug({ model: this.model.provider, queries: this.queries, workers: this.slots.length }, 'embedder: worker started');
@@ -154,4 +154,13 @@ export class EmbedPool {
     worker.on('exit', (code) => fail(new Error(`embedding worker exited with code ${code}`)));
     return slot;
   }
+}
+
+/**
+ * The parent's Node options minus `--input-type`: a worker starts from a file, and Node
+ * refuses `--input-type` there (ERR_INPUT_TYPE_NOT_ALLOWED), which would kill the worker of
+ * a host run as `node --input-type=module -e …`.
+ */
+function workerExecArgv(): string[] {
+  return process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
 }

@@ -4,8 +4,10 @@
  * a running gateway — personas, workflow dependencies, synonyms, exemplars, tool
  * overrides (`overrides:`) — without a restart. An edit that does not load (malformed YAML, a key that fails its schema, a
  * pattern naming an unknown upstream) is logged with its file, key and reason and changes
- * nothing: the last good configuration keeps running. Changes to upstreams, the store,
- * HTTP, timeouts or the curator are logged as needing a restart.
+ * nothing: the last good configuration keeps running. A reload that widens access (a
+ * persona gains tools, resources or prompts, loses identity fields or confirmation, or is
+ * new) is logged as a warning saying what widened. Changes to upstreams, the store, HTTP,
+ * timeouts or the curator are logged as needing a restart.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -29,8 +31,9 @@ export function configFiles(gateway: Gateway): string[] {
  */
 export async function reloadAndLog(gateway: Gateway, why: string): Promise<void> {
   try {
-    const { applied, restart } = await gateway.reload();
-    if (applied.length > 0) log.info({ why, applied }, `configuration reloaded: ${applied.join(', ')} in force`);
+    const { applied, restart, widened } = await gateway.reload();
+    if (widened.length > 0) log.warn({ why, widened }, `configuration reloaded: the personas now allow more: ${widened.join('; ')}`);
+    else if (applied.length > 0) log.info({ why, applied }, `configuration reloaded: ${applied.join(', ')} in force`);
     else log.info({ why }, 'configuration reloaded: nothing that applies live changed');
     if (restart.length > 0) log.warn({ keys: restart }, `gateway.config.yaml: ${restart.join(', ')} changed; restart the gateway to apply`);
   } catch (err) {

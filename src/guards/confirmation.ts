@@ -1,7 +1,7 @@
 /**
  * Confirmation guard: a person approves a call before it is forwarded, for the calls the
- * persona's confirmation policy names (`actions`: tools with isAction or listed under
- * `confirmation.actions`; `all`; `none`), through the session's channel (`confirm_via`):
+ * persona's confirmation policy names (`actions`: tools with isAction, which the operator's
+ * rules and MCP's annotation defaults decide; `all`; `none`), through the session's channel (`confirm_via`):
  *
  *   elicitation  the host's user is asked inline; a host without elicitation parks the call
  *   approvals    the call is parked; a person approves it on the page or with the CLI
@@ -71,20 +71,19 @@ export function channelOf(policy: Policy, session: SessionIdentity): ConfirmVia 
   return session.confirmVia ?? policy.persona(session.persona)?.confirm_via ?? (session.transport === 'http' ? 'approvals' : 'elicitation');
 }
 
-/** Whether a call of `tool` by `persona` needs a person's approval. */
-export function needsConfirmation(
-  policy: Policy,
-  config: Pick<GatewayConfig, 'confirmation'>,
-  persona: string | undefined,
-  tool: ToolRecord,
-): boolean {
+/**
+ * Whether a call of `tool` by `persona` needs a person's approval: by the persona's
+ * `confirm`, and for `actions` by `tool.isAction` — which the operator's
+ * `confirmation.actions` / `read_only` and MCP's annotation defaults decide (policy/actions.ts).
+ */
+export function needsConfirmation(policy: Policy, persona: string | undefined, tool: ToolRecord): boolean {
   switch (policy.confirmation(persona)) {
     case 'none':
       return false;
     case 'all':
       return true;
     case 'actions':
-      return tool.isAction || config.confirmation.actions.includes(tool.name) || config.confirmation.actions.includes(tool.upstreamName);
+      return tool.isAction;
   }
 }
 
@@ -113,7 +112,7 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
   return async (ctx, next) => {
     const tool = ctx.tool;
     if (!tool) throw new Error('confirmationGuard needs ctx.tool: compose it after nameGuard');
-    if (!needsConfirmation(policy, config, ctx.session.persona, tool)) return next(ctx);
+    if (!needsConfirmation(policy, ctx.session.persona, tool)) return next(ctx);
     const channel = channelOf(policy, ctx.session);
 
     if (channel === 'both' && !ctx.elicit) {

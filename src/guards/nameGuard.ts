@@ -5,10 +5,14 @@
  * for case. Any other name is compared with the persona's allowed names only, so a
  * correction never lands outside the persona, and is corrected silently only when it is
  * a typo of that name (nameMatch.ts): a token more or less, a reversing affix or another
- * verb gets "did you mean" and nothing runs. A correction is told to the model in the
+ * verb gets "did you mean" and nothing runs. A name that says its upstream (`a__whoami`),
+ * or that was the name of an upstream's tool, is compared with that upstream's tools
+ * only — never corrected onto another server's look-alike — and when that upstream is
+ * down or unauthorized the answer says so. A correction is told to the model in the
  * result and to the person confirming the call.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { SERVER_SEPARATOR } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { log } from '../log.js';
 import type { Policy } from '../policy/policy.js';
@@ -60,16 +64,40 @@ function orList(names: string[]): string {
   return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 }
 
+/** What the name guard knows of the upstreams beyond their tools: who they are and whether they can be reached. */
+export interface UpstreamView {
+  /** Every configured upstream, reachable or not. */
+  names(): readonly string[];
+  /** Why an upstream's tools cannot be called now ("failed to start", "needs a person's authorization"), or undefined when it is ready. */
+  unavailable(server: string): string | undefined;
+  /** The upstream whose tool was last exposed as `name` (the remembered name map), if any. */
+  formerOwner(name: string): string | undefined;
+}
+
+const NO_UPSTREAMS: UpstreamView = { names: () => [], unavailable: () => undefined, formerOwner: () => undefined };
+
+/** The upstream a name asked for belongs to: its `<upstream>__` prefix (any case, the longest), else the upstream that held it. */
+function ownerOf(requested: string, upstreams: UpstreamView): string | undefined {
+  const lower = requested.toLowerCase();
+  const prefixed = upstreams
+    .names()
+    .filter((u) => lower.startsWith(`${u.toLowerCase()}${SERVER_SEPARATOR}`))
+    .sort((a, b) => b.length - a.length)[0];
+  return prefixed ?? upstreams.formerOwner(requested);
+}
+
 /**
  * ### Usage
  * ```ts
- * const guard = nameGuard(() => catalog, policy);
+ * const guard = nameGuard(() => catalog, policy, upstreams);
  * // "get_attendence_summary" reaches the next guard as get_attendance_summary, with
  * // ctx.decisions ['corrected']; the result starts with "[tool-curator] … resolved to …".
- * // "unenroll_in_course" gets "did you mean enroll_in_course?" and reaches nothing.
+ * // "unenroll_in_course" gets "did you mean enroll_in_course?" and reaches nothing;
+ * // "a__whoami" is compared with upstream a's tools only, or told that a is unavailable.
  * ```
+ * @param upstreams the configured upstreams and their state; default none known.
  */
-export function nameGuard(tools: () => ToolRecord[], policy: Policy): Guard {
+export function nameGuard(tools: () => ToolRecord[], policy: Policy, upstreams: UpstreamView = NO_UPSTREAMS): Guard {
   return async (ctx, next) => {
     const requested = ctx.requestedName;
     const shown = clipName(requested, 64);
@@ -86,7 +114,16 @@ export function nameGuard(tools: () => ToolRecord[], policy: Policy): Guard {
       if (!exact) ctx.notes.push(`resolved ${requested} to ${ctx.tool.name} (case differs)`);
       return next(ctx);
     }
-    const allowed = (t: ToolRecord) => policy.isAllowed(ctx.session.persona, t);
+    // A name that says whose it is (`a__whoami`), or that was the name of an upstream's tool,
+    // is looked for among that upstream's tools only; an upstream that is unavailable is said so.
+    const owner = ownerOf(requested, upstreams);
+    const down = owner === undefined ? undefined : upstreams.unavailable(owner);
+    if (owner !== undefined && down !== undefined) {
+      ctx.decisions.push('refused');
+      ctx.notes.push(`upstream ${owner} unavailable (${down})`);
+      return errorResult(`${shown} belongs to upstream "${owner}", which is unavailable (${down}); nothing was run. Try again later.`);
+    }
+    const allowed = (t: ToolRecord) => (owner === undefined || t.server === owner) && policy.isAllowed(ctx.session.persona, t);
     const { candidates } = index.fuzzy(requested, allowed, SUGGEST_AT);
     const typos = candidates.filter((c) => c.ratio >= CORRECT_AT && classifyPair(requested, c.tool.name) === 'typo');
     const best = typos[0];

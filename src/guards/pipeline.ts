@@ -24,7 +24,7 @@ import type { ApproverCheck } from './approver.js';
 import { auditGuards, type AuditWriter } from './audit.js';
 import { confirmationGuard } from './confirmation.js';
 import { identityGuard } from './identity.js';
-import { nameGuard } from './nameGuard.js';
+import { nameGuard, type UpstreamView } from './nameGuard.js';
 import { policyGuard } from './policyGuard.js';
 import { validateGuard } from './validate.js';
 import { compose, type CallHandler } from './types.js';
@@ -52,6 +52,8 @@ export interface CallPathDeps {
   now?: () => number;
   /** URL of the approvals page when one is served, for the message of a parked call (confirmation.ts). */
   approvalsPage?: () => string | undefined;
+  /** The configured upstreams and their state, for the name guard; default none known. */
+  upstreams?: UpstreamView;
 }
 
 /**
@@ -66,7 +68,7 @@ export function createCallPath(deps: CallPathDeps): CallHandler {
   return compose(
     [
       audited.around,
-      nameGuard(deps.tools, deps.policy),
+      nameGuard(deps.tools, deps.policy, deps.upstreams),
       policyGuard(deps.policy),
       identityGuard(deps.policy),
       validateGuard,

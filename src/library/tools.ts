@@ -6,6 +6,7 @@
  */
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { buildCatalog } from '../catalog/catalog.js';
+import { ActionRules } from '../policy/actions.js';
 import type { ToolRecord } from '../catalog/types.js';
 
 /** Server name given to tools that come from an application rather than an MCP server. */
@@ -50,8 +51,9 @@ export function toolRecord(spec: ToolSpec): ToolRecord {
 
 /**
  * MCP `Tool` objects (from `client.listTools()`) as ToolRecords, exactly as the gateway
- * builds its catalog: names that two servers share become `<server>__<tool>`, actions are
- * tools annotated `readOnlyHint: false` or `destructiveHint: true` or named in `actions`.
+ * builds its catalog: a later server's tool named like an earlier one's becomes
+ * `<server>__<tool>`; actions are the tools matching `actions` (patterns as in
+ * personas.yaml) and every tool not annotated `readOnlyHint: true` (MCP's defaults).
  *
  * ### Usage
  * ```ts
@@ -59,7 +61,7 @@ export function toolRecord(spec: ToolSpec): ToolRecord {
  * ```
  */
 export function fromMcpTools(byServer: Record<string, Tool[]> | Map<string, Tool[]>, actions: Iterable<string> = []): ToolRecord[] {
-  return buildCatalog(byServer instanceof Map ? byServer : new Map(Object.entries(byServer)), actions);
+  return buildCatalog(byServer instanceof Map ? byServer : new Map(Object.entries(byServer)), new ActionRules({ actions: [...actions], read_only: [] }).classify);
 }
 
 /** An OpenAI-style function spec: Chat Completions' `{ type: 'function', function }` or Responses' flat form. */

@@ -7,14 +7,16 @@
  *
  * Resources and prompts (`resources:` / `prompts:` beside allow/deny) use the same
  * pattern syntax over resource URIs, template URIs and prompt names; a persona without
- * those keys is allowed none (see docs/PROTOCOL-LISTS.md for why).
+ * those keys is allowed none (see docs/PROTOCOL-LISTS.md for why). Resource URIs are
+ * decided in their canonical form, over every reading of it (uri.ts, docs/SAFETY.md).
  */
 import type { ToolRecord } from '../catalog/types.js';
 import type { Persona, Personas } from '../config/schema.js';
+import { canonicalUri, readings } from './uri.js';
 
-function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string, ignoreCase = false): RegExp {
   const body = glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
-  return new RegExp(`^${body}$`);
+  return new RegExp(`^${body}$`, ignoreCase ? 'si' : 's');
 }
 
 export interface CompiledPattern {
@@ -34,21 +36,31 @@ const compile = parsePattern;
 /**
  * A resource or prompt pattern. URIs hold dots of their own (`file:///a.txt`), so the part
  * before the first dot is a server only when it reads as an upstream name (or `*`).
+ * `deny` patterns of resources ignore case: on a case-insensitive file system, and for
+ * every scheme and host, `FILE:///SECRET/x` is the denied resource. A resource allow
+ * pattern's scheme is read in lower case, as URIs are canonicalised (uri.ts).
  */
-function compileRelay(pattern: string): CompiledPattern {
+function compileRelay(pattern: string, kind: RelayKind, list: 'allow' | 'deny'): CompiledPattern {
   const dot = pattern.indexOf('.');
-  const server = dot > 0 ? pattern.slice(0, dot) : '';
-  if (/^(\*|[A-Za-z0-9_-]+)$/.test(server)) return { server, name: globToRegExp(pattern.slice(dot + 1)) };
-  return { name: globToRegExp(pattern) };
+  const head = dot > 0 ? pattern.slice(0, dot) : '';
+  const server = /^(\*|[A-Za-z0-9_-]+)$/.test(head) ? head : undefined;
+  let glob = server === undefined ? pattern : pattern.slice(dot + 1);
+  if (kind === 'resources') glob = glob.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, (scheme) => scheme.toLowerCase());
+  return { server, name: globToRegExp(glob, kind === 'resources' && list === 'deny') };
 }
 
-function matchesAny(p: CompiledPattern, server: string, names: string[]): boolean {
+function matchesAny(p: CompiledPattern, server: string, names: readonly string[]): boolean {
   if (p.server !== undefined && p.server !== '*' && p.server !== server) return false;
   return names.some((n) => p.name.test(n));
 }
 
 /** What relayed patterns cover: resources (URIs and template URIs) or prompts (names). */
 export type RelayKind = 'resources' | 'prompts';
+
+interface RelayPatterns {
+  allow: CompiledPattern[];
+  deny: CompiledPattern[];
+}
 
 /** Whether a parsed pattern matches a tool (by upstream or exposed name). */
 export function matchesPattern(p: CompiledPattern, tool: ToolRecord): boolean {
@@ -77,7 +89,7 @@ export type ConfirmPolicy = Persona['confirm'];
 export class Policy {
   private current: Personas = {};
   private readonly compiled = new Map<string, { allow: CompiledPattern[]; deny: CompiledPattern[] }>();
-  private readonly relayCompiled = new Map<string, Record<RelayKind, { allow: CompiledPattern[]; deny: CompiledPattern[] }>>();
+  private readonly relayCompiled = new Map<string, Record<RelayKind, RelayPatterns>>();
 
   constructor(personas: Personas) {
     this.current = personas;
@@ -103,7 +115,10 @@ export class Policy {
   private compileAll(): void {
     for (const [name, p] of Object.entries(this.current)) {
       this.compiled.set(name, { allow: p.allow.map(compile), deny: p.deny.map(compile) });
-      const relay = (k: RelayKind) => ({ allow: (p[k]?.allow ?? []).map(compileRelay), deny: (p[k]?.deny ?? []).map(compileRelay) });
+      const relay = (k: RelayKind): RelayPatterns => ({
+        allow: (p[k]?.allow ?? []).map((x) => compileRelay(x, k, 'allow')),
+        deny: (p[k]?.deny ?? []).map((x) => compileRelay(x, k, 'deny')),
+      });
       this.relayCompiled.set(name, { resources: relay('resources'), prompts: relay('prompts') });
     }
   }
@@ -128,25 +143,70 @@ export class Policy {
     return c.allow.some((p) => matchesPattern(p, tool)) && !c.deny.some((p) => matchesPattern(p, tool));
   }
 
+  private relayPatterns(persona: string | undefined, kind: RelayKind): RelayPatterns | undefined {
+    return persona === undefined ? undefined : this.relayCompiled.get(persona)?.[kind];
+  }
+
   /**
-   * May the persona use this resource or prompt of `server`?
+   * May the persona see this prompt, or this resource template, of `server`?
+   *
+   * ### Usage
+   * ```ts
+   * // persona: { prompts: { allow: ['docs.*'], deny: ['docs.admin_*'] } }
+   * policy.isRelayAllowed('student', 'prompts', 'docs', ['summarize']); // true
+   * policy.isRelayAllowed('student', 'prompts', 'docs', ['admin_reset']); // false
+   * ```
+   * @param names the upstream name (or template URI) and the exposed one: an allow pattern
+   *   over either grants, a deny pattern over either refuses.
+   * @returns true for an open policy; false for an unknown persona.
+   */
+  isRelayAllowed(persona: string | undefined, kind: RelayKind, server: string, names: readonly string[]): boolean {
+    if (this.open) return true;
+    const c = this.relayPatterns(persona, kind);
+    if (!c) return false;
+    return c.allow.some((p) => matchesAny(p, server, names)) && !c.deny.some((p) => matchesAny(p, server, names));
+  }
+
+  /**
+   * May the persona read, or subscribe to, resource `uri` of `server`? The URI is
+   * canonicalised first (uri.ts) and refused if it does not parse; then every reading of it
+   * must be granted — by a resource pattern, or as the expansion of an allowed template —
+   * and no deny pattern may match any reading (nor the exposed URI).
    *
    * ### Usage
    * ```ts
    * // persona: { resources: { allow: ['docs.file:///*'], deny: ['docs.file:///secret/*'] } }
-   * policy.isRelayAllowed('student', 'resources', 'docs', ['file:///a.txt']); // true
-   * policy.isRelayAllowed('student', 'resources', 'docs', ['file:///x'], ['file:///{path}']); // true if the template is allowed
+   * policy.isResourceAllowed('student', 'docs', 'file:///public/a.txt'); // true
+   * policy.isResourceAllowed('student', 'docs', 'file:///public/%2e%2e/secret/k'); // false
+   * policy.isResourceAllowed('student', 'docs', 'file:///public/..%2fsecret%2fk'); // false: a decoding reader reads /secret/k
    * ```
-   * @param names the item's names: upstream name/URI and the exposed one; a deny pattern on any of them refuses.
-   * @param via names that may grant without being refused by them: the template a concrete URI expands.
-   * @returns true for an open policy; false for an unknown persona.
+   * @param opts.exposed the URI as the host sees it (prefixed), also checked against deny patterns.
+   * @param opts.viaTemplate whether a reading expands a template the persona may use.
+   * @returns false for a URI that does not parse, whatever the policy; true otherwise for an open policy.
    */
-  isRelayAllowed(persona: string | undefined, kind: RelayKind, server: string, names: string[], via: string[] = []): boolean {
+  isResourceAllowed(persona: string | undefined, server: string, uri: string, opts: { exposed?: string; viaTemplate?: (reading: string) => boolean } = {}): boolean {
+    const canonical = canonicalUri(uri);
+    if (!canonical.ok) return false;
     if (this.open) return true;
-    const c = persona === undefined ? undefined : this.relayCompiled.get(persona)?.[kind];
+    const c = this.relayPatterns(persona, 'resources');
     if (!c) return false;
-    const granted = c.allow.some((p) => matchesAny(p, server, names) || matchesAny(p, server, via));
-    return granted && !c.deny.some((p) => matchesAny(p, server, names));
+    const all = readings(canonical.uri);
+    const granted = (r: string) => c.allow.some((p) => matchesAny(p, server, [r])) || opts.viaTemplate?.(r) === true;
+    const named = opts.exposed === undefined ? all : [...all, opts.exposed];
+    return all.every(granted) && !c.deny.some((p) => matchesAny(p, server, named));
+  }
+
+  /**
+   * Whether a deny pattern of the persona names resource `uri` of `server` in any of its
+   * readings (for values that merely look like URIs, such as a prompt argument's completions).
+   * @returns false for a string that is not an absolute URI, an open policy, or an unknown persona.
+   */
+  isResourceDenied(persona: string | undefined, server: string, uri: string): boolean {
+    const canonical = canonicalUri(uri);
+    const c = this.relayPatterns(persona, 'resources');
+    if (!canonical.ok || this.open || !c) return false;
+    const all = readings(canonical.uri);
+    return c.deny.some((p) => matchesAny(p, server, all));
   }
 
   /** The persona's allowed tools, in catalog order. */

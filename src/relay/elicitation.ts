@@ -6,9 +6,11 @@
  * tools/call that fails with -32042 (URL elicitation required) reaches the host as that
  * same JSON-RPC error, and the completion of each URL it lists is routed the same way.
  *
- * This is the upstream's question. It is a separate request from the gateway's own
- * confirmation of an action (guards/confirmation.ts), which is asked, and answered,
- * before the call is forwarded at all: nothing answered here approves anything.
+ * This is the upstream's question, and the host's user is shown so: its message starts
+ * with `[<upstream> asks]`, so it never reads as the gateway's own approval prompt. It is a
+ * separate request from the gateway's own confirmation of an action
+ * (guards/confirmation.ts), which is asked, and answered, before the call is forwarded at
+ * all: nothing answered here approves anything.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
@@ -43,9 +45,22 @@ export class UrlElicitations {
   }
 }
 
+/**
+ * An upstream's question as the host's user sees it: marked as that upstream's, so it can
+ * never pass for the gateway's own approval prompt ("Allow <tool> … to run?").
+ *
+ * ### Usage
+ * ```ts
+ * marked('files', 'Allow make_payment to run?'); // '[files asks] Allow make_payment to run?'
+ * ```
+ */
+export function marked(upstream: string, message: string): string {
+  return `[${upstream} asks] ${message.trimStart()}`;
+}
+
 export function relayElicitation(upstream: string, client: Client, inFlight: InFlight, urls: UrlElicitations, timeoutMs: number): void {
   client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
-    const params = req.params;
+    const params = { ...req.params, message: marked(upstream, req.params.message) };
     const url = params.mode === 'url';
     const host = inFlight.askee(upstream, `elicitation/create (${url ? 'url' : 'form'} mode)`, (caps) =>
       url ? caps.elicitation?.url !== undefined : caps.elicitation?.form !== undefined,
@@ -69,5 +84,6 @@ export function urlElicitationRequired(err: unknown, upstream: string, session: 
   if (!(err instanceof UrlElicitationRequiredError)) return undefined;
   for (const e of err.elicitations) urls.remember(upstream, e.elicitationId, session);
   const prefix = `MCP error ${err.code}: `;
-  return new RelayError(err.code, err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message, err.data);
+  const elicitations = err.elicitations.map((e) => ({ ...e, message: marked(upstream, e.message) }));
+  return new RelayError(err.code, err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message, { ...(err.data as object), elicitations });
 }

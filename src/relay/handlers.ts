@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
 import { RelayError } from './errors.js';
-import type { ListKind } from './lists.js';
+import type { ListKind } from '../upstream/lists.js';
 import { RESOURCE_NOT_FOUND, type Relay } from './relay.js';
 
 export interface RelaySession {
@@ -71,7 +71,8 @@ export function attachRelay(server: Server, relay: Relay, who: RelaySession, cap
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
       await who.ready;
-      const target = relay.resolveUri(persona, req.params.uri);
+      // Whatever the persona may read now: a subscription held from before a reload can still be dropped.
+      const target = relay.locate(req.params.uri);
       if (target) await relay.subscriptions.unsubscribe(sessionId, target.server, target.uri);
       return {};
     });

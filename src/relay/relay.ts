@@ -23,8 +23,10 @@ import type { Policy } from '../policy/policy.js';
 import { RelayError } from './errors.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import { paginate } from './cursor.js';
-import type { ListKind } from './lists.js';
-import { buildRelayCatalog, prefixUri, unprefixUri, type RelayCatalog, type RelayEntry } from './names.js';
+import type { ListKind } from '../upstream/lists.js';
+import { canonicalUri } from '../policy/uri.js';
+import { buildRelayCatalog, inGatewayScheme, MemoryRelayNames, prefixUri, unprefixUri, type RelayCatalog, type RelayEntry, type RelayNameMemory } from './names.js';
+import { expansion, keepValues } from './completion.js';
 import { Subscriptions } from './subscriptions.js';
 
 /** JSON-RPC error code for an unknown resource (MCP spec, resources). */
@@ -42,8 +44,9 @@ export interface RelayBounds {
 /** Where a host's request goes: the owning upstream and its own URI. */
 export interface UriTarget {
   server: string;
+  /** The canonical upstream URI: what the policy decided on and what is forwarded. */
   uri: string;
-  /** The URI the host used (prefixed when it collides). */
+  /** The canonical URI as the host names it: `uri`, or prefixed when the host used the prefix. */
   exposed: string;
 }
 
@@ -61,17 +64,32 @@ async function fromUpstream<T>(what: string, p: Promise<T>): Promise<T> {
   }
 }
 
+type View = {
+  key: string;
+  catalog: RelayCatalog;
+  /** By exposed URI: canonical, or prefixed with a canonical upstream URI. */
+  resources: Map<string, RelayEntry<Resource>>;
+  templates: Map<string, RelayCatalog['templates'][number]>;
+  prompts: Map<string, RelayEntry<Prompt>>;
+};
+
 export class Relay extends EventEmitter {
   readonly subscriptions: Subscriptions;
   private changes = 0;
-  private cached?: { key: string; catalog: RelayCatalog; resources: Map<string, RelayEntry<Resource>>; templates: Map<string, RelayCatalog['templates'][number]>; prompts: Map<string, RelayEntry<Prompt>> };
+  private started = false;
+  private cached?: View;
   private readonly servers: ReadonlySet<string>;
 
+  /**
+   * @param servers every configured upstream, in config order.
+   * @param names where exposed names are remembered (names.ts); default: for this process's life.
+   */
   constructor(
     private readonly pool: UpstreamPool,
     private readonly policy: Policy,
     private readonly bounds: RelayBounds,
     servers: Iterable<string>,
+    private readonly names: RelayNameMemory = new MemoryRelayNames(),
   ) {
     super();
     this.setMaxListeners(0);
@@ -79,8 +97,20 @@ export class Relay extends EventEmitter {
     this.subscriptions = new Subscriptions(pool);
     pool.on('relay-change', (_server: string, kind: ListKind) => {
       this.changes++;
+      if (this.started) this.view();
       this.emit('list-changed', kind);
     });
+    pool.on('connected', () => void (this.started && this.view()));
+  }
+
+  /**
+   * Names the items of the upstreams connected at start, in config order; from then on
+   * each change is named as it arrives, so the first holder of a name keeps it. Call once
+   * the pool's start has ended.
+   */
+  start(): void {
+    this.started = true;
+    this.view();
   }
 
   /**
@@ -95,11 +125,11 @@ export class Relay extends EventEmitter {
   }
 
   /** The aggregate, rebuilt when an upstream's lists change or an upstream comes or goes. */
-  private view() {
+  private view(): View {
     const upstreams = this.pool.relayed();
     const key = `${this.changes}:${upstreams.map((u) => u.name).join(',')}`;
     if (this.cached?.key !== key) {
-      const catalog = buildRelayCatalog(upstreams);
+      const catalog = buildRelayCatalog(upstreams, this.names, [...this.servers]);
       const byExposed = <T extends { exposed: string }>(xs: T[]) => new Map(xs.map((e) => [e.exposed, e]));
       this.cached = { key, catalog, resources: byExposed(catalog.resources), templates: byExposed(catalog.templates), prompts: byExposed(catalog.prompts) };
     }
@@ -110,10 +140,21 @@ export class Relay extends EventEmitter {
     return this.policy.isRelayAllowed(persona, kind, e.server, [e.upstream, e.exposed]);
   }
 
+  /** Whether a reading of a URI of `server` expands one of its templates the persona may use. */
+  private viaTemplate(persona: string | undefined, server: string): (reading: string) => boolean {
+    const templates = this.view().catalog.templates.filter((e) => e.server === server && e.matcher);
+    return (reading) => templates.some((e) => e.matcher!.match(reading) !== null && this.allows(persona, 'resources', e));
+  }
+
+  private resourceAllowed(persona: string | undefined, server: string, uri: string, exposed: string): boolean {
+    return this.policy.isResourceAllowed(persona, server, uri, { exposed, viaTemplate: this.viaTemplate(persona, server) });
+  }
+
   /** One page of the persona's resources (`cursor` from the previous page). */
   listResources(persona: string | undefined, cursor?: string): { resources: Resource[]; nextCursor?: string } {
     const v = this.view();
-    const all = v.catalog.resources.filter((e) => this.allows(persona, 'resources', e)).map((e) => e.item);
+    // A resource pattern must name a listed resource: an allowed template lets the persona read what it expands to, not list it.
+    const all = v.catalog.resources.filter((e) => this.policy.isResourceAllowed(persona, e.server, e.upstream, { exposed: e.exposed })).map((e) => e.item);
     const { items, nextCursor } = paginate(all, this.bounds.pageSize, 'resources', v.key, cursor);
     return { resources: items, ...(nextCursor && { nextCursor }) };
   }
@@ -133,34 +174,43 @@ export class Relay extends EventEmitter {
   }
 
   /**
-   * The upstream and upstream URI behind `uri`, if the persona may read it: a prefixed
-   * URI names its server; otherwise a listed resource, then an unprefixed template that
-   * matches (config order), then the only upstream that offers resources, if only one
-   * does (servers may serve and accept subscriptions for URIs they do not list). A concrete URI is allowed by a resource pattern over itself,
-   * or by one over an allowed template it expands; a deny pattern over it always refuses.
-   * @returns undefined when unknown or not allowed: the two look the same to the host.
+   * The upstream and canonical upstream URI behind `uri`, whatever the persona: a prefixed
+   * URI names its server (a URI in the gateway's scheme naming no configured upstream is
+   * refused); otherwise a listed resource, then an unprefixed template that matches
+   * (config order), then the only upstream that offers resources, if only one does
+   * (servers may serve and accept subscriptions for URIs they do not list). The URI is
+   * canonicalised first (policy/uri.ts): what does not parse is refused.
+   * @returns undefined when refused or unknown.
    */
-  resolveUri(persona: string | undefined, uri: string): UriTarget | undefined {
+  locate(uri: string): UriTarget | undefined {
     const v = this.view();
-    let target: UriTarget | undefined;
     const prefixed = unprefixUri(uri, this.servers);
-    if (prefixed) target = { ...prefixed, exposed: uri };
-    else {
-      const listed = v.resources.get(uri);
-      if (listed) target = { server: listed.server, uri: listed.upstream, exposed: uri };
-      else {
-        const t = v.catalog.templates.find((e) => e.exposed === e.upstream && e.matcher?.match(uri));
-        const owners = this.pool.relayed().filter((u) => u.caps.resources);
-        if (t) target = { server: t.server, uri, exposed: uri };
-        else if (owners.length === 1) target = { server: owners[0]!.name, uri, exposed: uri };
-      }
+    if (prefixed) {
+      const c = canonicalUri(prefixed.uri);
+      return c.ok ? { server: prefixed.server, uri: c.uri, exposed: prefixUri(prefixed.server, c.uri) } : undefined;
     }
-    if (!target) return undefined;
-    const { server, uri: up } = target;
-    const via = v.catalog.templates.filter((e) => e.server === server && e.matcher?.match(up) && this.allows(persona, 'resources', e)).map((e) => e.upstream);
-    return this.policy.isRelayAllowed(persona, 'resources', server, [up, uri], via) ? target : undefined;
+    if (inGatewayScheme(uri)) return undefined;
+    const c = canonicalUri(uri);
+    if (!c.ok) return undefined;
+    const listed = v.resources.get(c.uri);
+    if (listed) return { server: listed.server, uri: listed.upstream, exposed: c.uri };
+    const t = v.catalog.templates.find((e) => e.exposed === e.upstream && e.matcher?.match(c.uri));
+    if (t) return { server: t.server, uri: c.uri, exposed: c.uri };
+    const owners = this.pool.relayed().filter((u) => u.caps.resources);
+    return owners.length === 1 ? { server: owners[0]!.name, uri: c.uri, exposed: c.uri } : undefined;
   }
 
+  /**
+   * `locate`, if the persona may read the URI: allowed by a resource pattern over it, or by
+   * one over an allowed template it expands, in every reading, and denied in none
+   * (Policy.isResourceAllowed). The target's `uri` is the one string both decided on and
+   * forwarded.
+   * @returns undefined when refused, unknown or not allowed: the three look the same to the host.
+   */
+  resolveUri(persona: string | undefined, uri: string): UriTarget | undefined {
+    const target = this.locate(uri);
+    return target && this.resourceAllowed(persona, target.server, target.uri, target.exposed) ? target : undefined;
+  }
   private client(server: string) {
     const client = this.pool.client(server);
     if (!client) throw new RelayError(ErrorCode.InternalError, `upstream "${server}" is unavailable; try again later`);
@@ -193,18 +243,25 @@ export class Relay extends EventEmitter {
     return this.bounded(result, `prompt ${name}`);
   }
 
-  /** completion/complete, routed by its ref: a prompt name, or a resource template (or resource) URI. */
+  /**
+   * completion/complete, routed by its ref: a prompt name, or a resource template (or
+   * resource) URI. Values that would lead to a resource the persona may not read are left
+   * out (completion.ts).
+   */
   async complete(persona: string | undefined, params: CompleteRequest['params']): Promise<CompleteResult> {
     const v = this.view();
     const { ref } = params;
     let server: string | undefined;
     let upstreamRef: CompleteRequest['params']['ref'] | undefined;
+    let template: RelayCatalog['templates'][number] | undefined;
     if (ref.type === 'ref/prompt') {
       const e = v.prompts.get(ref.name);
       if (e && this.allows(persona, 'prompts', e)) [server, upstreamRef] = [e.server, { ...ref, name: e.upstream }];
     } else {
-      const e = v.templates.get(ref.uri) ?? v.resources.get(ref.uri);
-      if (e && this.allows(persona, 'resources', e)) [server, upstreamRef] = [e.server, { ...ref, uri: e.upstream }];
+      template = v.templates.get(ref.uri);
+      const listed = template ? undefined : this.resolveUri(persona, ref.uri);
+      if (template && this.allows(persona, 'resources', template)) [server, upstreamRef] = [template.server, { ...ref, uri: template.upstream }];
+      else if (listed && v.resources.has(listed.exposed)) [server, upstreamRef] = [listed.server, { ...ref, uri: listed.uri }];
     }
     if (!server || !upstreamRef) {
       const what = ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource template ${ref.uri}`;
@@ -213,6 +270,14 @@ export class Relay extends EventEmitter {
     const caps = this.pool.relayed().find((u) => u.name === server)?.caps;
     // The owner offers no completions: no suggestions, which is what the spec lets a server answer.
     if (!caps?.completions) return { completion: { values: [], hasMore: false } };
-    return fromUpstream('completion', this.client(server).complete({ ...params, ref: upstreamRef }, { timeout: this.bounds.callMs }));
+    const result = await fromUpstream('completion', this.client(server).complete({ ...params, ref: upstreamRef }, { timeout: this.bounds.callMs }));
+    const owner = server;
+    const matcher = template?.matcher;
+    return keepValues(result, (value) => {
+      if (this.policy.isResourceDenied(persona, owner, value)) return false;
+      if (!matcher) return template === undefined;
+      const uri = expansion(matcher, params, value);
+      return uri !== undefined && this.resourceAllowed(persona, owner, uri, uri);
+    });
   }
 }

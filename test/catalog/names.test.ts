@@ -11,7 +11,7 @@ const tool = (name: string): Tool => ({ name, inputSchema: { type: 'object' } })
 const servers = (spec: Record<string, string[]>) => new Map(Object.entries(spec).map(([s, names]) => [s, names.map(tool)]));
 const exposed = (byServer: Map<string, Tool[]>, remembered?: Map<string, string>) => {
   const { names } = assignNames(byServer, remembered);
-  return buildCatalog(byServer, [], names).map((t) => `${t.server}:${t.upstreamName}=${t.name}`);
+  return buildCatalog(byServer, undefined, names).map((t) => `${t.server}:${t.upstreamName}=${t.name}`);
 };
 const VALID = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -38,14 +38,19 @@ describe('exposed names', () => {
     expect(validName('a'.repeat(200), 'other\0a')).not.toBe(n);
   });
 
-  test('an upstream tool literally named x__y is not duplicated by the prefixed y of server x', () => {
-    const byServer = servers({ web: ['y'], x: ['y'], other: ['x__y'] });
+  test("an upstream's literal x__y, x being another upstream, is renamed: it never reads as x's tool", () => {
+    const byServer = servers({ web: ['y'], x: ['y'], other: ['x__y', 'other__z', 'X__Y2'] });
     const list = exposed(byServer);
-    const names = list.map((l) => l.split('=')[1]!);
-    expect(new Set(names).size).toBe(names.length);
-    expect(list).toContain('other:x__y=x__y');
-    expect(list).toContain('web:y=y');
-    expect(list.find((l) => l.startsWith('x:y='))).toMatch(/^x:y=x__y_[0-9a-f]{8}$/);
+    expect(list).toEqual(['other:x__y=other__x__y', 'other:X__Y2=other__X__Y2', 'other:other__z=other__z', 'web:y=y', 'x:y=x__y']);
+    // A configured upstream that is not connected counts as well.
+    const { names } = assignNames(servers({ other: ['down__search'] }), new Map(), ['other', 'down']);
+    expect(names.get(toolKey('other', 'down__search'))).toBe('other__down__search');
+  });
+
+  test('a remembered x__y is not kept once an upstream x is configured', () => {
+    const { names, changed } = assignNames(servers({ other: ['x__y'] }), new Map([[toolKey('other', 'x__y'), 'x__y']]), ['other', 'x']);
+    expect(names.get(toolKey('other', 'x__y'))).toBe('other__x__y');
+    expect(changed).toEqual([{ server: 'other', upstreamName: 'x__y', from: 'x__y', to: 'other__x__y' }]);
   });
 
   test('a second server adding an existing name at runtime: the first owner keeps the plain name', () => {

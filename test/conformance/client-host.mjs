@@ -57,6 +57,9 @@ writeFileSync(
     upstreams: { upstream: { url, ...(auth && { auth }) } },
     curator: { mode: 'none' },
     store: join(dir, 'store.db'),
+    // The scenarios' tools change no state but carry no annotations, which MCP's defaults
+    // read as "may change state": the operator says they are read-only, so none waits for an approval.
+    confirmation: { read_only: ['upstream.*'] },
     timeouts: { startup_ms: 10000, call_ms: 15000 },
   }),
 );

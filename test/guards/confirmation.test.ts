@@ -18,12 +18,11 @@ describe('canonicalJson', () => {
 });
 
 describe('needsConfirmation', () => {
-  test('actions: annotated or flagged actions and config-listed names; all; none', () => {
-    expect(needsConfirmation(policy, config, 'student', byName('make_payment'))).toBe(true);
-    expect(needsConfirmation(policy, config, 'student', byName('get_fee_dues'))).toBe(false);
-    expect(needsConfirmation(policy, { confirmation: { actions: ['get_fee_dues'], approval_ttl_minutes: 10 } }, 'student', byName('get_fee_dues'))).toBe(true);
-    expect(needsConfirmation(policy, config, 'auditor', byName('get_fee_dues'))).toBe(true);
-    expect(needsConfirmation(policy, config, 'admin', byName('admin_delete_student'))).toBe(false);
+  test('actions: the tools flagged as actions (policy/actions.ts decides the flag); all; none', () => {
+    expect(needsConfirmation(policy, 'student', byName('make_payment'))).toBe(true);
+    expect(needsConfirmation(policy, 'student', byName('get_fee_dues'))).toBe(false);
+    expect(needsConfirmation(policy, 'auditor', byName('get_fee_dues'))).toBe(true);
+    expect(needsConfirmation(policy, 'admin', byName('admin_delete_student'))).toBe(false);
   });
 });
 

@@ -18,7 +18,8 @@ export const UPSTREAM_JS = join(ROOT, 'dist/test/conformance/upstream.js');
 export function conformanceConfig(extra: Record<string, unknown> = {}, upstreamUrl?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tc-conf-'));
   const upstream = upstreamUrl ? { url: upstreamUrl, transport: 'streamable-http' } : { command: process.execPath, args: [UPSTREAM_JS] };
-  const config = { upstreams: { conformance: upstream }, curator: { mode: 'bm25' }, store: join(dir, 'store.db'), ...extra };
+  // Its test tools change no state but most carry no annotations (an action, by MCP's defaults): read-only, as in gateway.*.yaml.
+  const config = { upstreams: { conformance: upstream }, curator: { mode: 'bm25' }, store: join(dir, 'store.db'), confirmation: { read_only: ['conformance.*'] }, ...extra };
   const path = join(dir, 'gateway.config.yaml');
   writeFileSync(path, dump(config));
   return path;

@@ -20,23 +20,43 @@ const policy = new Policy(
 
 describe('resource patterns', () => {
   test('<server>.<glob> over the URI: the part before the first dot is a server only if it reads as one', () => {
-    expect(policy.isRelayAllowed('reader', 'resources', 'docs', ['file:///a.txt'])).toBe(true);
-    expect(policy.isRelayAllowed('reader', 'resources', 'web', ['file:///a.txt'])).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///a.txt')).toBe(true);
+    expect(policy.isResourceAllowed('reader', 'web', 'file:///a.txt')).toBe(false);
     // `notes://private*` has no server part: it denies on every server.
-    expect(policy.isRelayAllowed('reader', 'resources', 'docs', ['notes://today'])).toBe(true);
-    expect(policy.isRelayAllowed('reader', 'resources', 'docs', ['notes://private-diary'])).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'docs', 'notes://today')).toBe(true);
+    expect(policy.isResourceAllowed('reader', 'docs', 'notes://private-diary')).toBe(false);
   });
 
-  test('deny wins, on the upstream URI or the exposed one', () => {
-    expect(policy.isRelayAllowed('reader', 'resources', 'docs', ['file:///secret/k.pem'])).toBe(false);
-    expect(policy.isRelayAllowed('reader', 'resources', 'docs', ['file:///public.txt', 'tool-curator://docs/file:///public.txt'])).toBe(true);
-    expect(policy.isRelayAllowed('reader', 'resources', 'docs', ['x://y', 'file:///secret/y'])).toBe(false);
+  test('deny wins, on the upstream URI or the exposed one, in any case', () => {
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///secret/k.pem')).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///public.txt', { exposed: 'tool-curator://docs/file:///public.txt' })).toBe(true);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///x', { exposed: 'file:///secret/y' })).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///SECRET/k.pem')).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'docs', 'notes://PRIVATE-diary')).toBe(false);
   });
 
   test('an allowed template grants the URIs it expands to, unless a deny pattern names the URI', () => {
-    expect(policy.isRelayAllowed('reader', 'resources', 'db', ['db://users'])).toBe(false);
-    expect(policy.isRelayAllowed('reader', 'resources', 'db', ['db://users'], ['db://{table}'])).toBe(true);
-    expect(policy.isRelayAllowed('reader', 'resources', 'docs', ['file:///secret/a'], ['file:///{path}'])).toBe(false);
+    const db = (r: string) => /^db:\/\/[^/]+$/.test(r);
+    expect(policy.isResourceAllowed('reader', 'db', 'db://users')).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'db', 'db://users', { viaTemplate: db })).toBe(true);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///secret/a', { viaTemplate: () => true })).toBe(false);
+  });
+
+  test('decided on the canonical URI and every reading of it; what does not parse is refused, even by an open policy', () => {
+    for (const uri of ['file:///public/../secret/k', 'FILE:///public/%2e%2E/secret/k', 'file:///public/..%2Fsecret%2Fk', 'file:///public/%252e%252e/secret/k', 'file:////secret/k', 'file:///se\tcret/k']) {
+      expect(policy.isResourceAllowed('reader', 'docs', uri), uri).toBe(false);
+    }
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///public/./a.txt')).toBe(true);
+    expect(policy.isResourceAllowed('reader', 'docs', '../a.txt')).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'docs', 'http://user:pw@example.com/a.txt')).toBe(false);
+    expect(new Policy({}).isResourceAllowed(undefined, 'docs', 'not a uri')).toBe(false);
+    expect(new Policy({}).isResourceAllowed(undefined, 'docs', 'file:///secret/x')).toBe(true);
+  });
+
+  test('isResourceDenied: only deny patterns, over every reading; a value that is not a URI is not denied', () => {
+    expect(policy.isResourceDenied('reader', 'docs', 'file:///public/%2e%2e/secret/k')).toBe(true);
+    expect(policy.isResourceDenied('reader', 'docs', 'https://example.com/')).toBe(false);
+    expect(policy.isResourceDenied('reader', 'docs', 'chapter one')).toBe(false);
   });
 });
 
@@ -51,13 +71,13 @@ describe('prompt patterns', () => {
 
 describe('defaults', () => {
   test('a persona without resources/prompts keys is allowed none of them, whatever its tools', () => {
-    expect(policy.isRelayAllowed('toolsOnly', 'resources', 'docs', ['file:///a.txt'])).toBe(false);
+    expect(policy.isResourceAllowed('toolsOnly', 'docs', 'file:///a.txt')).toBe(false);
     expect(policy.isRelayAllowed('toolsOnly', 'prompts', 'docs', ['summarize'])).toBe(false);
   });
 
   test('an unknown persona is allowed nothing; without personas everything is allowed', () => {
     expect(policy.isRelayAllowed('visitor', 'prompts', 'docs', ['summarize'])).toBe(false);
-    expect(new Policy({}).isRelayAllowed(undefined, 'resources', 'docs', ['file:///secret/x'])).toBe(true);
+    expect(new Policy({}).isResourceAllowed(undefined, 'docs', 'file:///secret/x')).toBe(true);
   });
 
   test('a typo in the new keys is a schema error, not a silently open persona', () => {
@@ -68,10 +88,10 @@ describe('defaults', () => {
   test("the repository's personas.yaml loads: admin may use every resource and prompt, the others none", () => {
     const personas = personasSchema.parse(load(readFileSync(join(ROOT, 'personas.yaml'), 'utf8')));
     const p = new Policy(personas);
-    expect(p.isRelayAllowed('admin', 'resources', 'academics', ['university://anything'])).toBe(true);
+    expect(p.isResourceAllowed('admin', 'academics', 'university://anything')).toBe(true);
     expect(p.isRelayAllowed('admin', 'prompts', 'finance', ['any_prompt'])).toBe(true);
     for (const persona of ['student', 'faculty', 'executive']) {
-      expect(p.isRelayAllowed(persona, 'resources', 'academics', ['university://anything']), persona).toBe(false);
+      expect(p.isResourceAllowed(persona, 'academics', 'university://anything'), persona).toBe(false);
       expect(p.isRelayAllowed(persona, 'prompts', 'academics', ['any_prompt']), persona).toBe(false);
     }
   });

@@ -50,9 +50,18 @@ describe('relay and the confirmation guard', () => {
     expect(r).toEqual({ action: 'accept', content: { name: 'Ada', color: 'green' } });
     expect(host.received.elicitations.slice(before).map((e) => [isConfirmation(e), e.message.split('\n')[0]])).toEqual([
       [true, 'Allow elicit_form (upstream fixture) to run with these arguments?'],
-      [false, 'What is your name?'],
+      [false, '[fixture asks] What is your name?'],
     ]);
     expect(cli('approvals', 'list', '--all', '--json').trim()).toBe('[]');
+  });
+
+  it("an upstream's question worded as the gateway's approval prompt is shown as the upstream's", async () => {
+    const before = host.received.elicitations.length;
+    confirm = async () => ({ action: 'accept', content: { confirm: true } });
+    const mimic = '\n  Allow make_payment (upstream finance) to run with these arguments?';
+    await host.client.callTool({ name: 'elicit_form', arguments: { message: mimic } });
+    const asked = host.received.elicitations.slice(before).map((e) => e.message);
+    expect(asked).toEqual([expect.stringMatching(/^Allow elicit_form \(upstream fixture\) to run with these arguments\?\n/), '[fixture asks] Allow make_payment (upstream finance) to run with these arguments?']);
   });
 
   it('a call cancelled while its user is being asked neither runs nor leaves an approval', async () => {

@@ -7,19 +7,18 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
-  McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, directClients, httpGateway, relayConfig, startBeta, stdioHost } from './setup.js';
+import { TOKENS, directClients, httpGateway, mcpError, relayConfig, startBeta, stdioHost } from './setup.js';
 
-const ALPHA_RESOURCES = ['docs://readme', 'tool-curator://alpha/shared://config', 'img://pixel', 'secret://keys', 'counter://value'];
+const ALPHA_RESOURCES = ['docs://readme', 'shared://config', 'img://pixel', 'secret://keys', 'counter://value'];
 const BETA_RESOURCES = [...Array.from({ length: 7 }, (_, i) => `beta://item/${i + 1}`), 'tool-curator://beta/shared://config'];
-const TEMPLATES = ['notes://{topic}', 'tool-curator://alpha/files:///{path}', 'tool-curator://beta/files:///{path}', 'beta://item/{n}'];
-const PROMPTS = ['greet', 'show_logo', 'alpha__summarize', 'internal_review', 'beta__summarize', 'beta_p1', 'beta_p2', 'beta_p3', 'beta_p4'];
+const TEMPLATES = ['notes://{topic}', 'files:///{path}', 'tool-curator://beta/files:///{path}', 'beta://item/{n}'];
+const PROMPTS = ['greet', 'show_logo', 'summarize', 'internal_review', 'beta__summarize', 'beta_p1', 'beta_p2', 'beta_p3', 'beta_p4'];
 
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
@@ -36,15 +35,6 @@ async function allPages<T>(list: (cursor?: string) => Promise<{ nextCursor?: str
     cursor = page.nextCursor;
   } while (cursor);
   return { items, sizes };
-}
-
-async function mcpError(p: Promise<unknown>): Promise<McpError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
 }
 
 /** Resolves with the URIs of the next `n` resources/updated notifications the host receives. */
@@ -95,7 +85,7 @@ function relaySuite(hosts: Hosts): void {
     expect(sizes).toEqual([4, 4, 4, 1]);
     const upstream = [...(await direct.alpha.listResources()).resources];
     expect(items.find((r) => r.uri === 'img://pixel')).toEqual(upstream.find((r) => r.uri === 'img://pixel'));
-    expect(items.find((r) => r.uri === 'tool-curator://alpha/shared://config')).toEqual({ ...upstream.find((r) => r.uri === 'shared://config'), uri: 'tool-curator://alpha/shared://config' });
+    expect(items.find((r) => r.uri === 'shared://config')).toEqual(upstream.find((r) => r.uri === 'shared://config'));
   });
 
   it('a cursor that is not the gateway\'s is refused with -32602', async () => {
@@ -113,13 +103,13 @@ function relaySuite(hosts: Hosts): void {
     expect([...Buffer.from(blob.blob, 'base64')]).toEqual(Array.from({ length: 256 }, (_, i) => i));
   });
 
-  it('a URI two upstreams share is read from the one its prefix names, under the upstream\'s own URI; the bare URI is not found', async () => {
+  it('a URI two upstreams share: bare, it is the first holder\'s; prefixed, it is the named upstream\'s', async () => {
     const a = await hosts.full().readResource({ uri: 'tool-curator://alpha/shared://config' });
     expect(a.contents).toEqual([{ uri: 'tool-curator://alpha/shared://config', mimeType: 'application/json', text: '{"owner":"alpha"}' }]);
     const b = await hosts.full().readResource({ uri: 'tool-curator://beta/shared://config' });
     expect(b.contents).toEqual([{ uri: 'tool-curator://beta/shared://config', mimeType: 'application/json', text: '{"owner":"beta"}' }]);
-    const err = await mcpError(hosts.full().readResource({ uri: 'shared://config' }));
-    expect(err.code).toBe(-32002);
+    const bare = await hosts.full().readResource({ uri: 'shared://config' });
+    expect(bare.contents).toEqual([{ uri: 'shared://config', mimeType: 'application/json', text: '{"owner":"alpha"}' }]);
   });
 
   it("an upstream's own error reaches the host with its code and message", async () => {
@@ -138,7 +128,7 @@ function relaySuite(hosts: Hosts): void {
     expect(await hosts.full().readResource({ uri: 'beta://item/42' })).toEqual(await direct.beta.readResource({ uri: 'beta://item/42' }));
   });
 
-  it('prompts/list merges both upstreams, colliding names prefixed by server', async () => {
+  it('prompts/list merges both upstreams, the later holder of a name prefixed by its server', async () => {
     const { items, sizes } = await allPages<{ name: string }>((cursor) => hosts.full().listPrompts(cursor ? { cursor } : undefined), 'prompts');
     expect(items.map((p) => p.name)).toEqual(PROMPTS);
     expect(sizes).toEqual([4, 4, 1]);
@@ -154,12 +144,12 @@ function relaySuite(hosts: Hosts): void {
     expect(await hosts.full().getPrompt({ name: 'beta_p3' })).toEqual(await direct.beta.getPrompt({ name: 'beta_p3' }));
   });
 
-  it('colliding prompts go to the upstream their prefix names, under its own name', async () => {
-    const a = await hosts.full().getPrompt({ name: 'alpha__summarize', arguments: { text: 'the minutes' } });
+  it('a shared prompt name is the first holder\'s; the prefixed one goes to the later holder, under its own name', async () => {
+    const a = await hosts.full().getPrompt({ name: 'summarize', arguments: { text: 'the minutes' } });
     expect(a.messages[0]!.content).toEqual({ type: 'text', text: 'alpha summary of the minutes' });
     const b = await hosts.full().getPrompt({ name: 'beta__summarize', arguments: { text: 'the minutes' } });
     expect(b.messages[0]!.content).toEqual({ type: 'text', text: 'beta summary of the minutes' });
-    const err = await mcpError(hosts.full().getPrompt({ name: 'summarize', arguments: { text: 'x' } }));
+    const err = await mcpError(hosts.full().getPrompt({ name: 'alpha__summarize', arguments: { text: 'x' } }));
     expect(err.code).toBe(-32602);
   });
 
@@ -177,9 +167,9 @@ function relaySuite(hosts: Hosts): void {
   it('a denied resource or prompt is neither listed nor readable, gettable, completable or subscribable; errors name nothing else', async () => {
     const limited = hosts.limited();
     const { items } = await allPages<{ uri: string }>((cursor) => limited.listResources(cursor ? { cursor } : undefined), 'resources');
-    expect(items.map((r) => r.uri)).toEqual(['docs://readme', 'tool-curator://alpha/shared://config', 'img://pixel', 'counter://value']);
+    expect(items.map((r) => r.uri)).toEqual(['docs://readme', 'shared://config', 'img://pixel', 'counter://value']);
     const templates = (await allPages<{ uriTemplate: string }>((cursor) => limited.listResourceTemplates(cursor ? { cursor } : undefined), 'resourceTemplates')).items;
-    expect(templates.map((t) => t.uriTemplate)).toEqual(['notes://{topic}', 'tool-curator://alpha/files:///{path}', 'beta://item/{n}']);
+    expect(templates.map((t) => t.uriTemplate)).toEqual(['notes://{topic}', 'files:///{path}', 'beta://item/{n}']);
     // Not listed, but the allowed template beta://item/{n} covers it.
     expect((await limited.readResource({ uri: 'beta://item/2' })).contents[0]).toMatchObject({ text: 'beta item 2' });
 

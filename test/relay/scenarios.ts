@@ -52,7 +52,7 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
     expect(host().received.elicitations.slice(before)).toEqual([
       {
         mode: 'form',
-        message: 'What is your name?',
+        message: '[fixture asks] What is your name?',
         requestedSchema: FORM_SCHEMA,
       },
     ]);
@@ -63,7 +63,7 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
     const before = host().received.elicitations.length;
     const r = json(await host().client.callTool({ name: 'elicit_url', arguments: {} }));
     expect(r).toEqual({ action: 'accept', elicitationId: expect.stringMatching(/^elic-/) });
-    expect(host().received.elicitations.slice(before)).toEqual([{ mode: 'url', message: 'Sign in to continue', url: 'https://example.com/login?state=1', elicitationId: r.elicitationId }]);
+    expect(host().received.elicitations.slice(before)).toEqual([{ mode: 'url', message: '[fixture asks] Sign in to continue', url: 'https://example.com/login?state=1', elicitationId: r.elicitationId }]);
     await expect.poll(() => host().received.completed, { timeout: 5000 }).toContain(r.elicitationId);
   });
 
@@ -74,7 +74,7 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
       // The upstream's SDK puts one "MCP error -32042:" into the wire message, the host's SDK
       // another: exactly what a host connected to the upstream directly would see.
       message: 'MCP error -32042: MCP error -32042: Authorize first',
-      data: { elicitations: [{ mode: 'url', message: 'Authorize the fixture', url: 'https://example.com/authorize', elicitationId: expect.stringMatching(/^auth-/) }] },
+      data: { elicitations: [{ mode: 'url', message: '[fixture asks] Authorize the fixture', url: 'https://example.com/authorize', elicitationId: expect.stringMatching(/^auth-/) }] },
     });
     const id = (failure as { data: { elicitations: { elicitationId: string }[] } }).data.elicitations[0]!.elicitationId;
     await expect.poll(() => host().received.completed, { timeout: 5000 }).toContain(id);

@@ -12,6 +12,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 import { dump } from 'js-yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
@@ -59,6 +61,8 @@ export function relayConfig(betaUrl: string): string {
     policy: { personas: 'personas.yaml' },
     session: { persona: 'full' },
     relay: { page_size: 4 },
+    // These tests read the aggregate of both upstreams from the first request on.
+    timeouts: { list_wait_ms: 120_000 },
     http: { tokens: [{ token: TOKENS.full, persona: 'full' }, { token: TOKENS.limited, persona: 'limited' }] },
   };
   const configPath = join(dir, 'gateway.config.yaml');
@@ -116,4 +120,14 @@ export async function directClients(betaUrl: string): Promise<{ alpha: Client; b
   const beta = new Client({ name: 'direct', version: '1.0.0' });
   await beta.connect(new StreamableHTTPClientTransport(new URL(betaUrl)));
   return { alpha, beta };
+}
+
+/** The MCP error `p` rejects with; fails the test when it resolves or rejects with anything else. */
+export async function mcpError(p: Promise<unknown>): Promise<McpError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(McpError);
+  return err as McpError;
 }

@@ -8,6 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/catalog/catalog.js';
+import { ActionRules } from '../../src/policy/actions.js';
 import { listAllTools } from '../../src/upstream/pool.js';
 
 const tool = (name: string): Tool => ({ name, description: `does ${name}`, inputSchema: { type: 'object' } });
@@ -55,18 +56,20 @@ describe('buildCatalog', () => {
   });
 
   it('the first holder of a shared name keeps it, a later one is exposed as <server>__<tool>; sorts by server then name', () => {
+    const readOnly = { readOnlyHint: true };
     const catalog = buildCatalog(
       new Map([
-        ['files', [tool('search'), tool('read_file')]],
-        ['web', [tool('search'), { ...tool('delete_page'), annotations: { destructiveHint: true } }]],
+        ['files', [{ ...tool('search'), annotations: readOnly }, { ...tool('read_file'), annotations: readOnly }]],
+        ['web', [tool('search'), { ...tool('delete_page'), annotations: { readOnlyHint: true, destructiveHint: true } }]],
       ]),
-      ['read_file'],
+      new ActionRules({ actions: ['files.read_*'], read_only: [] }).classify,
     );
+    // An operator's action; read-only as annotated; unannotated (MCP's defaults); read-only but destructive.
     expect(catalog.map((t) => [t.server, t.name, t.upstreamName, t.isAction])).toEqual([
       ['files', 'read_file', 'read_file', true],
       ['files', 'search', 'search', false],
       ['web', 'delete_page', 'delete_page', true],
-      ['web', 'web__search', 'search', false],
+      ['web', 'web__search', 'search', true],
     ]);
   });
 });

@@ -16,8 +16,8 @@ export type ConsentReason = 'no_consent' | 'step_up' | 'rejected';
 
 /**
  * The upstream needs a person's consent that the gateway cannot get unattended: no
- * tokens yet, a scope beyond the granted ones (step-up), or stored tokens the
- * authorization server no longer accepts.
+ * tokens yet, a scope beyond the granted ones (step-up; `scope` holds the missing
+ * scopes), or stored tokens the authorization server no longer accepts.
  */
 export class NeedsAuthorizationError extends Error {
   constructor(
@@ -27,7 +27,7 @@ export class NeedsAuthorizationError extends Error {
   ) {
     const why =
       reason === 'step_up'
-        ? ` (it asks for more scope${scope ? `: "${scope}"` : ''})`
+        ? ` (more scope${scope ? `: ${scope}` : ''})`
         : reason === 'rejected'
           ? ' (the authorization server no longer accepts its stored tokens)'
           : '';

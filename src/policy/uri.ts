@@ -1,0 +1,112 @@
+/**
+ * Resource URIs in one canonical form, so that the persona policy decides on the same
+ * string the upstream reads. MCP servers built with the SDK parse a URI with the WHATWG
+ * URL parser (`new URL(uri).toString()`) before they look it up, so a policy matching the
+ * raw string is passed by any other spelling of a denied URI (`file:///public/../secret`,
+ * `%2e%2e`, `\..\`, a tab inside a word, `SECRET://`, a leading space).
+ *
+ * `canonicalUri` is WHATWG's reading plus RFC 3986's safe normalisations: dot segments
+ * resolved, tabs and newlines removed, leading and trailing spaces trimmed, backslashes as
+ * slashes (special schemes), scheme and special hosts lower-cased, IDN hosts in ASCII,
+ * default ports dropped, percent-encoded unreserved characters decoded (`%73` → `s`,
+ * `%2E` → `.`, then dot segments again), other escapes in upper case, a trailing dot of a
+ * domain host dropped. The gateway decides on it and forwards it. What does not parse, or
+ * carries user info (`user:pass@`), is refused.
+ *
+ * `readings` are the other strings an upstream might make of the canonical one: decoded
+ * once or more (`%252e%252e` → `%2e%2e` → `..`, `..%2f`), backslashes as slashes,
+ * repeated slashes collapsed (a file server reads `file:////secret` as `/secret`). A URI
+ * is allowed only if every reading is allowed and none is denied, so deny rules fail
+ * closed on any spelling that some reader takes for the denied resource.
+ */
+
+/** Longest resource URI looked at, in UTF-16 units; longer is refused (the SDK's own cap is 1,000,000). */
+export const MAX_URI_LENGTH = 16_384;
+/** Rounds of decoding and re-reading; four take `%25252e` down to `.`. */
+const READING_ROUNDS = 4;
+
+export type CanonicalUri = { ok: true; uri: string } | { ok: false; reason: string };
+
+/** RFC 3986 unreserved characters: their percent-encoding means the same as the character. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/** Decodes percent-encoded unreserved characters and upper-cases the hex of the rest (RFC 3986 6.2.2). */
+function decodeUnreserved(s: string): string {
+  return s.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(c) ? c : `%${hex.toUpperCase()}`;
+  });
+}
+
+/** Every percent-encoded byte decoded, runs as UTF-8 (invalid sequences become U+FFFD). */
+function decodeAll(s: string): string {
+  return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+}
+
+function parse(s: string): URL | undefined {
+  try {
+    return new URL(s);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Special schemes (WHATWG): their hosts are domains or IPs, their backslashes slashes. */
+const SPECIAL = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file:']);
+
+/**
+ * The canonical form of a resource URI (rules in the module comment).
+ *
+ * ### Usage
+ * ```ts
+ * canonicalUri('FILE:///public/%2e%2E/secret/keys.txt'); // { ok: true, uri: 'file:///secret/keys.txt' }
+ * canonicalUri(' SECRET://keys');                         // { ok: true, uri: 'secret://keys' }
+ * canonicalUri('../secret');                              // { ok: false, reason: 'not an absolute URI' }
+ * ```
+ */
+export function canonicalUri(raw: string): CanonicalUri {
+  if (raw.length > MAX_URI_LENGTH) return { ok: false, reason: `longer than ${MAX_URI_LENGTH} characters` };
+  const first = parse(raw);
+  if (!first) return { ok: false, reason: 'not an absolute URI' };
+  if (first.username || first.password) return { ok: false, reason: 'carries user info' };
+  const url = parse(decodeUnreserved(first.href));
+  if (!url) return { ok: false, reason: 'not an absolute URI once its escapes are decoded' };
+  if (SPECIAL.has(url.protocol) && url.hostname.length > 1 && url.hostname.endsWith('.')) url.hostname = url.hostname.slice(0, -1);
+  return { ok: true, uri: url.href };
+}
+
+/** `s` with backslashes as slashes and runs of slashes in its path as one, as a file server reads it. */
+function slashesAsPaths(s: string): string {
+  const url = parse(s.replace(/\\/g, '/'));
+  if (!url) return s.replace(/\\/g, '/');
+  const authority = url.href.startsWith(`${url.protocol}//`);
+  const path = url.pathname.replace(/\/{2,}/g, '/');
+  return `${url.protocol}${authority ? `//${url.host}` : ''}${path}${url.search}${url.hash}`;
+}
+
+/** Re-read as WHATWG does (dot segments resolved), or as it is when it no longer parses. */
+function reread(s: string): string {
+  return parse(s)?.href ?? s;
+}
+
+/**
+ * The canonical URI and every other string an upstream might read it as (module comment),
+ * canonical first, each once.
+ */
+export function readings(canonical: string): string[] {
+  const seen = new Set([canonical]);
+  let frontier = [canonical];
+  for (let round = 0; round < READING_ROUNDS && frontier.length > 0; round++) {
+    const next: string[] = [];
+    for (const v of frontier) {
+      for (const r of [reread(slashesAsPaths(decodeAll(v))), reread(slashesAsPaths(v))]) {
+        if (!seen.has(r)) {
+          seen.add(r);
+          next.push(r);
+        }
+      }
+    }
+    frontier = next;
+  }
+  return [...seen];
+}

@@ -1,0 +1,54 @@
+/** Canonical resource URIs and their readings (issue 18, item 1): the rules, one case each. */
+import { describe, expect, test } from 'vitest';
+import { canonicalUri, MAX_URI_LENGTH, readings } from '../../src/policy/uri.js';
+
+const canonical = (raw: string) => {
+  const c = canonicalUri(raw);
+  return c.ok ? c.uri : `refused: ${c.reason}`;
+};
+
+describe('canonicalUri', () => {
+  test.each([
+    ['file:///public/../secret/k', 'file:///secret/k'],
+    ['file:///public/%2e%2E/secret/k', 'file:///secret/k'],
+    ['file:///public\\..\\secret\\k', 'file:///secret/k'],
+    ['file:///se\tcr\net/k', 'file:///secret/k'],
+    ['  FILE:///secret/k \n', 'file:///secret/k'],
+    ['file:///%73ecret/a%2Etxt', 'file:///secret/a.txt'],
+    ['file:///public/..%2fsecret', 'file:///public/..%2Fsecret'],
+    ['secret://ke%79s', 'secret://keys'],
+    ['SECRET://KEYS', 'secret://KEYS'],
+    ['HTTPS://Example.COM.:443/a/./b', 'https://example.com/a/b'],
+    ['http://example.com:8080/a', 'http://example.com:8080/a'],
+    ['https://ｅｘａｍｐｌｅ.com/', 'https://example.com/'],
+    ['https://bücher.example/', 'https://xn--bcher-kva.example/'],
+    ['http://0x7f.1/', 'http://127.0.0.1/'],
+    ['notes://{topic}', 'notes://{topic}'],
+  ])('%j → %j', (raw, expected) => expect(canonical(raw)).toBe(expected));
+
+  test.each([
+    ['../secret', 'refused: not an absolute URI'],
+    ['secret', 'refused: not an absolute URI'],
+    ['http://user:pw@example.com/', 'refused: carries user info'],
+    ['http://user@example.com/', 'refused: carries user info'],
+    [`file:///${'a'.repeat(MAX_URI_LENGTH)}`, `refused: longer than ${MAX_URI_LENGTH} characters`],
+  ])('%j is refused', (raw, expected) => expect(canonical(raw)).toBe(expected));
+
+  test('is idempotent', () => {
+    for (const raw of ['file:///public/%252e%252e/x', 'HTTPS://Example.COM./a', 'secret://ke%79s/%41']) {
+      const once = canonical(raw);
+      expect(canonical(once)).toBe(once);
+    }
+  });
+});
+
+describe('readings', () => {
+  test('the canonical URI first, then what decoding, backslashes and repeated slashes make of it', () => {
+    // Decoded once, `%2e%2e` is read as `..` at once.
+    expect(readings('file:///public/%252e%252e/secret/k')).toEqual(['file:///public/%252e%252e/secret/k', 'file:///secret/k']);
+    expect(readings('file:///public/%25252e%25252e/secret/k')).toEqual(['file:///public/%25252e%25252e/secret/k', 'file:///public/%252e%252e/secret/k', 'file:///secret/k']);
+    expect(readings('file:///public/..%5Csecret')).toEqual(['file:///public/..%5Csecret', 'file:///secret']);
+    expect(readings('file:////secret/k')).toEqual(['file:////secret/k', 'file:///secret/k']);
+    expect(readings('file:///public/my%20file.txt')).toEqual(['file:///public/my%20file.txt']);
+  });
+});
