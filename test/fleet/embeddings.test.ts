@@ -16,23 +16,10 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Fleet, recordsUpstream, skipFleet, type Replica } from '../helpers/fleet.js';
+import { Fleet, recordsUpstream, skipFleet } from '../helpers/fleet.js';
 import { createDatabase, dropDatabase } from '../helpers/pgDatabase.js';
 
 const skip = skipFleet('embeddings.test.ts', { postgres: true });
-
-/** Until the replica's /readyz says the dense index is built too (`index ready`). */
-async function denseReady(replica: Replica, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  let last = '';
-  while (Date.now() < deadline) {
-    const res = await fetch(`http://${replica.address}/readyz`, { signal: AbortSignal.timeout(10_000) }).catch((err: Error) => err);
-    last = res instanceof Error ? res.message : await res.text();
-    if (last.includes('"index ready"')) return;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${replica.name}: dense index not ready within ${ms / 1000} s (last /readyz: ${last}); last output:\n${replica.process.tail}`);
-}
 
 describe.skipIf(skip)('three replicas cold on an empty PostgreSQL database', () => {
   let fleet: Fleet;
@@ -53,7 +40,8 @@ describe.skipIf(skip)('three replicas cold on an empty PostgreSQL database', () 
         policy: { personas },
       },
     });
-    await Promise.all(fleet.replicas.map((r) => denseReady(r, 600_000)));
+    // Upstreams start independently: an index is built as each arrives. Wait for the one over the whole catalog (8 tools) with its dense part.
+    await Promise.all(fleet.replicas.map((r) => r.process.line(/^(?=.*"msg":"curator index built")(?=.*"tools":8\b)(?=.*"dense":true)/, 600_000, `${r.name}: dense index over the 8 tools`)));
   }, 900_000);
   afterAll(async () => {
     await fleet?.stop();
@@ -76,7 +64,8 @@ describe.skipIf(skip)('three replicas cold on an empty PostgreSQL database', () 
       // The document vectors of that embedder (the catalog trust sits beside them under `<id>#trust`).
       const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM embeddings WHERE embedder = $1', [...embedders]);
       const stored = Number(rows[0]!.n);
-      expect(stored).toBeGreaterThanOrEqual(4);
+      const all = (await client.query<{ embedder: string; n: string }>('SELECT embedder, count(*) AS n FROM embeddings GROUP BY embedder')).rows;
+      expect(stored, `rows per embedder: ${JSON.stringify(all)}; builds: ${JSON.stringify(embeddedBy)}`).toBeGreaterThanOrEqual(4);
       const per = embeddedBy.map((builds, i) => `${fleet.replicas[i]!.name} ${builds.map((b) => b.embedded).join('+')}`).join(', ');
       expect(embedded, `texts embedded per replica: ${per}; rows: ${stored}`).toBe(stored);
     } finally {
