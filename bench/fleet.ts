@@ -1,16 +1,20 @@
 /**
  * The fleet: 1 vs 2 `serve --http` replicas of the university example behind HAProxy
  * (test/helpers/fleet.ts, the configuration of docs/FLEET.md), hybrid with USE and its
- * query workers, one shared SQLite store (the lead switches it to PostgreSQL with the
- * harness's `store`). SESSIONS hosts at once, each: initialize, then REQUESTS requests
- * one after another cycling find_tools, tools/call (read-only student tools) and
- * tools/list, then DELETE.
- * Figures: errors (must be 0), requests/s over the burst, p50 / p99 per method (client
- * side), CPU per request of the replicas and of HAProxy (utime + stime from
- * /proc/<pid>/stat, every thread), so the figure can be projected to bigger machines.
- * The benchmark's own clients share the machine's cores with the fleet. Skipped, with a
- * message, when haproxy is not installed.
- * Run: `npm run build && node dist/bench/fleet.js` (`BENCH_FLEET_SESSIONS`, `BENCH_FLEET_REQUESTS`).
+ * query workers, on one PostgreSQL database when TOOL_CURATOR_TEST_PG is set (a fresh one,
+ * dropped after), else one shared SQLite file. SESSIONS hosts at once, each: initialize,
+ * then REQUESTS requests one after another cycling find_tools, tools/call (read-only
+ * student tools) and tools/list, then DELETE.
+ * Figures: errors (must be 0; the three commonest kinds), requests/s over the burst,
+ * p50 / p99 per method (client side), CPU per request of the replicas and of HAProxy
+ * (utime + stime from /proc/<pid>/stat, every thread), so the figure can be projected to
+ * bigger machines. The benchmark's own clients share the machine's cores with the fleet.
+ * Skipped, with a message, when haproxy is not installed.
+ * Run: `npm run build && node dist/bench/fleet.js`. Settings: `BENCH_FLEET_SESSIONS`
+ * (100), `BENCH_FLEET_REQUESTS` (12), `BENCH_FLEET_REPLICAS` ("1,2"); for diagnosis,
+ * `BENCH_FLEET_VERBOSE=1` prints each failure as it happens and
+ * `BENCH_FLEET_HAPROXY_LOG=<file>` has HAProxy log every request (timers, termination
+ * state) to `<file>.<replicas>`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,6 +22,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { percentile } from '../src/eval/metrics.js';
 import { Fleet, haproxyInstalled, type FleetHost } from '../test/helpers/fleet.js';
+import { createDatabase, dropDatabase, PG_URL } from '../test/helpers/pgDatabase.js';
 import { CALLS } from './concurrent.js';
 import { QUERIES } from './http.js';
 
@@ -56,7 +61,8 @@ async function oneHost(fleet: Fleet, s: number, requests: number, run: Run): Pro
         run.times[method].push(performance.now() - t);
       } catch (err) {
         const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
-        run.errors.push(`${method}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`);
+        run.errors.push(`${method}: ${(err as Error).message}${cause ? ` (${[cause.code, cause.message].filter(Boolean).join(' ')})` : ''}`);
+        if (process.env.BENCH_FLEET_VERBOSE) process.stderr.write(`${new Date().toISOString()} session ${s} ${method} failed after ${(performance.now() - t).toFixed(0)} ms: ${run.errors.at(-1)}\n`);
       }
     }
   } catch (err) {
@@ -69,7 +75,8 @@ async function oneHost(fleet: Fleet, s: number, requests: number, run: Run): Pro
 /** One burst against a fleet of `replicas`; one table row. */
 async function burst(store: string, replicas: number, sessions: number, requests: number): Promise<string> {
   // The health check interval of docs/FLEET.md, not the tests' quicker one.
-  const fleet = await Fleet.start({ replicas, store, config: { curator: { mode: 'hybrid', embedder: 'use' } }, readyMs: 900_000, checkInterval: '2s' });
+  const haproxyLog = process.env.BENCH_FLEET_HAPROXY_LOG && `${process.env.BENCH_FLEET_HAPROXY_LOG}.${replicas}`;
+  const fleet = await Fleet.start({ replicas, store, config: { curator: { mode: 'hybrid', embedder: 'use' } }, readyMs: 900_000, checkInterval: '2s', ...(haproxyLog && { haproxyLog }) });
   try {
     // /readyz answers once BM25 does; the burst starts with the dense index built on every replica.
     await Promise.all(fleet.replicas.map((r) => r.process.line(/"msg":"gateway ready"/, 900_000, `${r.name} index ready`)));
@@ -87,7 +94,13 @@ async function burst(store: string, replicas: number, sessions: number, requests
       return s.length ? `${percentile(s, 0.5).toFixed(0)} / ${percentile(s, 0.99).toFixed(0)}` : '—';
     };
     const replicaCpu = cpu.slice(0, -1).reduce((a, b) => a + b, 0);
-    return `| ${replicas} | ${run.errors.length} of ${sessions * (requests + 1)}${run.errors.length ? ` (first: ${run.errors[0]!.replace(/\s+/g, ' ').slice(0, 160)})` : ''} | ${(done / seconds).toFixed(0)} (${done} in ${seconds.toFixed(1)} s) | ${METHODS.map((m) => pp(run.times[m])).join(' | ')} | ${(replicaCpu / done).toFixed(1)} (${cpu.slice(0, -1).map((c) => (c / done).toFixed(1)).join(' + ')}) | ${(cpu.at(-1)! / done).toFixed(2)} | ${load.map((l) => l.toFixed(1)).join(' ')} |`;
+    const kinds = new Map<string, number>();
+    for (const e of run.errors) {
+      const kind = e.replace(/\s+/g, ' ').slice(0, 120);
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    }
+    const errors = [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, n]) => `${n}× ${k}`).join('; ');
+    return `| ${replicas} | ${run.errors.length} of ${sessions * (requests + 1)}${errors ? ` (${errors})` : ''} | ${(done / seconds).toFixed(0)} (${done} in ${seconds.toFixed(1)} s) | ${METHODS.map((m) => pp(run.times[m])).join(' | ')} | ${(replicaCpu / done).toFixed(1)} (${cpu.slice(0, -1).map((c) => (c / done).toFixed(1)).join(' + ')}) | ${(cpu.at(-1)! / done).toFixed(2)} | ${load.map((l) => l.toFixed(1)).join(' ')} |`;
   } finally {
     await fleet.stop();
   }
@@ -97,13 +110,16 @@ export async function benchFleet(): Promise<string[]> {
   if (!haproxyInstalled()) return ['Skipped: `haproxy` is not installed (Debian: `apt-get install haproxy`; .ci/run installs it).'];
   const sessions = Number(process.env.BENCH_FLEET_SESSIONS ?? 100);
   const requests = Number(process.env.BENCH_FLEET_REQUESTS ?? 12);
+  const counts = (process.env.BENCH_FLEET_REPLICAS ?? '1,2').split(',').map(Number);
   // One store for both runs: the first run's replica embeds the catalog, later replicas read its vectors.
   const dir = mkdtempSync(join(tmpdir(), 'tc-bench-fleet-'));
+  const database = PG_URL ? await createDatabase() : undefined;
   try {
     const rows = [];
-    for (const replicas of [1, 2]) rows.push(await burst(join(dir, 'store.db'), replicas, sessions, requests));
+    for (const replicas of counts) rows.push(await burst(database?.url ?? join(dir, 'store.db'), replicas, sessions, requests));
+    const store = database ? 'one shared PostgreSQL database (TOOL_CURATOR_TEST_PG)' : 'one shared SQLite store (TOOL_CURATOR_TEST_PG not set)';
     return [
-      `University example (8 upstreams per replica, 191 tools), hybrid with USE (1 query worker per replica), one shared SQLite store, HAProxy 2.6 routing by Mcp-Session-Id. ${sessions} hosts at once, each initialize + ${requests} requests one after another cycling find_tools, tools/call, tools/list, then DELETE. Latency client side, ms. CPU = utime + stime (/proc/<pid>/stat) during the burst ÷ requests (initialize and DELETE not counted as requests but their CPU is in); upstream processes not counted.`,
+      `University example (8 upstreams per replica, 191 tools), hybrid with USE (1 query worker per replica), ${store}, HAProxy 2.6 routing by Mcp-Session-Id. ${sessions} hosts at once, each initialize + ${requests} requests one after another cycling find_tools, tools/call, tools/list, then DELETE. Latency client side, ms. CPU = utime + stime (/proc/<pid>/stat) during the burst ÷ requests (initialize and DELETE not counted as requests but their CPU is in); upstream processes and PostgreSQL not counted.`,
       '',
       '| replicas | errors | requests/s | initialize p50 / p99 | find_tools p50 / p99 | tools/call p50 / p99 | tools/list p50 / p99 | replica CPU ms per request (each) | HAProxy CPU ms per request | load average before |',
       '|---|---|---|---|---|---|---|---|---|---|',
@@ -111,6 +127,7 @@ export async function benchFleet(): Promise<string[]> {
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (database) await dropDatabase(database.name);
   }
 }
 

@@ -53,6 +53,11 @@ class Lines {
     return this.all.slice(-30).join('\n');
   }
 
+  /** Every line so far (of the last 10,000) matching `re`. */
+  matches(re: RegExp): RegExpExecArray[] {
+    return this.all.map((line) => re.exec(line)).filter((m): m is RegExpExecArray => m !== null);
+  }
+
   /** The first line so far, or the next one, matching `re`. */
   find(re: RegExp, ms: number, what: string): Promise<RegExpExecArray> {
     for (const line of this.all) {
@@ -117,6 +122,16 @@ export class HttpChild {
       this.child.once('exit', onExit);
     });
     return Promise.race([this.lines.find(re, ms, what), exited]).finally(() => this.child.off('exit', onExit));
+  }
+
+  /** Every output line so far (of the last 10,000) matching `re`. */
+  matches(re: RegExp): RegExpExecArray[] {
+    return this.lines.matches(re);
+  }
+
+  /** The last 30 output lines. */
+  get tail(): string {
+    return this.lines.tail;
   }
 
   get pid(): number {

@@ -16,6 +16,7 @@ import { benchOverhead } from './overhead.js';
 import { benchScale } from './scale.js';
 import { benchSelect } from './select.js';
 import { benchSizes } from './sizes.js';
+import { benchStoreCost } from './storeCost.js';
 
 const out = (title: string, lines: string[]) => process.stdout.write(`\n## ${title}\n\n${lines.join('\n')}\n`);
 
@@ -27,6 +28,7 @@ out('Gateway start-up and latency over real upstreams', await benchGateways());
 out('Gateway memory under many Streamable HTTP sessions (child process, university example)', await benchHttp());
 out('Gateway per-call overhead (direct, stdio, HTTP, mcp-proxy), 100,000-tool upstream, 50 concurrent HTTP sessions', await benchOverhead());
 out('A fleet behind HAProxy: 1 vs 2 replicas, 100 concurrent HTTP sessions', await benchFleet());
+out('PostgreSQL vs SQLite per audited tools/call', await benchStoreCost());
 out('initialize, tools/list and tools/call during a burst of 50 concurrent find_tools (query embedding on the main thread vs on query workers)', await benchBurst());
 const embedder = await createEmbedder({ provider: 'use' });
 try {

@@ -65,6 +65,16 @@ function unauthorized(res: ServerResponse, sentToken: boolean): void {
   );
 }
 
+/**
+ * How long an idle kept-alive connection stays open: 65 s, longer than hosts keep theirs
+ * (Node's fetch 4 s, browsers and load balancers about a minute), so the host closes it
+ * first. With Node's 5 s default, a gateway whose event loop was busy past that deadline
+ * ran the timer on waking, before reading the request the host had just sent on the
+ * connection, and closed it: the host saw `fetch failed` (ECONNRESET, or through HAProxy
+ * UND_ERR_SOCKET) under load. Reproduced and measured in docs/PERFORMANCE.md ("A fleet
+ * behind HAProxy").
+ */
+const KEEP_ALIVE_MS = 65_000;
 
 /**
  * Every token must name a persona personas.yaml defines, and carry the user id the
@@ -227,6 +237,9 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   };
   const server = createServer(serve);
   server.on('checkContinue', checkContinue(serve));
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Node's defaults keep headersTimeout (60 s) above keepAliveTimeout (5 s); so does this.
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -1,24 +1,30 @@
 /**
- * Two `serve --http` replicas of the university example (real processes, one shared
- * store) behind HAProxy with the configuration docs/FLEET.md shows, and real SDK clients
- * over Streamable HTTP through it:
+ * Two `serve --http` replicas of the university example (real processes) on one
+ * PostgreSQL database behind HAProxy with the configuration docs/FLEET.md shows, and real
+ * SDK clients over Streamable HTTP through it:
  * - a host's session works end to end, and every response of a session comes from the
  *   replica that created it, while the sessions spread over both replicas;
+ * - a call of an action tool parked on one replica is approved on the other replica's
+ *   approvals page, or with the CLI, and the parked call runs;
  * - kill -9 of one replica during a mixed load: the other keeps serving its sessions
  *   without an error, the hosts of the dead one re-initialize and land on the live one,
- *   and every tools/call a host got an answer for has its audit row;
- * - stateless static mode (`http.stateless`) with round robin: one host's requests are
- *   answered by both replicas, with no session id.
- * Needs the `haproxy` binary (Debian package; .ci/run installs it): skipped without it
- * outside CI, failing in CI.
+ *   every tools/call a host got an answer for has its audit row, and an approval decided
+ *   on the dead replica's page just before is kept, used by the call it approved;
+ * - stateless static mode (`http.stateless`) with round robin (one SQLite file): one
+ *   host's requests are answered by both replicas, with no session id.
+ * Needs the `haproxy` binary and TOOL_CURATOR_TEST_PG (.ci/run provides both): skipped
+ * without them outside CI, failing in CI.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Fleet, haproxyConfig, haproxyInstalled, type FleetHost } from '../helpers/fleet.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { Fleet, haproxyConfig, skipFleet, type FleetHost, type Replica } from '../helpers/fleet.js';
+import { createDatabase, dropDatabase } from '../helpers/pgDatabase.js';
 
-const skip = !haproxyInstalled() && process.env.CI !== 'true';
+const skip = skipFleet('haproxy.test.ts');
+const skipPg = skipFleet('haproxy.test.ts', { postgres: true });
 const ROOT = resolve(import.meta.dirname, '../..');
 const CALLS = ['get_cgpa', 'get_fee_dues', 'get_student_profile', 'get_attendance_summary'];
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
@@ -31,13 +37,36 @@ describe('docs/FLEET.md', () => {
   });
 });
 
-describe.skipIf(skip)('a fleet of two replicas behind HAProxy, sessions routed by Mcp-Session-Id', () => {
+/** The id of the first pending approval of `tool`, once there is one (bounded by the test's timeout). */
+async function pendingId(store: Store, tool: string): Promise<string> {
+  for (;;) {
+    const pending = (await store.approvals.list()).find((a) => a.tool === tool);
+    if (pending) return pending.id;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, sessions routed by Mcp-Session-Id', () => {
   let fleet: Fleet;
+  let database: { name: string; url: string };
+  let store: Store;
   beforeAll(async () => {
-    fleet = await Fleet.start();
+    database = await createDatabase();
+    fleet = await Fleet.start({
+      store: database.url,
+      // A parked call waits for a person's decision (at most 50 s); the approval below comes within seconds.
+      config: { confirmation: { wait_seconds: { stdio: 0, http: 50 } } },
+      beforeReplicas: async (f) => {
+        const key = await f.cli(['approvals', 'init-key']);
+        if (key.code !== 0) throw new Error(`approvals init-key failed: ${key.stderr}`);
+      },
+    });
+    store = await openStore(database.url);
   }, 400_000);
   afterAll(async () => {
+    await store?.close();
     await fleet?.stop();
+    if (database) await dropDatabase(database.name);
   }, 60_000);
 
   it('a host session works end to end, sticks to its replica, and the sessions use both replicas', async () => {
@@ -61,10 +90,63 @@ describe.skipIf(skip)('a fleet of two replicas behind HAProxy, sessions routed b
     await Promise.all(hosts.map((h) => h.close()));
   });
 
-  it('kill -9 of one replica under load: the other serves on, hosts that re-initialize land on it, no answered call is unaudited', async () => {
+  it('a call parked on one replica runs once a person approves it on the other replica\'s page, or with the CLI', async () => {
+    const request = async (host: FleetHost, description: string) => {
+      const replica = fleet.replicas.find((r) => r.name === host.servedBy[0])!;
+      const other = fleet.replicas.find((r) => r !== replica)!;
+      const call = host.client.callTool({ name: 'raise_maintenance_request', arguments: { category: 'plumbing', description } }, undefined, { timeout: 120_000 });
+      const id = await pendingId(store, 'raise_maintenance_request');
+      return { call, id, replica, other };
+    };
+    const parkedThere = async (host: FleetHost, approve: (id: string, other: Replica) => Promise<void>, description: string) => {
+      const { call, id, replica, other } = await request(host, description);
+      await approve(id, other);
+      const result = (await call) as CallToolResult;
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(JSON.parse(text(result))).toMatchObject({ request_id: expect.any(Number), category: 'plumbing' });
+      expect(new Set(host.servedBy)).toEqual(new Set([replica.name]));
+      return id;
+    };
+
+    const first = await fleet.host();
+    const onPage = await parkedThere(first, async (id, other) => {
+      const res = await fetch(`http://${other.address}/approvals/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${fleet.approvalsToken}` }, redirect: 'manual' });
+      expect(res.status).toBe(303);
+    }, 'approved on the other replica');
+    expect(await store.approvals.get(onPage)).toMatchObject({ status: 'used', decidedBy: 'web' });
+
+    const second = await fleet.host();
+    const withCli = await parkedThere(second, async (id) => {
+      const out = await fleet.cli(['approvals', 'approve', id]);
+      expect(out.code, out.stderr).toBe(0);
+    }, 'approved with the CLI');
+    expect(await store.approvals.get(withCli)).toMatchObject({ status: 'used', decidedBy: 'cli' });
+
+    const rows = (await store.audit.tail(50)).filter((r) => r.tool === 'raise_maintenance_request');
+    expect(rows.map((r) => [r.sessionId, r.decisions, r.outcome])).toEqual([
+      [first.transport.sessionId, ['awaiting_approval', 'approved'], 'ok'],
+      [second.transport.sessionId, ['awaiting_approval', 'approved'], 'ok'],
+    ]);
+    await Promise.all([first.close(), second.close()]);
+  }, 300_000);
+
+  it('kill -9 of one replica under load: the other serves on, hosts that re-initialize land on it, no answered call or approval is lost', async () => {
     const HOSTS = 8;
     const ROUNDS = 12;
     const [victim, survivor] = fleet.replicas;
+
+    // A call approved on the victim's page just before the kill: the decision a person was answered for, and the call it let run, outlive the victim.
+    const opened = [await fleet.host()];
+    while (opened.at(-1)!.servedBy[0] !== victim!.name) opened.push(await fleet.host());
+    const approvingHost = opened.at(-1)!;
+    const parked = approvingHost.client.callTool({ name: 'raise_maintenance_request', arguments: { category: 'electrical', description: 'approved just before the kill' } }, undefined, { timeout: 120_000 });
+    const approvalId = await pendingId(store, 'raise_maintenance_request');
+    const page = await fetch(`http://${victim!.address}/approvals/${approvalId}/approve`, { method: 'POST', headers: { authorization: `Bearer ${fleet.approvalsToken}` }, redirect: 'manual' });
+    expect(page.status).toBe(303);
+    expect(((await parked) as CallToolResult).isError).toBeFalsy();
+    const approvedSession = approvingHost.transport.sessionId!;
+    await Promise.all(opened.map((h) => h.close()));
+
     let answered = 0;
     let killed = false;
     const kill = new Promise<void>((resolveKill) => {
@@ -131,7 +213,9 @@ describe.skipIf(skip)('a fleet of two replicas behind HAProxy, sessions routed b
       expect(new Set(last.servedBy)).toEqual(new Set([survivor!.name]));
     }
     // Every tools/call a host got an answer for is in the shared audit log, from either replica.
-    const audited = new Set(fleet.audit().filter((a) => a.outcome === 'ok').map((a) => `${a.sessionId} ${a.tool}`));
+    const audited = new Set((await fleet.audit()).filter((a) => a.outcome === 'ok').map((a) => `${a.sessionId} ${a.tool}`));
+    expect(await store.approvals.get(approvalId)).toMatchObject({ status: 'used', decidedBy: 'web' });
+    expect(audited.has(`${approvedSession} raise_maintenance_request`)).toBe(true);
     const calls = runs.flatMap((r) => r.calls);
     expect(calls).toHaveLength(HOSTS * (ROUNDS / 3));
     for (const c of calls) expect(audited.has(`${c.session} ${c.tool}`), `${c.session} ${c.tool}`).toBe(true);

@@ -2,16 +2,19 @@
  * A fleet on this machine: N `tool-curator serve --http` replicas (real processes,
  * dist/src/cli.js) of the bundled university example, sharing one store, behind HAProxy
  * (the Debian package) on free loopback ports, with the configuration docs/FLEET.md
- * shows (`haproxyConfig`). Used by test/fleet/ and bench/fleet.ts.
+ * shows (haproxy.ts). Used by test/fleet/ and bench/fleet.ts.
  *
- * Every wait has a deadline and lives here, not in assertions: a replica is taken as
- * started once its /readyz answers 200, HAProxy once it routes /readyz to every replica.
- * The store is a parameter: by default one SQLite file in the fleet's folder (WAL works
- * across processes on one machine); a `postgres://` URL puts the fleet on PostgreSQL.
+ * Every wait has a deadline and lives here, not in assertions: the replicas are spawned
+ * together (as a fleet starting at once would be), each taken as started once its /readyz
+ * answers 200, HAProxy once it routes /readyz to every replica. The store is a parameter,
+ * given to the replicas through the environment (`store: ${TC_STORE}`, as docs/STORE.md
+ * advises for a URL with a password): a `postgres://` URL (test/helpers/pgDatabase.ts
+ * makes a database per test file), or by default one SQLite file in the fleet's folder
+ * (WAL works across processes on one machine).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,78 +22,35 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { dump, load } from 'js-yaml';
 import { writeConfig } from '../../bench/http.js';
 import { freePort, HttpChild, within } from '../../bench/processes.js';
+import { haproxyConfig, haproxyInstalled, type HaproxyOptions } from './haproxy.js';
+import { PG_URL } from './pgDatabase.js';
+
+export { haproxyConfig, haproxyInstalled, type HaproxyOptions } from './haproxy.js';
 
 /** The repository root, from test/helpers (sources) or dist/test/helpers (compiled, as bench/fleet.ts runs it). */
 const ROOT = resolve(import.meta.dirname, basename(resolve(import.meta.dirname, '../..')) === 'dist' ? '../../..' : '../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
+/** The MCP server of recordsUpstream.ts, compiled. */
+const RECORDS = join(ROOT, 'dist/test/fleet/recordsUpstream.js');
 
-export interface HaproxyOptions {
-  /** `address:port` the load balancer listens on. */
-  bind: string;
-  /** The replicas, in order: a name (shown in `X-Served-By`) and `address:port`. */
-  servers: { name: string; address: string }[];
-  /**
-   * `sessions` (default): a host's requests go to the replica that answered its
-   * initialize (a stick table on `Mcp-Session-Id`). `roundrobin`: any request to any
-   * replica, for stateless gateways (`http.stateless`).
-   */
-  balance?: 'sessions' | 'roundrobin';
-  /** Health check interval. Default `2s`. */
-  checkInterval?: string;
+/** A stdio upstream of four record tools answering as `label` (test/fleet/recordsUpstream.ts), for fleets that need a small catalog. */
+export function recordsUpstream(label: string): Record<string, unknown> {
+  return { command: process.execPath, args: [RECORDS], env: { RECORDS_LABEL: label } };
 }
 
-/** The HAProxy configuration of a fleet; docs/FLEET.md shows it for two replicas. */
-export function haproxyConfig({ bind, servers, balance = 'sessions', checkInterval = '2s' }: HaproxyOptions): string {
-  const sticky = balance === 'sessions'
-    ? [
-        '  # Sessions live in the replica that created them: remember which replica answered',
-        '  # each initialize (the Mcp-Session-Id response header) and send the later requests',
-        '  # of that session there. When that replica is down the request goes to another one,',
-        '  # which answers 404 (unknown session): the host starts a new session there.',
-        '  stick-table type string len 64 size 1m expire 30m',
-        '  stick on req.hdr(mcp-session-id)',
-        '  stick store-response res.hdr(mcp-session-id)',
-      ]
-    : ['  # Stateless gateways (http.stateless): any replica answers any request.'];
-  return [
-    'global',
-    '  maxconn 4096',
-    '',
-    'defaults',
-    '  mode http',
-    '  timeout connect 5s',
-    '  # A tools/call may stream progress for up to timeouts.call_max_ms (10 minutes).',
-    '  timeout client 10m',
-    '  timeout server 10m',
-    '  timeout http-request 30s',
-    '  # A replica busy serving answers /readyz late, not never: give it 10 s (a dead one refuses at once).',
-    '  timeout check 10s',
-    '  # A replica that refuses the connection: try again, on another replica.',
-    '  retries 2',
-    '  option redispatch',
-    '',
-    'frontend mcp',
-    `  bind ${bind}`,
-    '  default_backend gateways',
-    '',
-    'backend gateways',
-    '  balance roundrobin',
-    ...sticky,
-    '  # /readyz: 503 until the store answers, an upstream is connected and BM25 is built.',
-    '  option httpchk',
-    '  http-check send meth GET uri /readyz',
-    '  http-check expect status 200',
-    `  default-server check inter ${checkInterval} fall 3 rise 2`,
-    '  # Which replica answered, for debugging (and for the fleet tests).',
-    '  http-response set-header X-Served-By %[srv_name]',
-    ...servers.map((s) => `  server ${s.name} ${s.address}`),
-    '',
-  ].join('\n');
-}
-
-/** Whether the `haproxy` binary is installed. */
-export function haproxyInstalled(): boolean {
-  return spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
+/**
+ * Whether a fleet test file must be skipped here: without the `haproxy` binary, or (for
+ * `postgres`) without TOOL_CURATOR_TEST_PG; the reason is printed. With CI=true nothing is
+ * skipped (.ci/run installs HAProxy and PostgreSQL), so a missing piece fails there.
+ */
+export function skipFleet(file: string, needs: { postgres?: boolean } = {}): boolean {
+  const missing = [
+    ...(haproxyInstalled() ? [] : ['the `haproxy` binary (Debian: apt-get install haproxy)']),
+    ...(needs.postgres && PG_URL === undefined ? ['TOOL_CURATOR_TEST_PG (a postgres:// URL of a role that may create databases; docs/STORE.md, "Tests")'] : []),
+  ];
+  if (missing.length === 0 || process.env.CI === 'true') return false;
+  console.warn(`${file}: SKIPPING, missing ${missing.join(' and ')}; with CI=true it runs and fails instead`);
+  return true;
 }
 
 /** Polls `url` until it answers `status`; rejects naming `what` after `ms`. */
@@ -113,21 +73,30 @@ export async function waitFor(url: string, status: number, ms: number, what: str
 export interface FleetOptions {
   /** Replicas. Default 2. */
   replicas?: number;
-  /** The `store` of every replica: a SQLite path or a `postgres://` URL. Default: one SQLite file in the fleet's folder. */
+  /** The `store` of every replica (through TC_STORE): a SQLite path or a `postgres://` URL. Default: one SQLite file in the fleet's folder. */
   store?: string;
+  /** TOOL_CURATOR_LOG of the replicas. Default `info`. */
+  logLevel?: string;
+  /** Runs once the config is written, before any replica starts (consent to an upstream, an approver key). */
+  beforeReplicas?: (fleet: Fleet) => Promise<void>;
   /** Default `sessions`; see HaproxyOptions. */
   balance?: HaproxyOptions['balance'];
-  /** Merged into the replicas' gateway.config.yaml (top-level keys; `http` is merged key by key). Default curator: bm25. */
+  /**
+   * Merged into the replicas' gateway.config.yaml (top-level keys; `http` is merged key by
+   * key). Default: the university example's eight upstreams, curator bm25.
+   */
   config?: Record<string, any>;
   /** How long a replica gets to answer /readyz 200. Default 240 s (eight upstreams each, on a loaded machine). */
   readyMs?: number;
   /** HAProxy's health check interval. Default `500ms`: the tests see a killed replica marked down within about a second. */
   checkInterval?: string;
+  /** A file HAProxy writes its request log to (`HaproxyOptions.log`). Default: no request log. */
+  haproxyLog?: string;
 }
 
 export interface Replica {
   name: string;
-  /** Its own address, `127.0.0.1:port` (health and metrics are read here directly). */
+  /** Its own address, `127.0.0.1:port` (health, metrics and its approvals page are reached here directly). */
   address: string;
   process: HttpChild;
 }
@@ -146,12 +115,16 @@ export interface FleetHost {
 export class Fleet {
   /** The hosts' bearer token (the student persona of the university example). */
   readonly token = randomBytes(24).toString('hex');
+  /** `http.approvals_token`: what a person's browser or script sends to a replica's /approvals page. */
+  readonly approvalsToken = randomBytes(24).toString('hex');
+  /** The environment every replica and CLI run gets (TC_STORE). */
+  env: Record<string, string> = {};
   readonly replicas: Replica[] = [];
   /** The MCP endpoint through HAProxy. */
   url = '';
   configPath = '';
   private haproxy?: ChildProcess;
-  private haproxyLog = '';
+  private haproxyOutput = '';
 
   private constructor(readonly dir: string) {}
 
@@ -175,31 +148,39 @@ export class Fleet {
     Object.assign(config, {
       curator: { mode: 'bm25' },
       timeouts: { startup_ms: 120_000 },
-      store: options.store ?? join(this.dir, 'store.db'),
+      store: '${TC_STORE}',
       ...extra,
     });
-    config.http = { ...config.http, metrics: { enabled: true }, ...http };
+    config.http = { ...config.http, metrics: { enabled: true }, approvals_token: this.approvalsToken, ...http };
     writeFileSync(this.configPath, dump(config));
+    this.env = { TC_STORE: options.store ?? join(this.dir, 'store.db') };
+    await options.beforeReplicas?.(this);
 
+    // All at once, as replicas of a fleet (re)started together.
     for (let i = 0; i < n; i++) {
-      const process = new HttpChild([CLI, 'serve', '--http', '0', '--config', this.configPath], { TOOL_CURATOR_LOG: 'info' });
-      const url = (await process.line(/^(?=.*"msg":"serving MCP over Streamable HTTP").*"url":"([^"]+)"/, 120_000, `replica gw${i + 1} serving over HTTP`))[1]!;
-      this.replicas.push({ name: `gw${i + 1}`, address: new URL(url).host, process });
+      const env = { ...this.env, TOOL_CURATOR_LOG: options.logLevel ?? 'info' };
+      this.replicas.push({ name: `gw${i + 1}`, address: '', process: new HttpChild([CLI, 'serve', '--http', '0', '--config', this.configPath], env) });
     }
+    await Promise.all(this.replicas.map(async (r) => {
+      const url = (await r.process.line(/^(?=.*"msg":"serving MCP over Streamable HTTP").*"url":"([^"]+)"/, 120_000, `replica ${r.name} serving over HTTP`))[1]!;
+      r.address = new URL(url).host;
+    }));
     const readyMs = options.readyMs ?? 240_000;
     await Promise.all(this.replicas.map((r) => waitFor(`http://${r.address}/readyz`, 200, readyMs, `replica ${r.name}`)));
 
     const port = await freePort();
     const cfg = join(this.dir, 'haproxy.cfg');
-    writeFileSync(cfg, haproxyConfig({ bind: `127.0.0.1:${port}`, servers: this.replicas.map((r) => ({ name: r.name, address: r.address })), balance: options.balance, checkInterval: options.checkInterval ?? '500ms' }));
-    this.haproxy = spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
-    for (const s of [this.haproxy.stdout!, this.haproxy.stderr!]) s.setEncoding('utf8').on('data', (c: string) => (this.haproxyLog = (this.haproxyLog + c).slice(-20_000)));
+    writeFileSync(cfg, haproxyConfig({ bind: `127.0.0.1:${port}`, servers: this.replicas.map((r) => ({ name: r.name, address: r.address })), balance: options.balance, checkInterval: options.checkInterval ?? '500ms', log: options.haproxyLog !== undefined }));
+    const requestLog = options.haproxyLog === undefined ? 'pipe' : openSync(options.haproxyLog, 'a');
+    this.haproxy = spawn('haproxy', ['-db', '-f', cfg], { stdio: ['ignore', requestLog, 'pipe'] });
+    if (typeof requestLog === 'number') closeSync(requestLog);
+    for (const s of [this.haproxy.stdout, this.haproxy.stderr]) s?.setEncoding('utf8').on('data', (c: string) => (this.haproxyOutput = (this.haproxyOutput + c).slice(-20_000)));
     this.url = `http://127.0.0.1:${port}/mcp`;
     await this.routesToAll(60_000);
   }
 
   /** Until HAProxy has sent /readyz to every live replica (round robin): both listening and every server up. */
-  private async routesToAll(ms: number): Promise<void> {
+  async routesToAll(ms: number): Promise<void> {
     const deadline = Date.now() + ms;
     const want = new Set(this.live().map((r) => r.name));
     const seen = new Set<string>();
@@ -214,7 +195,7 @@ export class Fleet {
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error(`HAProxy did not route to ${[...want].join(', ')} within ${ms / 1000} s (seen: ${[...seen].join(', ') || 'none'}); its log:\n${this.haproxyLog}`);
+    throw new Error(`HAProxy did not route to ${[...want].join(', ')} within ${ms / 1000} s (seen: ${[...seen].join(', ') || 'none'}); its output:\n${this.haproxyOutput}`);
   }
 
   /** The HAProxy process's id. */
@@ -265,11 +246,25 @@ export class Fleet {
     };
   }
 
+  /** Runs `tool-curator <args> --config <the fleet's config>` with the replicas' environment; never blocks the event loop. */
+  cli(args: string[], ms = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, [CLI, ...args, '--config', this.configPath], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) => child.on('close', (code) => r({ code, stdout, stderr })));
+    return within(done, ms, `tool-curator ${args.join(' ')}`).catch((err: Error) => {
+      child.kill('SIGKILL');
+      throw err;
+    });
+  }
+
   /** Every audit row in the fleet's store, read with the CLI (`tool-curator audit --json`), whatever the backend. */
-  audit(): { sessionId: string; tool: string; outcome: string }[] {
-    const out = spawnSync(process.execPath, [CLI, 'audit', '--json', '--tail', '1000000', '--config', this.configPath], { encoding: 'utf8', maxBuffer: 1 << 28 });
-    if (out.status !== 0) throw new Error(`tool-curator audit failed (${out.status}): ${out.stderr}`);
-    return JSON.parse(out.stdout) as { sessionId: string; tool: string; outcome: string }[];
+  async audit(): Promise<{ sessionId: string; tool: string; outcome: string; args: Record<string, unknown>; decisions: string[]; notes: string[] }[]> {
+    const out = await this.cli(['audit', '--json', '--tail', '1000000']);
+    if (out.code !== 0) throw new Error(`tool-curator audit failed (${out.code}): ${out.stderr}`);
+    return JSON.parse(out.stdout);
   }
 
   /** Stops HAProxy and every replica, removes the folder. */

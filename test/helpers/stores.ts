@@ -14,8 +14,10 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { openStore, type Store, type StoreKind, type StoreOptions } from '../../src/store/index.js';
+import { createDatabase, dropDatabase, PG_URL } from './pgDatabase.js';
 
-export const PG_URL = process.env.TOOL_CURATOR_TEST_PG;
+export { adminQuery, createDatabase, dropDatabase, PG_URL, pgUrlFor } from './pgDatabase.js';
+
 const IN_CI = process.env.CI === 'true';
 export const SKIP_PG = PG_URL === undefined && !IN_CI;
 if (SKIP_PG) console.warn('store tests: SKIPPING PostgreSQL, TOOL_CURATOR_TEST_PG is not set (with CI=true they run and fail instead)');
@@ -32,36 +34,6 @@ export interface Backend {
 }
 
 let database: { name: string; url: string } | undefined;
-
-/** `PG_URL` with another database name. */
-export function pgUrlFor(name: string): string {
-  if (!PG_URL) throw new Error('TOOL_CURATOR_TEST_PG is not set: a postgres:// URL of a role that may create databases (see docs/STORE.md, "Tests")');
-  const u = new URL(PG_URL);
-  u.pathname = `/${name}`;
-  return u.href;
-}
-
-/** Runs `sql` on the server's maintenance connection (the URL as given). */
-export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: pgUrlFor(new URL(PG_URL!).pathname.slice(1) || 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A new database of its own, dropped with `dropDatabase`. */
-export async function createDatabase(): Promise<{ name: string; url: string }> {
-  const name = `tc_test_${Math.random().toString(36).slice(2, 10)}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  return { name, url: pgUrlFor(name) };
-}
-
-export async function dropDatabase(name: string): Promise<void> {
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-}
 
 const sqlite: Backend = {
   kind: 'sqlite',
