@@ -12,6 +12,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { webProof } from '../guards/approver.js';
+import { callerText, review, statementDigest } from '../guards/statement.js';
 import { log } from '../log.js';
 import { ApprovalError, StoreUnavailableError } from '../store/errors.js';
 import type { Approval, ApprovalStatus, ApprovalsPart } from '../store/types.js';
@@ -73,20 +74,30 @@ function toolCell(a: Approval): string {
 }
 
 function who(a: Approval): string {
-  return escapeHtml([a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`);
+  const s = review(a).statement;
+  return escapeHtml(s ? callerText(s) : [a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`);
+}
+
+/** The upstream and its own tool name, and the definition digest, as the statement names them. */
+function statementCell(a: Approval): string {
+  const { statement: s, problem } = review(a);
+  if (!s || problem) return `<span class="err">not approvable: ${escapeHtml(problem ?? '')}</span>`;
+  return `${escapeHtml(s.upstream)}, its tool ${escapeHtml(s.upstreamTool)}<br><small>definition ${escapeHtml(s.definition.slice(0, 23))}…</small>`;
 }
 
 function pendingTable(list: Approval[], now: number, csrf: string): string {
   if (list.length === 0) return '<p id="none">No calls await approval.</p>';
   const rows = list.map((a) => {
     const id = escapeHtml(a.id);
+    // The form names the statement shown: a request changed in the store meanwhile is not decided.
+    const bound = a.statement ? escapeHtml(statementDigest(a.statement)) : '';
     const button = (verb: 'approve' | 'deny', label: string) =>
-      `<form method="post" action="/approvals/${id}/${verb}"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" name="decision" value="${verb}">${label}</button></form>`;
-    return `<tr data-id="${id}"><td>${id}</td><td>${toolCell(a)}</td><td>${who(a)}</td>
+      `<form method="post" action="/approvals/${id}/${verb}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="statement" value="${bound}"><button type="submit" name="decision" value="${verb}">${label}</button></form>`;
+    return `<tr data-id="${id}"><td>${id}</td><td>${toolCell(a)}</td><td>${statementCell(a)}</td><td>${who(a)}</td>
 <td><pre>${escapeHtml(JSON.stringify(a.args, null, 2))}</pre></td><td>${minutes(a.expiresAt - now)}</td>
-<td>${button('approve', 'Approve')} ${button('deny', 'Deny')}</td></tr>`;
+<td>${review(a).problem ? button('deny', 'Deny') : `${button('approve', 'Approve')} ${button('deny', 'Deny')}`}</td></tr>`;
   });
-  return `<table id="pending"><tr><th>ID</th><th>Tool</th><th>Caller</th><th>Arguments</th><th>Expires in</th><th></th></tr>${rows.join('')}</table>`;
+  return `<table id="pending"><tr><th>ID</th><th>Tool</th><th>Upstream</th><th>Caller</th><th>Arguments</th><th>Expires in</th><th></th></tr>${rows.join('')}</table>`;
 }
 
 function recentTable(list: Approval[]): string {
@@ -158,7 +169,16 @@ export function approvalsPage(store: ApprovalsPart, token: string): (req: Incomi
     try {
       const decision = verb === 'approve' ? 'approved' : 'denied';
       const request = await store.get(id);
-      const a = await store.decide(id, decision, 'web', request && webProof(token, request, decision));
+      if (!request) throw new ApprovalError(`no approval request with id ${id}`);
+      const { statement: s, problem } = review(request);
+      if (!s || (problem && decision === 'approved')) throw new ApprovalError(`approval request ${id} cannot be approved: ${problem}`);
+      // A script (Bearer) may leave the field out; the page's own forms always carry it.
+      const bound = form.get('statement');
+      if ((via === 'cookie' || bound !== null) && bound !== statementDigest(request.statement!)) {
+        throw new ApprovalError(`approval request ${id} changed since this page showed it; nothing was decided. Review it again.`);
+      }
+      const proof = webProof(token, { id, statement: request.statement! }, decision, store.clock() + s.validForMs);
+      const a = await store.decide(id, decision, 'web', proof);
       log.info({ id: a.id, tool: a.tool, decision: a.status }, 'approval decided on the web page');
       res.writeHead(303, { location: `/approvals?done=${encodeURIComponent(a.id)}`, ...SECURITY_HEADERS }).end();
     } catch (err) {

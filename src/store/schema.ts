@@ -93,6 +93,13 @@ const MIGRATIONS: Migration[] = [
       ]);
     },
   },
+  {
+    version: 3,
+    what: 'the signature of the person who accepted a changed tool definition',
+    async apply(sql) {
+      await sql.run('ALTER TABLE tool_definitions ADD COLUMN proof TEXT');
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -145,7 +145,7 @@ describe('the SQLite file', () => {
     const { store } = setup();
     const both = await Promise.all([openStore(store), openStore(store)]);
     const check = new Database(store, { readonly: true });
-    expect(check.prepare('SELECT version FROM schema_version ORDER BY version').all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(check.prepare('SELECT version FROM schema_version ORDER BY version').all()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     check.close();
     await Promise.all(both.map((s) => s.close()));
   });
