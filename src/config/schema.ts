@@ -511,7 +511,14 @@ export const gatewayConfigSchema = z
       .prefault({}),
     audit: z
       .object({
-        redact: z.array(z.string()).default(['password', 'token', 'secret', 'api_key']),
+        /**
+         * Field names whose values never reach the audit log or the approvals shown to people,
+         * matched by words at any depth, whatever the case (`authorization` hides a nested
+         * `headers.Authorization`; `token` hides `access_token`, `refresh_token`; `cookie`
+         * hides `set-cookie`); values echoed in an upstream's error text are hidden too
+         * (guards/redact.ts). A list given here replaces this default: keep its names.
+         */
+        redact: z.array(z.string()).default(['password', 'passwd', 'token', 'secret', 'api_key', 'apikey', 'authorization', 'cookie', 'credential', 'credentials', 'private_key']),
         /**
          * Largest argument value (UTF-8 bytes) stored in the audit log and the approvals
          * store; longer strings are cut with a `…[truncated N bytes]` marker. Default 4096.
