@@ -18,6 +18,7 @@ import { checkTokens, serveHttp } from './gateway/http.js';
 import { Session } from './gateway/session.js';
 import { approverKeyPath } from './guards/approver.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
+import { definitionsCommand } from './guards/definitionCommands.js';
 import { log } from './log.js';
 import { MissingIdentityError, Policy, UnknownPersonaError } from './policy/policy.js';
 import { AuthUsageError, authCommand } from './upstream/auth/command.js';
@@ -37,7 +38,8 @@ Usage:
   tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|livemcpbench|public|dev|calibrate|all>
                     [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]
   tool-curator lint [--config F] [--set NAME | --catalog FILE] [--persona P] [--mode M] [--top-k N] [--json]
-  tool-curator approvals list [--all] [--json] | approve ID | deny ID [--key-file F] | init-key [--config F]
+  tool-curator approvals list [--all] [--json] | show ID | approve ID [--statement DIGEST] | deny ID [--key-file F] | init-key [--config F]
+  tool-curator definitions list [--all] [--json] | diff TOOL | accept TOOL DIGEST [--key-file F] [--config F]
   tool-curator audit [--tail N] [--json] [--config F]
   tool-curator auth <upstream> [--logout] [--config F]   (consent for a remote upstream's OAuth; docs/AUTH.md)
   tool-curator doctor [--config F] [--json]
@@ -61,6 +63,7 @@ const OPTIONS = {
   approximate: { type: 'boolean' },
   logout: { type: 'boolean' },
   'key-file': { type: 'string' },
+  statement: { type: 'string' },
   strict: { type: 'boolean' },
   set: { type: 'string' },
   catalog: { type: 'string' },
@@ -233,6 +236,7 @@ function passThrough(flags: Flags): string[] {
     ...(flags.fusion !== undefined ? ['--fusion', flags.fusion] : []),
     ...(flags.approximate ? ['--approximate'] : []),
     ...(flags['key-file'] !== undefined ? ['--key-file', flags['key-file']] : []),
+    ...(flags.statement !== undefined ? ['--statement', flags.statement] : []),
   ];
 }
 
@@ -273,6 +277,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'approvals': {
       const loaded = config(flags);
       return withStore(flags, (store) => approvalsCommand([...rest, ...passThrough(flags)], store, approverKeyPath(loaded.config, loaded.baseDir)));
+    }
+    case 'definitions': {
+      const loaded = config(flags);
+      return withStore(flags, (store) => definitionsCommand([...rest, ...passThrough(flags)], store, approverKeyPath(loaded.config, loaded.baseDir)));
     }
     case 'audit': {
       return withStore(flags, (store) => auditCommand([...rest, ...passThrough(flags)], store));

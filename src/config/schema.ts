@@ -187,6 +187,15 @@ export const definitionsSchema = z
      * left out and logged (tools/list). Default 1 MiB.
      */
     max_list_bytes: z.number().int().min(16 * 1024).default(1024 * 1024),
+    /**
+     * What happens when an upstream changes a tool's definition (name, title, description,
+     * schemas, annotations) from the one pinned when first seen or last accepted by a
+     * person (guards/pins.ts): `hold` keeps the tool out of tools/list and find_tools and
+     * refuses its calls until a person accepts the new definition; `warn` exposes it and
+     * logs, audits and reports it (doctor). Either way an earlier approval does not run the
+     * new definition, and new annotations never loosen confirmation. Default `hold`.
+     */
+    on_change: z.enum(['hold', 'warn']).default('hold'),
   })
   .strict()
   .prefault({});

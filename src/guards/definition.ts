@@ -11,9 +11,8 @@ import { canonicalJson, sha256 } from './canonical.js';
 /** The parts of a definition that tell a model (and a person) what a tool does and takes. */
 export type PinnedDefinition = Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>;
 
-/** The upstream's definition of `tool`; for a record that did not come from an upstream, its own fields. */
-export function definitionOf(tool: ToolRecord): PinnedDefinition {
-  const t = tool.upstreamDefinition ?? { ...tool, name: tool.upstreamName };
+/** The pinned parts of a definition as an upstream listed it. */
+export function pickDefinition(t: Tool): PinnedDefinition {
   const def: PinnedDefinition = { name: t.name, inputSchema: t.inputSchema };
   if (t.title !== undefined) def.title = t.title;
   if (t.description !== undefined) def.description = t.description;
@@ -21,6 +20,9 @@ export function definitionOf(tool: ToolRecord): PinnedDefinition {
   if (t.annotations !== undefined) def.annotations = t.annotations;
   return def;
 }
+
+/** The upstream's definition of `tool`; for a record that did not come from an upstream, its own fields. */
+export const definitionOf = (tool: ToolRecord): PinnedDefinition => pickDefinition(tool.upstreamDefinition ?? { ...tool, name: tool.upstreamName });
 
 /** The canonical text of a definition (what the store keeps) and its digest. */
 export function pinOf(def: PinnedDefinition): { text: string; digest: string } {
