@@ -43,6 +43,9 @@ beforeAll(async () => {
       session: { persona: 'payer' },
       // The operator's word: transfer is an action; audit_log, flip and ran are read-only.
       confirmation: { actions: ['bank.transfer'], read_only: ['bank.audit_*', 'flip', 'ran'] },
+      // Changed definitions exposed (with a warning) rather than held back, so that the
+      // pinned annotations are what keeps the re-annotated tools confirmed.
+      definitions: { on_change: 'warn' },
     }),
   );
   ({ client, stderr } = await connectGateway(configPath, [], {}, 120_000));
@@ -64,7 +67,7 @@ describe('which calls need a person', () => {
     expect(await call('flip')).toBe('flipped');
     // The gateway has rebuilt its catalog from the new definitions once it says so.
     await logLine(stderr, /now annotates note read-only/);
-    // transfer by the operator's rule; wire and note because the definitions first seen made them actions.
+    // transfer by the operator's rule; wire and note because their pinned definitions (the first seen) made them actions.
     expect({ transfer: await outcome('transfer'), wire: await outcome('wire'), note: await outcome('note') }).toEqual({ transfer: 'parked', wire: 'parked', note: 'parked' });
     expect(JSON.parse(await call('ran'))).toEqual(['balance', 'audit_log']);
     expect(stderr()).toMatch(/upstream \\"bank\\" now annotates wire read-only; it stays an action, confirmed as before, until a person accepts the new definition/);
