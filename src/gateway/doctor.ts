@@ -17,11 +17,12 @@ import { patternMatches, Policy } from '../policy/policy.js';
 import { isPostgresUrl } from '../store/location.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
+import { checkDefinitions } from './doctorDefinitions.js';
 
 export type Level = 'ok' | 'info' | 'warn' | 'error';
 
 export interface Finding {
-  /** What was checked: `config`, `store`, `upstream`, `persona`, `embedder`. */
+  /** What was checked: `config`, `store`, `upstream`, `pinned` (tool definitions), `persona`, `embedder`. */
   check: string;
   level: Level;
   /** The file a config finding is about. */
@@ -209,6 +210,7 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
       : { check: 'upstream', level: 'error', file: loaded.file, key: `upstreams.${u.name}`, message: `failed after ${u.startMs} ms: ${u.error}` });
   }
   const byServer = new Map(checked.filter((c) => c.tools.length > 0).map((c) => [c.report.name, c.tools]));
+  findings.push(...(await checkDefinitions(loaded, byServer)));
   const catalog = buildCatalog(byServer, new ActionRules(loaded.config.confirmation).classify);
   const failed = new Set(upstreams.filter((u) => u.state === 'failed').map((u) => u.name));
   const { personas, findings: patternFindings } = coverage(loaded, catalog, failed);
