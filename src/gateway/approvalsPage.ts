@@ -1,6 +1,8 @@
 /**
  * The approvals web page (HTTP mode, `/approvals`): a person lists pending calls of
- * action tools and approves or denies them. It is protected by `http.approvals_token`,
+ * action tools and approves or denies them, each decision signed over the call's statement
+ * shown (statement.ts), and reviews and accepts tool definitions their upstreams changed
+ * (definitionsPage.ts). It is protected by `http.approvals_token`,
  * which is not a host's token: the model's side never holds it.
  *
  * Authentication: open `/approvals?token=T` once; the page answers with a cookie
@@ -16,6 +18,7 @@ import { callerText, review, statementDigest } from '../guards/statement.js';
 import { log } from '../log.js';
 import { ApprovalError, StoreUnavailableError } from '../store/errors.js';
 import type { Approval, ApprovalStatus, ApprovalsPart } from '../store/types.js';
+import { acceptDefinition, ACCEPT_PATH, definitionsSection, type DefinitionStores } from './definitionsPage.js';
 
 const COOKIE = 'tool_curator_approvals';
 const BODY_MAX = 8 * 1024;
@@ -138,7 +141,7 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
  * createServer((req, res) => { if (!approvals(req, res)) mcp(req, res); });
  * ```
  */
-export function approvalsPage(store: ApprovalsPart, token: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function approvalsPage(store: ApprovalsPart, token: string, definitions?: DefinitionStores): (req: IncomingMessage, res: ServerResponse) => boolean {
   const session = derive(token, 'approvals-session');
   const csrf = derive(token, 'approvals-csrf');
 
@@ -153,19 +156,40 @@ export function approvalsPage(store: ApprovalsPart, token: string): (req: Incomi
     const now = store.clock();
     const note = message ? `<p class="msg${message.error ? ' err' : ''}" id="message">${escapeHtml(message.text)}</p>` : '';
     const [pending, recent] = [await store.list(), await store.list({ all: true, limit: 50 })];
-    const body = `${note}${pendingTable(pending, now, csrf)}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
+    const changed = definitions ? await definitionsSection(definitions, csrf, escapeHtml) : '';
+    const body = `${note}${pendingTable(pending, now, csrf)}${changed}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
     send(res, status, page('Tool Curator: calls awaiting approval', body));
   };
 
-  const decide = async (req: IncomingMessage, res: ServerResponse, id: string, verb: 'approve' | 'deny', via: 'cookie' | 'header') => {
+  /** The form of a POST that passed the origin and CSRF checks; undefined when refused (answered 403). */
+  const checkedForm = async (req: IncomingMessage, res: ServerResponse, via: 'cookie' | 'header'): Promise<URLSearchParams | undefined> => {
     const form = await readForm(req);
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`) {
-      return send(res, 403, page('Forbidden', '<p>Cross-origin request refused.</p>'));
+      send(res, 403, page('Forbidden', '<p>Cross-origin request refused.</p>'));
+      return undefined;
     }
     if (via === 'cookie' && !same(form.get('csrf') ?? '', csrf)) {
-      return send(res, 403, page('Forbidden', '<p>Missing or wrong CSRF field; reload the page and try again.</p>'));
+      send(res, 403, page('Forbidden', '<p>Missing or wrong CSRF field; reload the page and try again.</p>'));
+      return undefined;
     }
+    return form;
+  };
+
+  const accept = async (req: IncomingMessage, res: ServerResponse, via: 'cookie' | 'header') => {
+    const form = await checkedForm(req, res, via);
+    if (!form || !definitions) return;
+    try {
+      await render(res, 200, { text: await acceptDefinition(definitions, token, form) });
+    } catch (err) {
+      if (!(err instanceof ApprovalError)) throw err;
+      await render(res, 409, { text: err.message, error: true });
+    }
+  };
+
+  const decide = async (req: IncomingMessage, res: ServerResponse, id: string, verb: 'approve' | 'deny', via: 'cookie' | 'header') => {
+    const form = await checkedForm(req, res, via);
+    if (!form) return;
     try {
       const decision = verb === 'approve' ? 'approved' : 'denied';
       const request = await store.get(id);
@@ -215,6 +239,10 @@ export function approvalsPage(store: ApprovalsPart, token: string): (req: Incomi
       return true;
     }
 
+    if (req.method === 'POST' && url.pathname === ACCEPT_PATH && definitions) {
+      accept(req, res, via).catch((err: Error) => failed(res, err, 400));
+      return true;
+    }
     const action = /^\/approvals\/([a-z0-9]+)\/(approve|deny)$/.exec(url.pathname);
     if (req.method === 'POST' && action) {
       decide(req, res, action[1]!, action[2] as 'approve' | 'deny', via).catch((err: Error) => failed(res, err, 400));

@@ -148,7 +148,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
-  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token) : undefined;
+  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token, gateway.store) : undefined;
   const ops = opsRoutes(gateway, { refuse, sessions: () => sessions.size });
   const openSession = (who: Pick<TokenEntry, 'persona' | 'user_id' | 'confirm_via'> & { principal?: Principal }) => new Session(gateway, {
     persona: who.persona,
