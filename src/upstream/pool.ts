@@ -324,7 +324,9 @@ export class UpstreamPool extends EventEmitter {
         this.awaitConsent(u, explained);
         void conn?.client.close().catch(() => undefined);
       }
-      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${explained.message}` }] };
+      // The model is told what happened, never a command to run (the log has the operator's fix).
+      const said = explained instanceof NeedsAuthorizationError || explained instanceof UpstreamAuthError ? explained.forModel : explained.message;
+      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${said}` }] };
     };
     try {
       return await forward(u.conn);
