@@ -98,7 +98,7 @@ export function readApproverKey(keyPath: string, expectedPub: string = publicKey
   return key;
 }
 
-export function readPublicKey(path: string): KeyObject | undefined {
+function readPublicKey(path: string): KeyObject | undefined {
   try {
     return createPublicKey(readFileSync(path, 'utf8'));
   } catch {

@@ -22,7 +22,7 @@ export function pickDefinition(t: Tool): PinnedDefinition {
 }
 
 /** The upstream's definition of `tool`; for a record that did not come from an upstream, its own fields. */
-export const definitionOf = (tool: ToolRecord): PinnedDefinition => pickDefinition(tool.upstreamDefinition ?? { ...tool, name: tool.upstreamName });
+const definitionOf = (tool: ToolRecord): PinnedDefinition => pickDefinition(tool.upstreamDefinition ?? { ...tool, name: tool.upstreamName });
 
 /** The canonical text of a definition (what the store keeps) and its digest. */
 export function pinOf(def: PinnedDefinition): { text: string; digest: string } {

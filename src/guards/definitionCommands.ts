@@ -10,7 +10,7 @@ import type { DefinitionPin, Store } from '../store/types.js';
 import { ApproverKeyError, cliDefinitionProof, publicKeyPath, readApproverKey } from './approver.js';
 import { stdio, table, timestamp, type CommandIO } from './commandIO.js';
 
-export const DEFINITIONS_USAGE = 'usage: tool-curator definitions list [--all] [--json] | diff TOOL | accept TOOL DIGEST [--key-file F]   (TOOL: its exposed name or <upstream>.<tool>)';
+const DEFINITIONS_USAGE = 'usage: tool-curator definitions list [--all] [--json] | diff TOOL | accept TOOL DIGEST [--key-file F]   (TOOL: its exposed name or <upstream>.<tool>)';
 
 type Stores = Pick<Store, 'definitions' | 'names'>;
 

@@ -42,7 +42,7 @@ const statementSchema = z
 export type Statement = z.infer<typeof statementSchema>;
 
 /** Who a call belongs to: the user within a persona (an HTTP reconnect keeps its approvals), else the session. */
-export function callerOf(session: SessionIdentity): string {
+function callerOf(session: SessionIdentity): string {
   return session.userId !== undefined ? `user ${session.userId}` : `session ${session.sessionId}`;
 }
 
@@ -89,7 +89,7 @@ export function parseStatement(text: string | undefined): Statement | undefined 
 export const statementDigest = (text: string): string => sha256(text);
 
 /** Whether `shown` (a stored request's arguments) is what the statement says the person is shown. */
-export const showsArguments = (s: Statement, shown: unknown): boolean => digestOf(shown) === s.shown;
+const showsArguments = (s: Statement, shown: unknown): boolean => digestOf(shown) === s.shown;
 
 /** The bytes a decision signs: the statement, the request id (the nonce), the decision and the approval's expiry. */
 export function signedText(statement: string, id: string, decision: 'approved' | 'denied', expiresAt: number): Buffer {
