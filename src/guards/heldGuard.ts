@@ -6,14 +6,20 @@
  * a person with the approver key — without quoting any command (the model cannot accept
  * a definition and is not told how).
  */
+import type { Policy } from '../policy/policy.js';
 import type { ChangedDefinition } from './pins.js';
 import { errorResult, type Guard } from './types.js';
 
-/** @param held the held-back change of the tool exposed under a name, if any (read per call). */
-export function heldGuard(held: (name: string) => ChangedDefinition | undefined): Guard {
+/**
+ * @param held the held-back change of the tool exposed under a name, if any (read per call).
+ * @param policy a persona that may not use the tool is not told it exists: its call goes on
+ *   to the name guard, which knows no such tool.
+ */
+export function heldGuard(held: (name: string) => ChangedDefinition | undefined, policy: Policy): Guard {
   return async (ctx, next) => {
     const change = held(ctx.requestedName);
-    if (!change) return next(ctx);
+    const record = change && { server: change.server, upstreamName: change.upstreamName, name: ctx.requestedName, description: '', inputSchema: { type: 'object' as const }, isAction: true };
+    if (!change || !record || !policy.isAllowed(ctx.session.persona, record)) return next(ctx);
     ctx.decisions.push('refused');
     ctx.notes.push(`definition changed by upstream ${change.server}, held back: ${change.pendingDigest}`);
     return errorResult(

@@ -73,7 +73,7 @@ export function createCallPath(deps: CallPathDeps): CallHandler {
   return compose(
     [
       audited.around,
-      heldGuard(deps.held ?? (() => undefined)),
+      heldGuard(deps.held ?? (() => undefined), deps.policy),
       nameGuard(deps.tools, deps.policy, deps.upstreams),
       policyGuard(deps.policy),
       identityGuard(deps.policy),
