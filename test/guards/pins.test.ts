@@ -1,5 +1,5 @@
 /**
- * DefinitionPins over a real store: first seen pinned, a change held back (hold) or kept
+ * DefinitionPins over a real store (SQLite, and PostgreSQL with TOOL_CURATOR_TEST_PG): first seen pinned, a change held back (hold) or kept
  * (warn), logged into the audit once, taken back when the upstream reverts, and the pinned
  * annotations keeping confirmation where it was — also for a gateway that starts after the
  * upstream re-annotated its tool (a fresh ActionRules sees only the new annotations).
@@ -10,7 +10,8 @@ import { AuditWriter } from '../../src/guards/audit.js';
 import { pickDefinition, pinOf } from '../../src/guards/definition.js';
 import { DefinitionPins } from '../../src/guards/pins.js';
 import { ActionRules } from '../../src/policy/actions.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { BACKENDS, setupBackends } from '../helpers/stores.js';
 
 const send = (over: Partial<Tool> = {}): Tool => ({
   name: 'send_email',
@@ -21,10 +22,12 @@ const send = (over: Partial<Tool> = {}): Tool => ({
 const lists = (...tools: Tool[]) => new Map([['mail', tools]]);
 const rules = { actions: [], read_only: [] };
 
-describe('DefinitionPins', () => {
+setupBackends();
+
+describe.each(BACKENDS)('DefinitionPins on $kind', (backend) => {
   let store: Store;
   beforeEach(async () => {
-    store = await openStore(':memory:');
+    store = await backend.open(await backend.fresh());
   });
   afterEach(() => store.close());
 
