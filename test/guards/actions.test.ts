@@ -5,16 +5,11 @@
  * the `bank` fixture (an SDK McpServer over stdio), persona `confirm: actions` with the
  * approvals channel, so a call that needs a person is parked; the SDK's Client as host.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, logLine } from '../helpers/reference.js';
-
-const BANK = join(import.meta.dirname, 'fixtures', 'bank.mjs');
+import { fixtureGateway } from './fixtureGateway.js';
 
 let client: Client;
 let stderr: () => string;
@@ -30,24 +25,13 @@ const outcome = async (name: string) => {
 };
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tc-actions-'));
-  writeFileSync(join(dir, 'personas.yaml'), dump({ payer: { allow: ['bank.*'], confirm: 'actions', confirm_via: 'approvals' } }));
-  const configPath = join(dir, 'gateway.config.yaml');
-  writeFileSync(
-    configPath,
-    dump({
-      upstreams: { bank: { command: process.execPath, args: [BANK] } },
-      curator: { mode: 'bm25', embedder: 'none' },
-      store: join(dir, 'store.db'),
-      policy: { personas: 'personas.yaml' },
-      session: { persona: 'payer' },
-      // The operator's word: transfer is an action; audit_log, flip and ran are read-only.
-      confirmation: { actions: ['bank.transfer'], read_only: ['bank.audit_*', 'flip', 'ran'] },
-      // Changed definitions exposed (with a warning) rather than held back, so that the
-      // pinned annotations are what keeps the re-annotated tools confirmed.
-      definitions: { on_change: 'warn' },
-    }),
-  );
+  const { configPath } = fixtureGateway('bank', { name: 'payer', rules: { allow: ['bank.*'], confirm: 'actions', confirm_via: 'approvals' } }, {
+    // The operator's word: transfer is an action; audit_log, flip and ran are read-only.
+    confirmation: { actions: ['bank.transfer'], read_only: ['bank.audit_*', 'flip', 'ran'] },
+    // Changed definitions exposed (with a warning) rather than held back, so that the
+    // pinned annotations are what keeps the re-annotated tools confirmed.
+    definitions: { on_change: 'warn' },
+  });
   ({ client, stderr } = await connectGateway(configPath, [], {}, 120_000));
 });
 afterAll(() => client?.close());

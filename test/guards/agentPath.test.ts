@@ -6,17 +6,14 @@
  * the CLI run with stdin and stdout on pipes, as an agent's tool runs it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, connectGateway } from '../helpers/reference.js';
+import { fixtureGateway } from './fixtureGateway.js';
 import { approvalId, text } from './university.js';
-
-const BANK = join(import.meta.dirname, 'fixtures', 'bank.mjs');
 
 let client: Client;
 let dir: string;
@@ -31,20 +28,7 @@ const transfer = async () => (await client.callTool({ name: 'transfer', argument
 const ran = async () => JSON.parse(text(await client.callTool({ name: 'ran', arguments: {} }))) as string[];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tc-agent-'));
-  writeFileSync(join(dir, 'personas.yaml'), dump({ payer: { allow: ['bank.*'], confirm: 'actions' } }));
-  configPath = join(dir, 'gateway.config.yaml');
-  writeFileSync(
-    configPath,
-    dump({
-      upstreams: { bank: { command: process.execPath, args: [BANK] } },
-      curator: { mode: 'bm25', embedder: 'none' },
-      store: join(dir, 'store.db'),
-      policy: { personas: 'personas.yaml' },
-      session: { persona: 'payer' },
-      confirmation: { read_only: ['ran', 'flip'] },
-    }),
-  );
+  ({ dir, configPath } = fixtureGateway('bank', { name: 'payer', rules: { allow: ['bank.*'], confirm: 'actions' } }, { confirmation: { read_only: ['ran', 'flip'] } }));
   ({ client } = await connectGateway(configPath, [], {}, 120_000));
 });
 afterAll(() => client?.close());

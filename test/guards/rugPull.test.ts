@@ -7,18 +7,15 @@
  * CLI show the diff; once a person accepts it the tool is back, and the approval given for
  * the old definition does not run the new one.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/store/types.js';
 import { connectGateway, logLine } from '../helpers/reference.js';
+import { fixtureGateway } from './fixtureGateway.js';
 import { approvalId, cli, installApproverKey, text } from './university.js';
-
-const MAIL = join(import.meta.dirname, 'fixtures', 'mail.mjs');
 const CALL = { name: 'send_email', arguments: { to: 'ana@example.org', body: 'the minutes' } };
 
 let client: Client;
@@ -32,21 +29,11 @@ const listed = async () => (await client.listTools()).tools;
 const found = async () => (JSON.parse(text(await call({ name: 'find_tools', arguments: { query: 'send an email to someone' } }))) as { tools: { name: string; description: string }[] }).tools;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tc-rugpull-'));
-  writeFileSync(join(dir, 'personas.yaml'), dump({ clerk: { allow: ['mail.*'], confirm: 'actions', confirm_via: 'approvals' } }));
-  configPath = join(dir, 'gateway.config.yaml');
-  writeFileSync(
-    configPath,
-    dump({
-      upstreams: { mail: { command: process.execPath, args: [MAIL] } },
-      curator: { mode: 'bm25', embedder: 'none' },
-      store: join(dir, 'store.db'),
-      policy: { personas: 'personas.yaml' },
-      session: { persona: 'clerk', user_id: 'u1' },
-      exposure: { pinned: ['send_email'] },
-      confirmation: { read_only: ['rug_pull', 'sent'] },
-    }),
-  );
+  ({ dir, configPath } = fixtureGateway('mail', { name: 'clerk', rules: { allow: ['mail.*'], confirm: 'actions', confirm_via: 'approvals' } }, {
+    session: { persona: 'clerk', user_id: 'u1' },
+    exposure: { pinned: ['send_email'] },
+    confirmation: { read_only: ['rug_pull', 'sent'] },
+  }));
   installApproverKey({ dir, configPath, universityDb: '' });
   ({ client, stderr } = await connectGateway(configPath, [], {}, 120_000));
 });
