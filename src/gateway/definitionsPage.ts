@@ -6,11 +6,12 @@
  */
 import { webDefinitionProof } from '../guards/approver.js';
 import { definitionDiff } from '../guards/definitionCommands.js';
+import { auditAcceptance } from '../guards/pins.js';
 import { log } from '../log.js';
 import { ApprovalError } from '../store/errors.js';
 import type { Store } from '../store/types.js';
 
-export type DefinitionStores = Pick<Store, 'definitions'>;
+export type DefinitionStores = Pick<Store, 'definitions' | 'audit'>;
 
 /** The path the Accept forms post to. */
 export const ACCEPT_PATH = '/approvals/definitions/accept';
@@ -41,6 +42,7 @@ export async function acceptDefinition(stores: DefinitionStores, token: string, 
   if (!(await stores.definitions.accept(server, tool, digest, 'web', proof))) {
     throw new ApprovalError(`the definition of ${server}.${tool} shown is no longer the one awaiting review (changed again, or decided already); nothing was accepted`);
   }
+  await auditAcceptance(stores.audit, server, tool, digest, 'web');
   log.info({ upstream: server, tool, digest }, 'changed tool definition accepted on the web page');
   return `Accepted the new definition of ${tool} (upstream ${server}).`;
 }

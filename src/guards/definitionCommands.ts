@@ -9,10 +9,11 @@ import { toolKey } from '../catalog/names.js';
 import type { DefinitionPin, Store } from '../store/types.js';
 import { ApproverKeyError, cliDefinitionProof, publicKeyPath, readApproverKey } from './approver.js';
 import { stdio, table, timestamp, type CommandIO } from './commandIO.js';
+import { auditAcceptance } from './pins.js';
 
 const DEFINITIONS_USAGE = 'usage: tool-curator definitions list [--all] [--json] | diff TOOL | accept TOOL DIGEST [--key-file F]   (TOOL: its exposed name or <upstream>.<tool>)';
 
-type Stores = Pick<Store, 'definitions' | 'names'>;
+type Stores = Pick<Store, 'definitions' | 'names' | 'audit'>;
 
 /** A definition's JSON text, one member per line (keys are sorted already: the text is canonical). */
 function pretty(text: string | undefined): string[] {
@@ -109,6 +110,7 @@ export async function definitionsCommand(args: string[], stores: Stores, keyPath
         io.err(`the definition of ${pin.server}.${pin.upstreamName} changed again meanwhile; nothing was accepted: review it again (diff)\n`);
         return 1;
       }
+      await auditAcceptance(stores.audit, pin.server, pin.upstreamName, pin.pendingDigest, 'cli');
     } catch (err) {
       if (!(err instanceof ApproverKeyError)) throw err;
       io.err(`${err.message}\n`);

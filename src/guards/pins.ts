@@ -17,8 +17,8 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { toolKey } from '../catalog/names.js';
 import { log } from '../log.js';
-import type { DefinitionPin, DefinitionsPart } from '../store/types.js';
-import type { AuditWriter } from './audit.js';
+import type { AuditPart, DefinitionPin, DefinitionsPart } from '../store/types.js';
+import { AuditWriter } from './audit.js';
 import { pickDefinition, pinOf } from './definition.js';
 
 export type OnChange = 'hold' | 'warn';
@@ -154,4 +154,19 @@ export class DefinitionPins {
       })
       .catch((err: Error) => log.error({ err: err.message }, 'auditing a changed tool definition failed'));
   }
+}
+
+/** Audits a person's acceptance of a changed definition (`by`: `cli` or `web`), beside the change's own row. */
+export function auditAcceptance(audit: AuditPart, server: string, upstreamName: string, digest: string, by: string): Promise<number> {
+  return new AuditWriter(audit).record({
+    time: Date.now(),
+    sessionId: 'gateway',
+    tool: upstreamName,
+    requestedName: upstreamName,
+    args: { upstream: server, accepted: digest },
+    decision: 'approved',
+    decisions: ['approved'],
+    notes: [`changed definition of upstream ${server} accepted by a person (${by})`],
+    outcome: 'not_run',
+  });
 }

@@ -181,6 +181,7 @@ describe('approvals page', () => {
     expect(await res.text()).toContain('Accepted the new definition of send_email (upstream mail).');
     const pin = (await opened.definitions.get('mail', 'send_email'))!;
     expect(pin).toMatchObject({ status: 'accepted', digest: 'sha256:new', decidedBy: 'web' });
+    expect((await opened.audit.tail(1))[0]).toMatchObject({ tool: 'send_email', decision: 'approved', notes: ['changed definition of upstream mail accepted by a person (web)'] });
     expect(definitionProofValid(pin.proof, 'mail', 'send_email', 'sha256:new', '/nonexistent/approver.key', TOKEN)).toBe(true);
     expect(definitionProofValid(pin.proof, 'mail', 'send_email', 'sha256:new', '/nonexistent/approver.key', 'another-token-0123456789')).toBe(false);
   });

@@ -97,6 +97,8 @@ describe('a tool definition changed after a person approved a call', () => {
     const accepted = cli(configPath, ['definitions', 'accept', 'send_email', pending.slice(0, 20)]);
     expect([accepted.code, accepted.stderr]).toEqual([0, '']);
     expect(accepted.stdout).toContain(`accepted the changed definition of mail.send_email (${pending})`);
+    const audited = JSON.parse(cli(configPath, ['audit', '--tail', '5', '--json']).stdout) as AuditRecord[];
+    expect(audited.at(-1)).toMatchObject({ tool: 'send_email', decision: 'approved', outcome: 'not_run', args: { upstream: 'mail', accepted: pending }, notes: ['changed definition of upstream mail accepted by a person (cli)'] });
 
     // The gateway hears of the acceptance (the store's event) and rebuilds its catalog: wait for it.
     for (let i = 0; i < 600 && !(await listed()).some((t) => t.name === 'send_email'); i++) await new Promise((r) => setTimeout(r, 100));
