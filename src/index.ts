@@ -34,6 +34,9 @@ export { openDb, type Db } from './store/db.js';
 export { Policy, UnknownPersonaError, MissingIdentityError } from './policy/policy.js';
 export type { Persona, Personas } from './config/schema.js';
 
+// Logging: the library writes nothing unless the application gives it a pino logger.
+export { setLogger, type Logger } from './log.js';
+
 // The call path's guards.
 export { closestTool, nameRatio, CORRECT_AT, SUGGEST_AT, MAX_NAME_LENGTH } from './guards/nameGuard.js';
 export { classifyPair, type PairKind } from './guards/nameMatch.js';

@@ -8,6 +8,7 @@ import { load as loadYaml } from 'js-yaml';
 import type { z } from 'zod';
 import { unknownServerPatterns } from '../policy/patterns.js';
 import { ConfigError, resolveFrom } from './errors.js';
+import { explainIssue } from './suggest.js';
 
 export { ConfigError, resolveFrom } from './errors.js';
 import {
@@ -65,8 +66,8 @@ export function expandEnv(value: unknown, file: string, env: NodeJS.ProcessEnv, 
 function parseWith<S extends z.ZodType>(schema: S, data: unknown, file: string): z.infer<S> {
   const result = schema.safeParse(data ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw new ConfigError(file, issue.path.map(String).join('.') || '(top level)', issue.message);
+  const { path, message } = explainIssue(schema, result.error.issues[0]!, data);
+  throw new ConfigError(file, path.map(String).join('.') || '(top level)', message);
 }
 
 export interface LoadedConfig {
@@ -85,6 +86,11 @@ export interface LoadedConfig {
    * throws this error.
    */
   httpError?: ConfigError;
+  /**
+   * Settings the command line put over the file's (`serve --exposure`): a live reload of
+   * the file keeps them, and does not report them as changes that need a restart.
+   */
+  overrides?: { exposure?: GatewayConfig['exposure']['mode'] };
 }
 
 /**

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_FUSION, FUSIONS } from '../curator/fusion.js';
 import { DEFAULT_APPROXIMATE, QUANTIZATIONS } from '../curator/types.js';
 import { embedderConfigSchema } from '../embedding/index.js';
+import { DEFAULT_MAX_RESULT_BYTES } from '../upstream/types.js';
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -152,6 +153,12 @@ export const curatorSchema = z
       .strict()
       .prefault({}),
     embedder: embedderSchema,
+    /**
+     * A vector file (written by `tool-curator index --write-vectors F`) whose vectors
+     * seed the embeddings cache when the active embedder computed them, so a first start
+     * embeds only the texts that changed since; relative to the config file. Unset: none.
+     */
+    vectors: z.string().min(1).optional(),
   })
   .strict();
 
@@ -164,6 +171,17 @@ export const relaySchema = z
     max_items: z.number().int().positive().default(5000),
     /** Largest resources/read or prompts/get result passed to the host, in bytes of its JSON. Default 16 MiB. */
     max_read_bytes: z.number().int().positive().default(16 * 1024 * 1024),
+    /**
+     * Largest tools/call result passed to the host, in bytes of its JSON; a larger one is an
+     * error result naming the tool and the size, and the upstream's connection stays up.
+     * Default 10 MiB (src/upstream/types.ts says why).
+     */
+    max_result_bytes: z.number().int().positive().default(DEFAULT_MAX_RESULT_BYTES),
+    /**
+     * Log messages (`notifications/message`) of one upstream relayed to one session per
+     * second; the rest of a flood is dropped and counted in one warning to the session. Default 50.
+     */
+    max_log_per_second: z.number().int().positive().default(50),
   })
   .strict()
   .prefault({});
@@ -440,6 +458,11 @@ export const gatewayConfigSchema = z
         /** An MCP session with no request for this long is closed. Default 30 minutes. */
         session_idle_minutes: z.number().positive().default(30),
         /**
+         * Open MCP sessions per token (per anonymous identity); an initialize past it gets
+         * HTTP 429 until one is closed (DELETE) or idles out. Default 64.
+         */
+        max_sessions_per_token: z.number().int().positive().default(64),
+        /**
          * Hostnames (no port; IPv6 in brackets) the `Host` header may name; anything else
          * gets HTTP 403 (DNS-rebinding protection). Default: `localhost`, `127.0.0.1`,
          * `[::1]` and the bound address. Set it when hosts reach the gateway by another name.
@@ -556,6 +579,12 @@ export const gatewayConfigSchema = z
       .object({
         /** Time an upstream gets to start and answer tools/list. Default 20 s (npx may install). */
         startup_ms: z.number().int().positive().default(20_000),
+        /**
+         * Longest wait of a host's first tools/list (find_tools, tools/call, relayed lists)
+         * for upstreams still starting; one that arrives later is announced with
+         * `notifications/tools/list_changed`. Default 5 s.
+         */
+        list_wait_ms: z.number().int().nonnegative().default(5_000),
         /** Time a forwarded tools/call gets; progress from the upstream starts it again. Default 60 s. */
         call_ms: z.number().int().positive().default(60_000),
         /**
@@ -565,7 +594,7 @@ export const gatewayConfigSchema = z
         call_max_ms: z.number().int().positive().default(600_000),
       })
       .strict()
-      .default({ startup_ms: 20_000, call_ms: 60_000, call_max_ms: 600_000 }),
+      .default({ startup_ms: 20_000, list_wait_ms: 5_000, call_ms: 60_000, call_max_ms: 600_000 }),
   })
   .strict();
 

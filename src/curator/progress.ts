@@ -31,11 +31,14 @@ export class ProgressMeter {
   private readonly started = performance.now();
   private lastLog = this.started;
 
+  /** Logs the start of a build with work to do at once, so a cold build is visible before its first batch is done. */
   constructor(
     private readonly total: number,
     private readonly what: Record<string, unknown>,
     private readonly listener?: ProgressListener,
-  ) {}
+  ) {
+    if (total > 0) log.info({ ...what, done: 0, total }, `curator: embedding the catalog, ${total} texts to embed`);
+  }
 
   advance(n: number): void {
     this.done += n;
@@ -49,9 +52,10 @@ export class ProgressMeter {
       etaSeconds: rate > 0 ? Math.round((this.total - this.done) / rate) : undefined,
     };
     this.listener?.(progress);
-    if (now - this.lastLog >= PROGRESS_LOG_EVERY_MS || this.done >= this.total) {
+    // The first batch is always reported: it gives the rate and the ETA.
+    if (this.done === n || now - this.lastLog >= PROGRESS_LOG_EVERY_MS || this.done >= this.total) {
       this.lastLog = now;
-      if (this.done < this.total || seconds * 1000 >= PROGRESS_LOG_EVERY_MS) log.info({ ...this.what, ...progress }, 'curator: embedding the catalog');
+      if (this.done === n || this.done < this.total || seconds * 1000 >= PROGRESS_LOG_EVERY_MS) log.info({ ...this.what, ...progress }, 'curator: embedding the catalog');
     }
   }
 }

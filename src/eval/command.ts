@@ -1,18 +1,19 @@
 /**
- * `tool-curator eval <target> [--mode M] [--fusion F] [--top-k N] [--sample N] [--approximate] [--json] [--config F]`:
- * wiring only. Targets: a suite file (`*.yaml`, e.g. eval/university.yaml, run over the
- * upstreams of the gateway config: --config, else $TOOL_CURATOR_CONFIG, else
- * ./gateway.config.yaml), a public data set (metatool, toollens, api_bank, mcptoolbenchpp,
- * livemcpbench), `public` (all five), `dev` (the dev suite), `calibrate` (low-confidence threshold
- * measurement), `all` (public + dev + eval/university.yaml). `--fusion score|rrf` picks the
- * hybrid fusion (default: a suite uses the config's curator.fusion, the public and dev sets
- * the curator's default). `--approximate` searches the public sets' dense stage through
- * the HNSW graph whatever their size (ann.ts; to measure the recall it loses against exact
- * search). Document and query embeddings
- * are cached in $TOOL_CURATOR_EVAL_CACHE (default .tool-curator/eval.db), so a re-run
- * embeds nothing.
+ * `tool-curator eval <target>`: wiring only (the CLI has checked every flag's value).
+ * Targets: a suite file (`*.yaml`, e.g. eval/university.yaml, run over the catalog of the
+ * gateway config: `config`, else $TOOL_CURATOR_CONFIG, else ./gateway.config.yaml; read
+ * from the gateway's catalog snapshot when there is one, unless `refresh`; a suite with
+ * `catalog:` runs over that catalog file instead), a public data set (metatool, toollens,
+ * api_bank, mcptoolbenchpp, livemcpbench), `public` (all five), `dev` (the dev suite),
+ * `calibrate` (low-confidence threshold measurement), `all` (public + dev +
+ * eval/university.yaml). `fusion` picks the hybrid fusion (default: a suite uses the
+ * config's curator.fusion, the public and dev sets the curator's default). `approximate`
+ * searches the public sets' dense stage through the HNSW graph whatever their size
+ * (ann.ts; to measure the recall it loses against exact search). `sample`: a suite runs a
+ * category-stratified slice of about that many cases, a data set every k-th query.
+ * Document and query embeddings are cached in $TOOL_CURATOR_EVAL_CACHE (default
+ * .tool-curator/eval.db), seeded from the config's `curator.vectors`, so a re-run embeds nothing.
  */
-import { parseArgs } from 'node:util';
 import { FUSIONS, type Fusion } from '../curator/index.js';
 import type { CuratorMode } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
@@ -24,51 +25,50 @@ import { runDevSuite } from './dev/index.js';
 import { memoizeQueries, runPublicEval, type PublicEvalResult } from './public.js';
 import { formatCalibration, formatPublicTable, formatSuiteReport, formatUniversityReport } from './report.js';
 import { runCatalogSuite } from './catalogSuite.js';
-import { loadSuiteFile, runUniversitySuite, UNIVERSITY_SUITE, type SuiteFile, type UniversityResult } from './university.js';
+import { loadSuiteFile, runUniversitySuite, universitySlice, UNIVERSITY_SUITE, type SuiteFile, type UniversityResult } from './university.js';
 
 const MODES: readonly CuratorMode[] = ['none', 'bm25', 'dense', 'hybrid'];
-const USAGE = 'usage: tool-curator eval <suite.yaml|metatool|toollens|api_bank|mcptoolbenchpp|livemcpbench|public|dev|calibrate|all> [--mode none|bm25|dense|hybrid|all] [--fusion score|rrf] [--top-k N] [--sample N] [--approximate] [--json] [--config F]';
 
-function positive(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} needs a positive integer, got "${value}".\n${USAGE}`);
-  return n;
+export interface EvalOptions {
+  /** One mode, or `all` (default): bm25, dense, hybrid, and for a suite `none` as the token baseline. */
+  mode?: CuratorMode | 'all';
+  fusion?: Fusion;
+  topK?: number;
+  sample?: number;
+  approximate?: boolean;
+  json?: boolean;
+  config?: string;
+  /** Start the config's upstreams instead of reading the catalog snapshot. */
+  refresh?: boolean;
+  /** Where notes for the user go (how fresh the catalog is). Default stderr. */
+  note?: (line: string) => void;
 }
 
-/** Runs the eval command; returns the process exit code (0 ok, 2 usage error). */
-export async function evalCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { mode: { type: 'string' }, fusion: { type: 'string' }, 'top-k': { type: 'string' }, sample: { type: 'string' }, approximate: { type: 'boolean' }, json: { type: 'boolean' }, config: { type: 'string' } },
-  });
-  const target = positionals[0];
-  const modeArg = values.mode ?? 'all';
-  const modes = modeArg === 'all' ? (['bm25', 'dense', 'hybrid'] as CuratorMode[]) : [modeArg as CuratorMode];
-  const fusion = values.fusion as Fusion | undefined;
-  if (!target || modes.some((m) => !MODES.includes(m)) || (fusion !== undefined && !FUSIONS.includes(fusion))) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+/** A target or flag combination that cannot run; the CLI prints it with the usage. */
+export class EvalUsageError extends Error {}
+
+/** Runs the eval command; returns the process exit code (0 ok). @throws EvalUsageError for an unknown target or a flag it cannot honour. */
+export async function evalCommand(target: string, options: EvalOptions = {}): Promise<number> {
+  const modeArg = options.mode ?? 'all';
+  const modes = modeArg === 'all' ? (['bm25', 'dense', 'hybrid'] as CuratorMode[]) : [modeArg];
+  const fusion = options.fusion;
+  if (modes.some((m) => !MODES.includes(m)) || (fusion !== undefined && !FUSIONS.includes(fusion))) throw new EvalUsageError(`unknown mode ${modeArg} or fusion ${fusion}`);
   const suite = /\.ya?ml$/.test(target) ? target : target === 'all' ? UNIVERSITY_SUITE : undefined;
   // A suite's `all` includes `none`: the whole allowed list is the baseline its token reduction is measured against.
   const suiteModes = modeArg === 'all' ? MODES : modes;
   const sets: PublicSetName[] = (PUBLIC_SETS as readonly string[]).includes(target)
     ? [target as PublicSetName]
     : target === 'public' || target === 'all' ? [...PUBLIC_SETS] : [];
-  if (sets.length === 0 && !suite && !['dev', 'calibrate'].includes(target)) {
-    process.stderr.write(`unknown eval target "${target}"\n${USAGE}\n`);
-    return 2;
-  }
-  const topK = positive(values['top-k'], 'top-k');
-  const sample = positive(values.sample, 'sample');
+  if (sets.length === 0 && !suite && !['dev', 'calibrate'].includes(target)) throw new EvalUsageError(`unknown eval target "${target}"`);
+  const { topK, sample } = options;
+  if (sample !== undefined && ['dev', 'calibrate', 'all'].includes(target)) throw new EvalUsageError(`--sample takes a suite file, a data set or public; ${target} always runs whole`);
   const file: SuiteFile = suite === undefined ? { cases: [] } : loadSuiteFile(suite);
+  const cases = sample === undefined ? file.cases : universitySlice(file.cases, sample);
   const cache = new EmbeddingStore(openDb(process.env.TOOL_CURATOR_EVAL_CACHE ?? '.tool-curator/eval.db'));
   const needsEmbedder = target === 'calibrate' || modes.some((m) => m === 'dense' || m === 'hybrid');
   const embedder = needsEmbedder ? await createEmbedder({ provider: 'use' }) : null;
   const out: Record<string, unknown> = {};
-  const print = (text: string): boolean => values.json === true || process.stdout.write(`${text}\n\n`);
+  const print = (text: string): boolean => options.json === true || process.stdout.write(`${text}\n\n`);
   try {
     if (target === 'calibrate') {
       const report = await calibrate(memoizeQueries(embedder!, cache), cache);
@@ -84,11 +84,11 @@ export async function evalCommand(args: string[]): Promise<number> {
       }
     }
     if (suite !== undefined) {
-      const configPath = values.config ?? process.env.TOOL_CURATOR_CONFIG ?? 'gateway.config.yaml';
+      const configPath = options.config ?? (process.env.TOOL_CURATOR_CONFIG || 'gateway.config.yaml');
       const queries = embedder && memoizeQueries(embedder, cache);
       const result: UniversityResult = file.catalog
-        ? await runCatalogSuite(file.cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion })
-        : await runUniversitySuite(file.cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion });
+        ? await runCatalogSuite(cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion })
+        : await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion, snapshot: !options.refresh, note: options.note });
       out.suite = {
         ...result,
         file: suite,
@@ -102,11 +102,11 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     const results: PublicEvalResult[] = [];
     for (const set of sets) {
-      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, ...(values.approximate ? { approximate: { from: 0 } } : {}) }));
+      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, ...(options.approximate ? { approximate: { from: 0 } } : {}) }));
       out.public = results;
     }
     if (results.length > 0) print(formatPublicTable(results));
-    if (values.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    if (options.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   } finally {
     await embedder?.close();

@@ -1,7 +1,8 @@
 /**
  * The university suite (eval/university.yaml): loads and validates its cases, takes the
  * catalog, the persona policy and the extra context (synonyms, exemplars, dependencies)
- * from a gateway config by starting its upstreams, and runs the cases through one curator
+ * from a gateway config (its upstreams started, or the catalog snapshot the gateway wrote),
+ * seeds the embeddings cache from its `curator.vectors`, and runs the cases through one curator
  * per mode. Scoring is runSuite's (suite.ts); prompt tokens are counted on the tool
  * definitions as the persona's host receives them (identity fields removed).
  */
@@ -13,8 +14,12 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
 import type { CuratorMode, Fusion, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
+import { readSnapshot, snapshotAge } from '../gateway/catalogSnapshot.js';
+import { extraContext } from '../gateway/curatorSetup.js';
 import { Gateway } from '../gateway/gateway.js';
+import { seedVectors } from '../gateway/vectors.js';
 import { visibleSchema } from '../guards/identity.js';
+import { Policy } from '../policy/policy.js';
 import type { EmbeddingCache } from '../store/types.js';
 import { everyKth } from './data.js';
 import { runSuite, type SuiteCase, type SuiteReport } from './suite.js';
@@ -128,6 +133,13 @@ export interface UniversityOptions {
   topK?: number;
   /** Hybrid fusion. Default the config's curator.fusion. */
   fusion?: Fusion;
+  /**
+   * Take the catalog from the gateway's catalog snapshot (gateway/catalogSnapshot.ts) when
+   * there is one for the config's upstreams, instead of starting them. Default false.
+   */
+  snapshot?: boolean;
+  /** Where a note on the catalog's source goes (a snapshot's age). Default stderr. */
+  note?: (line: string) => void;
 }
 
 export interface UniversityModeResult {
@@ -164,9 +176,11 @@ function asHostSees(curator: ToolCurator, ranAs: Map<CuratorMode, number>): Tool
 }
 
 /**
- * Starts the config's upstreams (no embedder), checks the cases against the catalog and
- * the personas, and runs them once per mode. Closes the upstreams before returning.
- * @throws Error listing every suite problem (suiteProblems), with the upstreams' states.
+ * Takes the config's catalog (its upstreams started, no embedder; or its catalog snapshot
+ * with `snapshot`), checks the cases against the catalog and the personas, seeds the
+ * cache from the config's `curator.vectors`, and runs the cases once per mode. Closes the
+ * upstreams before returning.
+ * @throws Error listing every suite problem (suiteProblems), with the catalog's source.
  *
  * ### Usage
  * ```ts
@@ -177,24 +191,32 @@ function asHostSees(curator: ToolCurator, ranAs: Map<CuratorMode, number>): Tool
  */
 export async function runUniversitySuite(cases: readonly SuiteCase[], options: UniversityOptions): Promise<UniversityResult> {
   const loaded = loadConfig(options.configPath);
-  const gateway = await Gateway.start(loaded, { noEmbedder: true });
+  const snapshot = options.snapshot ? readSnapshot(loaded) : undefined;
+  const note = options.note ?? ((line: string) => process.stderr.write(`${line}\n`));
+  if (snapshot) note(`catalog: ${snapshot.tools.length} tools from ${snapshot.path}, listed ${snapshotAge(snapshot.writtenAt)}; --refresh lists the upstreams again`);
+  const gateway = snapshot ? undefined : await Gateway.start(loaded, { noEmbedder: true });
   try {
+    const catalog = snapshot?.tools ?? gateway!.catalog;
+    const policy = gateway?.policy ?? new Policy(loaded.personas);
     const personas = Object.keys(loaded.personas);
     const views = new Map<string, ToolRecord[]>();
     const allowedFor = (persona: string): ToolRecord[] => {
       let view = views.get(persona);
       if (!view) {
-        const p = gateway.policy.persona(persona);
-        view = gateway.allowedFor(persona).map((t) => ({ ...t, inputSchema: visibleSchema(t, p) }));
+        const p = policy.persona(persona);
+        view = policy.allowed(persona, catalog).map((t) => ({ ...t, inputSchema: visibleSchema(t, p) }));
         views.set(persona, view);
       }
       return view;
     };
-    const problems = suiteProblems(cases, gateway.catalog, allowedFor, personas);
+    const problems = suiteProblems(cases, catalog, allowedFor, personas);
     if (problems.length > 0) {
-      const upstreams = gateway.pool.status().map((s) => `${s.name} ${s.state}${s.error ? ` (${s.error})` : ''}`).join(', ');
-      throw new Error(`the suite does not fit ${loaded.file} (upstreams: ${upstreams}):\n  ${problems.join('\n  ')}`);
+      const source = gateway
+        ? `upstreams: ${gateway.pool.status().map((s) => `${s.name} ${s.state}${s.error ? ` (${s.error})` : ''}`).join(', ')}`
+        : `catalog snapshot ${snapshot!.path}; --refresh lists the upstreams again`;
+      throw new Error(`the suite does not fit ${loaded.file} (${source}):\n  ${problems.join('\n  ')}`);
     }
+    if (options.cache && options.embedder) await seedVectors(loaded, options.cache, options.embedder.id);
     const topK = options.topK ?? loaded.config.curator.top_k;
     const pinned = loaded.config.exposure.pinned;
     const fusion = options.fusion ?? loaded.config.curator.fusion;
@@ -202,14 +224,14 @@ export async function runUniversitySuite(cases: readonly SuiteCase[], options: U
     for (const mode of options.modes) {
       const ranAs = new Map<CuratorMode, number>();
       const curator = asHostSees(createCurator({ mode, fusion, approximate: loaded.config.curator.approximate, embedder: options.embedder, cache: options.cache }), ranAs);
-      await curator.buildIndex(gateway.catalog, gateway.extraContext);
+      await curator.buildIndex(catalog, extraContext(loaded));
       const report = await runSuite(curator, cases, allowedFor, { topK, pinned });
       results.push({ mode, ranAs: [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? mode, report });
     }
     const inSuite = [...new Set(cases.map((c) => c.persona))];
     return {
       cases: cases.length,
-      tools: gateway.catalog.length,
+      tools: catalog.length,
       topK,
       fusion,
       pinned,
@@ -217,6 +239,6 @@ export async function runUniversitySuite(cases: readonly SuiteCase[], options: U
       results,
     };
   } finally {
-    await gateway.close();
+    await gateway?.close();
   }
 }

@@ -12,9 +12,13 @@ import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { openConfiguredStore, storeLocation } from '../config/store.js';
-import { createEmbedder } from '../embedding/index.js';
+import { createEmbedder, embedderReason } from '../embedding/index.js';
 import { patternMatches, Policy } from '../policy/policy.js';
 import { isPostgresUrl } from '../store/location.js';
+import type { Store } from '../store/types.js';
+import { providerFor } from '../upstream/auth/index.js';
+import { StoreOAuthProvider } from '../upstream/auth/provider.js';
+import { storedMoreScope } from '../upstream/auth/stepUp.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
 import { checkDefinitions } from './doctorDefinitions.js';
@@ -43,6 +47,8 @@ export interface UpstreamReport {
   pingMs?: number;
   /** How the gateway authenticates to it; see `authState`. */
   auth: string;
+  /** Scopes a tool asked for (403 insufficient_scope) that wait for `tool-curator auth <name>`; the other tools work. */
+  moreScope?: string;
   error?: string;
 }
 
@@ -71,6 +77,7 @@ export type AuthStateHook = (name: string, cfg: UpstreamConfig, loaded: LoadedCo
 
 const staticAuthState: AuthStateHook = (_name, cfg) => {
   if ('command' in cfg) return 'n/a (stdio)';
+  if (cfg.auth) return 'oauth' in cfg.auth ? 'oauth' : 'client_credentials';
   const headers = Object.keys(cfg.headers ?? {}).map((h) => h.toLowerCase());
   return headers.includes('authorization') ? 'static Authorization header' : 'none';
 };
@@ -82,20 +89,26 @@ export function setAuthState(hook: AuthStateHook): void {
   authState = hook;
 }
 
-async function checkUpstream(name: string, cfg: UpstreamConfig, loaded: LoadedConfig): Promise<{ report: UpstreamReport; tools: Tool[] }> {
+/**
+ * Starts `name` as serve would (a remote upstream with `auth` on the tokens in `db`,
+ * unattended) and lists its tools.
+ */
+async function checkUpstream(name: string, cfg: UpstreamConfig, loaded: LoadedConfig, store: Store | undefined): Promise<{ report: UpstreamReport; tools: Tool[] }> {
   const ms = cfg.startup_timeout_ms ?? loaded.config.timeouts.startup_ms;
   const transport = 'command' in cfg ? 'stdio' : 'http';
   const auth = await Promise.resolve(authState(name, cfg, loaded)).catch((err: Error) => `unknown (${err.message})`);
+  const provider = 'url' in cfg && store ? providerFor(name, cfg, store) : undefined;
   const t0 = performance.now();
   try {
-    const conn = await connectUpstream(name, cfg, loaded.baseDir, ms);
+    const conn = await connectUpstream(name, cfg, loaded.baseDir, ms, provider);
     try {
-      const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${name}"`);
+      const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${name}"`).catch((err) => Promise.reject(conn.explain?.(err) ?? err));
       const startMs = Math.round(performance.now() - t0);
       const p0 = performance.now();
       await conn.client.ping({ timeout: ms });
       const pingMs = Math.round(performance.now() - p0);
-      return { report: { name, transport, state: 'ready', tools: tools.length, startMs, pingMs, auth }, tools };
+      const more = provider instanceof StoreOAuthProvider ? await storedMoreScope(provider) : undefined;
+      return { report: { name, transport, state: 'ready', tools: tools.length, startMs, pingMs, auth, ...(more && { moreScope: more }) }, tools };
     } finally {
       await conn.client.close().catch(() => undefined);
     }
@@ -127,7 +140,36 @@ function coverage(loaded: LoadedConfig, catalog: ToolRecord[], failed: Set<strin
     }
     return { persona, tools: policy.allowed(persona, catalog).length, unmatched };
   });
+  findings.push(...visibility(loaded, catalog, policy, personasFile));
   return { personas, findings };
+}
+
+/** Allows every tool of every upstream: `*` or `*.*` among its allow patterns (an administrator). */
+function allowsEverything(patterns: readonly string[]): boolean {
+  return patterns.some((p) => p === '*' || p === '*.*');
+}
+
+/**
+ * Upstreams whose tools no persona may use, or only a persona that allows everything: a
+ * new upstream is visible to no one until a pattern names it, and nothing else says so.
+ */
+function visibility(loaded: LoadedConfig, catalog: ToolRecord[], policy: Policy, personasFile: string): Finding[] {
+  if (policy.open) return [];
+  const everything = Object.entries(loaded.personas).filter(([, p]) => allowsEverything(p.allow)).map(([name]) => name);
+  const servers = [...new Set(catalog.map((t) => t.server))];
+  return servers.flatMap((server): Finding[] => {
+    const tools = catalog.filter((t) => t.server === server);
+    const seeing = Object.keys(loaded.personas).filter((persona) => tools.some((t) => policy.isAllowed(persona, t)));
+    if (seeing.some((persona) => !everything.includes(persona))) return [];
+    const who = seeing.length === 0 ? 'no persona' : `only ${seeing.join(', ')} (allow "*")`;
+    return [{
+      check: 'persona',
+      level: 'warn',
+      file: personasFile,
+      key: `upstreams.${server}`,
+      message: `upstream "${server}": its ${tools.length} tools are visible to ${who}; to let a persona use them, add "${server}.*" (or "${server}.<tool>") to its allow list`,
+    }];
+  });
 }
 
 async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorReport['embedder']; finding: Finding }> {
@@ -137,11 +179,7 @@ async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorR
     const embedder = await createEmbedder(cfg);
     if (!embedder) return { finding: { check: 'embedder', level: 'warn', message: `none: curator mode ${mode} runs on BM25 only (embedder provider none)` } };
     await embedder.close();
-    const why = cfg.provider !== 'auto'
-      ? `provider ${cfg.provider} configured`
-      : embedder.id.startsWith('use:')
-        ? `auto: transformers model ${'model' in cfg ? (cfg.model ?? 'default') : 'default'} did not load in time, fell back to USE`
-        : 'auto: transformers model loaded';
+    const why = cfg.provider !== 'auto' ? `provider ${cfg.provider} configured` : (embedderReason(embedder) ?? 'auto');
     return { embedder: { id: embedder.id, why }, finding: { check: 'embedder', level: 'ok', message: `${embedder.id} (${why})` } };
   } catch (err) {
     return { finding: { check: 'embedder', level: 'error', key: 'curator.embedder', message: `no embedder loads: ${(err as Error).message}; the curator would fall back to BM25` } };
@@ -152,25 +190,22 @@ async function checkEmbedder(loaded: LoadedConfig): Promise<{ embedder?: DoctorR
  * The store: opened and pinged (its migrations applied), reported by kind and location
  * (a URL without its password). A SQLite file that does not exist is not created by a check.
  */
-async function checkStore(loaded: LoadedConfig): Promise<Finding> {
+/** The store's finding, and the store itself when it answers (open: OAuth upstreams are checked with its tokens; the caller closes it). */
+async function checkStore(loaded: LoadedConfig): Promise<{ finding: Finding; store?: Store }> {
   const location = storeLocation(loaded);
   if (!isPostgresUrl(location) && !existsSync(location)) {
     // A gateway running with this config would not see a file made now.
-    return {
-      check: 'store', level: 'info', key: 'store',
-      message: `${location} does not exist: the first serve creates it (if a gateway is running with this config, its store was deleted under it: restart it)`,
-    };
+    const message = `${location} does not exist: the first serve creates it (if a gateway is running with this config, its store was deleted under it: restart it)`;
+    return { finding: { check: 'store', level: 'info', key: 'store', message } };
   }
+  let store: Store | undefined;
   try {
-    const store = await openConfiguredStore(loaded);
-    try {
-      await store.ping();
-      return { check: 'store', level: 'ok', key: 'store', message: `${store.kind} ${store.location}` };
-    } finally {
-      await store.close();
-    }
+    store = await openConfiguredStore(loaded);
+    await store.ping();
+    return { finding: { check: 'store', level: 'ok', key: 'store', message: `${store.kind} ${store.location}` }, store };
   } catch (err) {
-    return { check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message };
+    await store?.close().catch(() => undefined);
+    return { finding: { check: 'store', level: 'error', file: loaded.file, key: 'store', message: (err as Error).message } };
   }
 }
 
@@ -198,16 +233,21 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
   if (loaded.httpError) {
     findings.push({ check: 'config', level: 'info', file: loaded.file, key: loaded.httpError.keyPath, message: `${loaded.httpError.expectation} (only serve --http needs it)` });
   }
-  findings.push(await checkStore(loaded));
+  const { finding: storeFinding, store } = await checkStore(loaded);
+  findings.push(storeFinding);
 
   // Upstreams first, the embedder after: loading a model beside them would skew their latencies.
-  const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded)));
+  const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded, store))).finally(() => store?.close());
   const embedder = await checkEmbedder(loaded);
   const upstreams = checked.map((c) => c.report);
   for (const u of upstreams) {
     findings.push(u.state === 'ready'
       ? { check: 'upstream', level: u.tools === 0 ? 'warn' : 'ok', key: `upstreams.${u.name}`, message: `${u.name}: ${u.tools} tools, start ${u.startMs} ms, ping ${u.pingMs} ms, auth ${u.auth}` }
       : { check: 'upstream', level: 'error', file: loaded.file, key: `upstreams.${u.name}`, message: `failed after ${u.startMs} ms: ${u.error}` });
+    if (u.moreScope) {
+      const message = `${u.name}: needs authorization (more scope: ${u.moreScope}) for some of its tools; the others work. Run tool-curator auth ${u.name}`;
+      findings.push({ check: 'upstream', level: 'warn', key: `upstreams.${u.name}`, message });
+    }
   }
   const byServer = new Map(checked.filter((c) => c.tools.length > 0).map((c) => [c.report.name, c.tools]));
   findings.push(...(await checkDefinitions(loaded, byServer)));

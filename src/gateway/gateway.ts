@@ -2,9 +2,10 @@
  * The gateway core, shared by every host session: config, upstream pool, catalog,
  * curator index, policy and the guarded call path. Sessions (session.ts) are thin views
  * over it. The catalog is rebuilt, and the index refreshed, whenever an upstream's tool
- * list changes.
+ * list changes or an upstream arrives; changes that come close together cause one rebuild.
  */
 import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { boundTools } from '../catalog/bounds.js';
@@ -15,9 +16,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { openConfiguredStore } from '../config/store.js';
 import type { GatewayConfig } from '../config/schema.js';
-import { createCurator } from '../curator/index.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
-import { createEmbedder } from '../embedding/index.js';
 import type { Embedder } from '../embedding/types.js';
 import { approverCheck, approverKeyPath } from '../guards/approver.js';
 import { AuditWriter } from '../guards/audit.js';
@@ -25,21 +24,35 @@ import { createCallPath } from '../guards/pipeline.js';
 import { DefinitionPins, type ChangedDefinition } from '../guards/pins.js';
 import { nameIndexOf } from '../guards/nameIndex.js';
 import type { CallHandler } from '../guards/types.js';
+import { Coalescer } from '../coalesce.js';
 import { log } from '../log.js';
 import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { ActionRules } from '../policy/actions.js';
 import { Policy } from '../policy/policy.js';
 import { widenings } from '../policy/widening.js';
-import { CallRelay } from '../relay/calls.js';
+import { CallRelay, UPSTREAM_CAPABILITIES } from '../relay/calls.js';
 import { Relay } from '../relay/relay.js';
 import type { ApprovalsPart, Store } from '../store/types.js';
 import { upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
+import { writeSnapshot } from './catalogSnapshot.js';
+import { extraContext, startCurator } from './curatorSetup.js';
 import { forwardTo } from './forward.js';
 import { upstreamView } from './upstreamView.js';
 
+/** Catalog changes within this many ms of each other cause one rebuild. */
+const REBUILD_COALESCE_MS = 50;
+
+/**
+ * How long after the first catalog find_tools may wait for the first dense index, in
+ * ms: 5 s covers loading USE and a warm index build on a loaded 2-core machine (24 s at
+ * load 30 for the embedder, started beside the upstreams; the index 0.9 s after them).
+ */
+const DENSE_GRACE_MS = 5_000;
+
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
+  /** Every upstream ready or failed. */
   upstreamsMs: number;
   embedderMs: number;
   /** Catalog built and indexed (embeddings cache read, missing vectors computed). */
@@ -73,9 +86,15 @@ export class Gateway extends EventEmitter {
   readonly calls: CallRelay;
   /** Created at once, with the embedder still loading; it answers from BM25 until the dense index is ready. */
   curator!: ToolCurator;
-  /** Resolves when the upstreams are connected and the first catalog is built (not yet indexed). */
+  /**
+   * Resolves when the first catalog is built (not yet indexed): with every upstream, or
+   * with those ready within `timeouts.list_wait_ms` — a slow or hung upstream joins later.
+   * The first tools/list, find_tools and tools/call of a host wait for it.
+   */
   readonly catalogReady: Promise<void>;
-  /** Resolves when the first catalog is fully indexed (dense included); never rejects for upstream or embedder failures. */
+  /** Resolves once every upstream is ready or has failed and the catalog holding them is built. */
+  readonly catalogComplete: Promise<void>;
+  /** Resolves when `catalogComplete`'s catalog is fully indexed (dense included); never rejects for upstream or embedder failures. */
   readonly ready: Promise<void>;
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
@@ -102,6 +121,16 @@ export class Gateway extends EventEmitter {
   changedDefinitions: ChangedDefinition[] = [];
   /** Held-back changes by the exposed name the tool keeps (empty under `definitions.on_change: warn`). */
   private held = new Map<string, ChangedDefinition>();
+  /** One rebuild for a burst of catalog changes (upstreams arriving together, a list_changed flood). */
+  private readonly rebuilds = new Coalescer(() => this.rebuild(), REBUILD_COALESCE_MS, (err) => log.error({ err: (err as Error).stack }, 'rebuilding the catalog failed'));
+  /** Changes before the first catalog are part of it: no rebuild until it is built. */
+  private firstCatalog = false;
+  /** The index build of the latest catalog. */
+  private indexed: Promise<void> = Promise.resolve();
+  /** Exposed names of the catalog at `version` (hasTool). */
+  private exposedNames: { version: number; names: Set<string> } | undefined;
+  /** Resolves DENSE_GRACE_MS after the first catalog is built (findTools). */
+  private denseGrace: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -122,6 +151,7 @@ export class Gateway extends EventEmitter {
     this.calls = new CallRelay({
       mayUse: (persona, upstream) => this.allowedFor(persona).some((t) => t.server === upstream),
       requestMs: timeouts.call_max_ms,
+      maxLogPerSecond: relay.max_log_per_second,
     });
     pool.on('connected', (name: string, client: Client) => this.calls.attach(name, client));
     this.callPath = createCallPath({
@@ -137,11 +167,13 @@ export class Gateway extends EventEmitter {
       held: (name) => this.held.get(name),
     });
     let catalogBuilt!: () => void;
+    let catalogComplete!: () => void;
     this.catalogReady = new Promise((resolve) => (catalogBuilt = resolve));
-    this.ready = this.init(opts, catalogBuilt);
+    this.catalogComplete = new Promise((resolve) => (catalogComplete = resolve));
+    this.ready = this.init(opts, catalogBuilt, catalogComplete);
     this.ready.catch((err: Error) => log.error({ err: err.stack }, 'gateway start-up failed; find_tools will report it'));
     const rebuild = () => {
-      this.ready.then(() => this.rebuild()).catch((err: Error) => log.error({ err: err.stack }, 'rebuilding the catalog index failed'));
+      if (this.firstCatalog) this.rebuilds.request();
     };
     pool.on('change', rebuild);
     // A person accepted a changed definition (CLI, page, any replica): it joins the catalog.
@@ -167,6 +199,10 @@ export class Gateway extends EventEmitter {
       maxItems: config.relay.max_items,
       callMaxMs: config.timeouts.call_max_ms,
       auth: upstreamAuth(store),
+      capabilities: UPSTREAM_CAPABILITIES,
+      maxResultBytes: config.relay.max_result_bytes,
+      // A read (relay.max_read_bytes) travels the same connection as a tool result.
+      maxMessageBytes: Math.max(config.relay.max_result_bytes, config.relay.max_read_bytes),
     });
     return new Gateway(loaded, store, pool, opts);
   }
@@ -178,39 +214,35 @@ export class Gateway extends EventEmitter {
     return gateway;
   }
 
-  private async init(opts: GatewayOptions, catalogBuilt: () => void): Promise<void> {
+  private async init(opts: GatewayOptions, catalogBuilt: () => void, catalogComplete: () => void): Promise<void> {
     const { config } = this.loaded;
-    const wantsEmbedder = !opts.noEmbedder && (config.curator.mode === 'dense' || config.curator.mode === 'hybrid');
     const t0 = performance.now();
     const since = () => Math.round(performance.now() - t0);
-    const upstreams = this.pool.start();
-    const embedder = (
-      wantsEmbedder
-        ? createEmbedder(config.curator.embedder).catch((err: Error) => {
-            log.error({ err: err.message }, 'no embedder could be loaded; the curator falls back to BM25');
-            return null;
-          })
-        : Promise.resolve(null)
-    ).finally(() => void (this.startup.embedderMs = since()));
-    // close() closes the embedder even while it is still loading (lifecycle.ts).
-    this.embedderLoad = embedder;
-    // Without an embedder (catalog-only commands) there is nothing to rank with but BM25.
-    const mode = opts.noEmbedder && config.curator.mode !== 'none' ? 'bm25' : config.curator.mode;
+    const upstreams = this.pool.start().then(() => void (this.startup.upstreamsMs = since()));
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
-    this.curator = createCurator({ mode, fusion: config.curator.fusion, approximate: config.curator.approximate, embedder, cache: this.store.embeddings, onProgress: (p) => this.emit('progress', p) });
-    await upstreams;
+    const { curator, embedder } = startCurator(this.loaded, this.store.embeddings, { noEmbedder: opts.noEmbedder, onProgress: (p) => this.emit('progress', p) });
+    this.curator = curator;
+    // close() closes the embedder even while it is still loading (lifecycle.ts).
+    this.embedderLoad = embedder.finally(() => void (this.startup.embedderMs = since()));
+    // The first catalog: every upstream, or those ready within list_wait_ms (a hung one
+    // never holds the others back); later arrivals rebuild it, coalesced.
+    await Promise.race([upstreams, sleep(config.timeouts.list_wait_ms, undefined, { ref: false })]);
     this.relay.start();
-    this.startup.upstreamsMs = since();
-    this.setCatalog(await this.buildCatalog());
+    this.firstCatalog = true;
+    this.rebuilds.request();
+    await this.rebuilds.settled();
+    this.denseGrace = new Promise((resolve) => setTimeout(resolve, DENSE_GRACE_MS).unref());
     catalogBuilt();
-    await Promise.all([this.index(), embedder]);
+    await upstreams;
+    await this.rebuilds.settled();
+    catalogComplete();
+    await Promise.all([this.indexed, this.embedderLoad]);
     this.startup.indexedMs = since();
     log.info(this.startup, 'gateway ready');
   }
 
   get extraContext(): ExtraContext {
-    const { synonyms, exemplars, dependencies, config } = this.loaded;
-    return { synonyms, exemplars, dependencies, pinned: config.exposure.pinned };
+    return extraContext(this.loaded);
   }
 
   /**
@@ -268,6 +300,8 @@ export class Gateway extends EventEmitter {
     const { catalog, refused } = buildCatalogWith(pinned.byServer, { isAction: this.actionRules.classify, names, overrides: config.overrides, servers: this.pool.serverInfo() });
     this.checkPatterns(catalog);
     this.checkOverrides(byServer, refused);
+    // A complete catalog lets `select` and `eval` rank without starting the upstreams.
+    if (this.pool.status().every((s) => s.state === 'ready')) writeSnapshot(this.loaded, catalog);
     return catalog;
   }
 
@@ -329,6 +363,7 @@ export class Gateway extends EventEmitter {
     if (this.loaded.config.policy.personas && !fresh.config.policy.personas) {
       throw new ConfigError(this.loaded.file, 'policy.personas', 'removed under a running gateway, which would let every session use every tool; restart the gateway to run without personas');
     }
+    if (this.loaded.overrides?.exposure) fresh.config.exposure.mode = this.loaded.overrides.exposure;
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     const live = ['personas', 'dependencies', 'synonyms', 'exemplars'] as const;
     /** gateway.config.yaml keys applied live: `policy` names the files above, `overrides` is read at each catalog build. */
@@ -341,15 +376,27 @@ export class Gateway extends EventEmitter {
     Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
     this.loaded.config.overrides = fresh.config.overrides;
     this.policy.replace(fresh.personas);
-    await this.ready.then(() => this.rebuild());
+    if (this.firstCatalog) this.rebuilds.request();
+    await this.rebuilds.settled();
+    await this.indexed;
     return { applied, restart, widened };
   }
 
-  /** An upstream's tool list changed: new catalog at once, index after, then tell the sessions. */
+  /**
+   * The upstreams' tools changed: a new catalog at once, the sessions told, the index built
+   * after (a later rebuild supersedes a build still running; the old index answers meanwhile).
+   */
   private async rebuild(): Promise<void> {
     this.setCatalog(await this.buildCatalog());
-    this.emit('catalog');
-    await this.index();
+    // Sessions need no word of the first catalog: their first tools/list waits for it.
+    if (this.version > 1) this.emit('catalog');
+    this.indexed = this.index().catch((err: Error) => log.error({ err: err.stack }, 'indexing the catalog failed'));
+  }
+
+  /** Whether the catalog holds a tool exposed as `name`. */
+  hasTool(name: string): boolean {
+    if (this.exposedNames?.version !== this.version) this.exposedNames = { version: this.version, names: new Set(this.catalog.map((t) => t.name)) };
+    return this.exposedNames.names.has(name);
   }
 
   /** The persona's allowed tools in catalog order (cached per catalog version). */
@@ -365,11 +412,15 @@ export class Gateway extends EventEmitter {
 
   /**
    * Ranks the persona's allowed tools for `query`; pinned tools are left out (they are
-   * always shown). Waits only for the catalog and its BM25 index, never for embeddings:
-   * while the dense index builds the answer comes from BM25 (`Selection.mode` 'bm25').
+   * always shown). Waits for the catalog and its BM25 index, and for the first dense index
+   * only during DENSE_GRACE_MS after the first catalog is built: with cached vectors (curator.vectors,
+   * the store) the dense index follows within about a second, so a host that starts the
+   * gateway for one query gets both retrievers; a cold build is not waited for, and the
+   * answer comes from BM25 (`Selection.mode` 'bm25') until it is done.
    */
   async findTools(query: string, persona: string | undefined, topK?: number): Promise<Selection> {
-    await Promise.race([this.ready, this.catalogReady.then(() => this.curator.whenSearchable())]);
+    await this.catalogReady;
+    await Promise.race([this.ready, Promise.all([this.curator.whenSearchable(), this.denseGrace])]);
     return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k });
   }
 
@@ -403,6 +454,7 @@ export class Gateway extends EventEmitter {
    * build: closing the embedder (and its worker pool) first makes the build end early.
    */
   async close(): Promise<void> {
+    this.rebuilds.stop();
     await this.pool.close();
     await this.embedderLoad.then((e) => e?.close()).catch(() => undefined);
     await this.ready.catch(() => undefined);

@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
+import { checkContinue, readBody, reply } from './body.js';
 import { hostGuard, isLoopback } from './hostGuard.js';
 import { checkHostOAuth } from './hostAuth/config.js';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
@@ -45,40 +46,22 @@ export function authenticate(req: IncomingMessage, tokens: TokenEntry[]): TokenE
   return tokens.find((t) => sameSecret(t.token, m[1]!));
 }
 
-function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+/**
+ * 401 for a request without a valid bearer token, when the gateway's tokens are static
+ * (`http.tokens`): a JSON-RPC error the host can show, and a `WWW-Authenticate` challenge
+ * that names the problem (RFC 6750 §3) and carries no `resource_metadata`, since there is
+ * no authorization server to discover.
+ */
+function unauthorized(res: ServerResponse, sentToken: boolean): void {
+  const [error, description] = sentToken ? ['invalid_token', 'the bearer token is not valid'] : ['invalid_request', 'a bearer token is required'];
+  reply(
+    res,
+    401,
+    { jsonrpc: '2.0', error: { code: -32000, message: `unauthorized: ${description}; send Authorization: Bearer <token>, a token of http.tokens in the gateway's config` }, id: null },
+    { 'www-authenticate': `Bearer realm="tool-curator", error="${error}", error_description="${description}"` },
+  );
 }
 
-/** Largest request body read: 4 MiB, the SDK transport's own limit. */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-class BodyTooLarge extends Error {}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Not `for await (… of req)`: that destroys the request stream at its end, and the SDK
-  // transport (through @hono/node-server) takes a destroyed request for a client gone
-  // away and aborts a response still streaming (ECONNRESET for a slow tools/call).
-  for await (const c of req.iterator({ destroyOnReturn: false })) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
-    chunks.push(c as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
-}
-
-/** The parsed POST body, or `ok: false` once `res` has been answered (413, or 400 for a body that is not JSON). */
-async function readBody(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; body: unknown } | { ok: false }> {
-  try {
-    return { ok: true, body: await readJson(req) };
-  } catch (err) {
-    if (err instanceof BodyTooLarge) reply(res, 413, { error: `request body over ${MAX_BODY_BYTES} bytes` });
-    else reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
-    return { ok: false };
-  }
-}
 
 /**
  * Every token must name a persona personas.yaml defines, and carry the user id the
@@ -119,7 +102,7 @@ export interface HttpFace {
 
 /** Serves the gateway over Streamable HTTP on `host:port`. Resolves once listening. */
 export async function serveHttp(gateway: Gateway, port: number, host = gateway.loaded.config.http.host): Promise<HttpFace> {
-  const { tokens, approvals_token, session_idle_minutes, anonymous, allowed_hosts, allowed_origins, oauth, stateless } = gateway.loaded.config.http;
+  const { tokens, approvals_token, session_idle_minutes, max_sessions_per_token, anonymous, allowed_hosts, allowed_origins, oauth, stateless } = gateway.loaded.config.http;
   checkTokens(gateway.loaded, host);
   checkMetrics(gateway.loaded, host);
   checkStateless(gateway.loaded);
@@ -135,6 +118,8 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     return entry && { ...entry, key: entry.token };
   };
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string; lastSeen: number; inFlight: InFlightIds }>();
+  /** Sessions per token key, those still initializing included: bounded by http.max_sessions_per_token. */
+  const perToken = new Map<string, number>();
   // Hosts often vanish without DELETE-ing their session: close the ones idle too long.
   const idleMs = session_idle_minutes * 60_000;
   const sweeper = setInterval(() => {
@@ -172,7 +157,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     const who = identify(req) ?? (hostAuth ? await hostAuth.signIn(req, res) : undefined);
     if (!who) {
       // With http.oauth, signIn has answered already (401 with its challenge, 403).
-      if (!hostAuth) reply(res, 401, { error: 'missing or invalid bearer token' }, { 'www-authenticate': 'Bearer' });
+      if (!hostAuth) unauthorized(res, req.headers.authorization !== undefined);
       return;
     }
     if (stateless) return serveStateless({ req, res, read: () => readBody(req, res), open: () => openSession(who), metrics: ops.metrics });
@@ -197,12 +182,24 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (!isInitializeRequest(body)) {
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     }
+    const open = perToken.get(who.key) ?? 0;
+    if (open >= max_sessions_per_token) {
+      const message = `this token has ${open} open MCP sessions, the most http.max_sessions_per_token allows; close one (HTTP DELETE with its Mcp-Session-Id) or wait until one is idle for http.session_idle_minutes`;
+      return reply(res, 429, { jsonrpc: '2.0', error: { code: -32000, message }, id: (body as { id?: unknown }).id ?? null });
+    }
+    perToken.set(who.key, open + 1);
     const session = openSession(who);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
       onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.key, lastSeen: Date.now(), inFlight: new InFlightIds() }),
     });
+    let closed = false;
     transport.onclose = () => {
+      if (closed) return;
+      closed = true;
+      const left = (perToken.get(who.key) ?? 1) - 1;
+      if (left > 0) perToken.set(who.key, left);
+      else perToken.delete(who.key);
       sessions.delete(session.identity.sessionId);
       void session.close();
     };
@@ -215,12 +212,14 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     if (transport.sessionId === undefined) await transport.close();
   };
 
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: Error) => {
       log.error({ err: err.stack }, 'HTTP request failed');
       if (!res.headersSent) reply(res, 500, { error: 'internal error' });
     });
-  });
+  };
+  const server = createServer(serve);
+  server.on('checkContinue', checkContinue(serve));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

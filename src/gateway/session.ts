@@ -44,6 +44,11 @@ const RETRIEVERS: Record<Selection['mode'], string[]> = { hybrid: ['bm25', 'dens
 /** tools/call with params unchecked here: the SDK Server checks them (see the constructor). */
 const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
+/** Resolves when `signal` aborts (never rejects). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
 /** What the gateway offers a host: its own tools (with list_changed), the upstreams' log messages (relay/logging.ts), and the resources, prompts and completions the upstreams offer (relay/relay.ts). */
 function hostCapabilities(relayed: ServerCapabilities): ServerCapabilities {
   return { tools: { listChanged: true }, logging: {}, ...relayed };
@@ -64,7 +69,9 @@ export class Session {
   readonly identity: SessionIdentity;
   /** Discovered tool names, least recently used first (Map keeps insertion order). */
   private readonly visible = new Map<string, true>();
-  private readonly onCatalog = () => void this.notifyListChanged();
+  private readonly onCatalog = () => void this.catalogChanged();
+  /** The last tools/list answer, as JSON (static mode tells the host only when it changes). */
+  private listed: string | undefined;
   private readonly detachRelay: () => Promise<void>;
   /** This session as the call relay knows it (progress, logs, questions from upstreams). */
   private readonly relayed: HostSession;
@@ -120,16 +127,34 @@ export class Session {
     const allowed = new Set(this.gateway.allowedFor(this.identity.persona).map((t) => t.name));
     const names = new Set([...this.gateway.loaded.config.exposure.pinned, ...this.visible.keys()]);
     const shown = this.gateway.catalog.filter((t) => names.has(t.name) && allowed.has(t.name));
-    const defs = shown.map((t) => this.definition(t));
+    const tools = this.boundedList(shown.map((t) => this.definition(t)));
+    this.listed = JSON.stringify(tools);
+    return tools;
+  }
+
+  /** The meta tools and `defs` within definitions.max_list_bytes: over it, pinned tools are kept first, then the most recently found; the list keeps its order. */
+  private boundedList(defs: Tool[]): Tool[] {
     const meta = [findToolsDefinitionFor(this.mode), callToolDefinition];
     const max = this.gateway.loaded.config.definitions.max_list_bytes;
     if (fitBytes(defs, max).left.length === 0) return [...meta, ...defs];
-    // Over the bound: pinned tools are kept first, then the most recently found; the list keeps its order.
     const priority = [...this.gateway.loaded.config.exposure.pinned, ...[...this.visible.keys()].reverse()];
     const { kept, left } = fitBytes([...defs].sort((a, b) => priority.indexOf(a.name) - priority.indexOf(b.name)), max);
     log.warn({ session: this.identity.sessionId, left: left.map((t) => t.name) }, 'tools/list over definitions.max_list_bytes: the least recently found tools are left out');
     const keep = new Set(kept.map((t) => t.name));
     return [...meta, ...defs.filter((t) => keep.has(t.name))];
+  }
+
+  /**
+   * The catalog changed (an upstream arrived or changed its tools). Dynamic mode tells the
+   * host at once; static mode only when the session's own tools/list changed (a pinned
+   * tool came or went): find_tools and call_tool reach the new tools either way.
+   */
+  private async catalogChanged(): Promise<void> {
+    if (this.mode === 'static') {
+      const before = this.listed;
+      if (before === undefined || (await this.listTools().then((t) => JSON.stringify(t))) === before) return;
+    }
+    await this.notifyListChanged();
   }
 
   /**
@@ -225,6 +250,10 @@ export class Session {
 
   private async forward(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
     await this.gateway.catalogReady;
+    // A name the catalog does not hold yet may be a tool of an upstream still starting: wait
+    // for every upstream to arrive or fail (their start-up timeout bounds it) before calling
+    // it unknown — or correcting it onto another server's look-alike.
+    if (!this.gateway.hasTool(name)) await (host ? Promise.race([this.gateway.catalogComplete, aborted(host.signal)]) : this.gateway.catalogComplete);
     const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: signInNotes(this.identity), ...(host && { host }) };
     if (this.server.getClientCapabilities()?.elicitation) {
       ctx.elicit = async (message) => {

@@ -22,7 +22,8 @@ export interface PatternIssue {
   message: string;
 }
 
-function closest(name: string, options: string[]): string | undefined {
+/** The option nearest to `name` by edit distance, if near enough to be a typo of it (case-insensitive). */
+export function closest(name: string, options: readonly string[]): string | undefined {
   let best: { o: string; d: number } | undefined;
   for (const o of options) {
     const d = editDistance(name.toLowerCase(), o.toLowerCase());

@@ -24,12 +24,13 @@ import {
   type ClientCapabilities,
   type LoggingLevel,
   type LoggingMessageNotification,
-  type Progress,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CallOptions } from '../upstream/types.js';
 import { relayElicitation, urlElicitationRequired, UrlElicitations } from './elicitation.js';
-import { deliverLog, mostVerbose, relayLogging, setUpstreamLevel, type LogTargets } from './logging.js';
+import { deliverLog, mostVerbose, passes, relayLogging, setUpstreamLevel, type LogTargets } from './logging.js';
+import { droppedNotice, LogRate } from './logRate.js';
 import { keepArrivalOrder } from './order.js';
 import { relayProgress } from './progress.js';
 import { InFlight } from './registry.js';
@@ -51,13 +52,6 @@ export const UPSTREAM_CAPABILITIES: ClientCapabilities = {
   roots: { listChanged: true },
 };
 
-/** Per-call options for the upstream tools/call: the host's signal, progress relay and `_meta`. */
-export interface RelayedCallOptions {
-  signal?: AbortSignal;
-  onprogress?: (progress: Progress) => void;
-  meta?: Record<string, unknown>;
-}
-
 export interface CallRelayOptions {
   /** Whether a persona may use any tool of an upstream (who may see its log messages outside calls). */
   mayUse: (persona: string | undefined, upstream: string) => boolean;
@@ -68,6 +62,8 @@ export interface CallRelayOptions {
   requestMs: number;
   /** Longest wait for an upstream's answer to `logging/setLevel`, in ms. Default 10 s. */
   setLevelMs?: number;
+  /** Log messages per upstream and session per second (config `relay.max_log_per_second`). Default 50. */
+  maxLogPerSecond?: number;
 }
 
 export class CallRelay {
@@ -77,8 +73,16 @@ export class CallRelay {
   private readonly urls = new UrlElicitations();
   /** Most verbose level asked for so far; applied to upstreams that connect later too. */
   private upstreamLevel: LoggingLevel | undefined;
+  private readonly logRate: LogRate;
 
-  constructor(private readonly opts: CallRelayOptions) {}
+  constructor(private readonly opts: CallRelayOptions) {
+    const perSecond = opts.maxLogPerSecond ?? 50;
+    this.logRate = new LogRate(perSecond, (session, upstream, dropped) => {
+      const params = droppedNotice(upstream, dropped, perSecond);
+      if (!this.sessions.has(session) || !passes(params.level, session.logLevel)) return;
+      session.server.notification({ method: 'notifications/message', params }).catch(() => undefined);
+    });
+  }
 
   /** Installs the relay's handlers on a newly connected upstream client (also after a reconnect). */
   attach(upstream: string, client: Client): void {
@@ -133,7 +137,7 @@ export class CallRelay {
    * made by a host session) it runs with no relay.
    * @throws RelayError for an upstream's -32042 (URL elicitation required), to be passed to the host as is.
    */
-  async during<T>(host: HostRequest | undefined, upstream: string, call: (opts: RelayedCallOptions) => Promise<T>): Promise<T> {
+  async during<T>(host: HostRequest | undefined, upstream: string, call: (opts: CallOptions) => Promise<T>): Promise<T> {
     if (!host) return call({});
     const end = this.inFlight.begin(upstream, host);
     try {
@@ -146,9 +150,15 @@ export class CallRelay {
   }
 
   private logTargets(upstream: string): LogTargets {
+    const sessions = this.sessions;
+    const mayUse = this.opts.mayUse;
     return {
       inFlight: this.inFlight.to(upstream),
-      mayUse: [...this.sessions].filter((s) => this.opts.mayUse(s.persona, upstream)),
+      // Computed only when nothing is in flight (deliverLog reads it then).
+      get mayUse() {
+        return [...sessions].filter((s) => mayUse(s.persona, upstream));
+      },
+      admit: (s) => this.logRate.admit(s, upstream),
     };
   }
 

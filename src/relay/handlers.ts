@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
 import { RelayError } from './errors.js';
-import type { ListKind } from './lists.js';
+import type { ListKind } from '../upstream/lists.js';
 import { RESOURCE_NOT_FOUND, type Relay } from './relay.js';
 
 export interface RelaySession {

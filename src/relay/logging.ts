@@ -5,6 +5,7 @@
  * set with `logging/setLevel`. The gateway answers `logging/setLevel` itself (per session)
  * and passes the most verbose level any session asked for on to the upstreams that offer
  * logging, so no session misses what it asked for; the per-session filter does the rest.
+ * A flood is cut to a rate per upstream and session (logRate.ts).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LoggingLevelSchema, LoggingMessageNotificationSchema, type LoggingLevel, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
@@ -32,21 +33,24 @@ export interface LogTargets {
   inFlight: HostRequest[];
   /** Sessions whose persona may use the upstream (used when nothing is in flight). */
   mayUse: HostSession[];
+  /** Whether the session may get one more message now (logRate.ts); default: always. */
+  admit?: (session: HostSession) => boolean;
 }
 
 /** Sends `params` to its targets: in-flight sessions on the call's own stream, else the permitted sessions. */
 export async function deliverLog(upstream: string, params: LoggingMessageNotification['params'], targets: LogTargets): Promise<void> {
   const message = { method: 'notifications/message' as const, params };
   const sends: Promise<void>[] = [];
+  const wanted = (s: HostSession) => passes(params.level, s.logLevel) && (targets.admit?.(s) ?? true);
   if (targets.inFlight.length > 0) {
     const seen = new Set<string>();
     for (const r of targets.inFlight) {
       if (seen.has(r.session.id)) continue;
       seen.add(r.session.id);
-      if (passes(params.level, r.session.logLevel)) sends.push(r.sendNotification(message));
+      if (wanted(r.session)) sends.push(r.sendNotification(message));
     }
   } else {
-    for (const s of targets.mayUse) if (passes(params.level, s.logLevel)) sends.push(s.server.notification(message));
+    for (const s of targets.mayUse) if (wanted(s)) sends.push(s.server.notification(message));
   }
   for (const r of await Promise.allSettled(sends)) {
     if (r.status === 'rejected') log.debug({ upstream, err: (r.reason as Error).message }, 'could not relay a log message (host gone?)');

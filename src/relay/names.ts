@@ -16,7 +16,7 @@ import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { assignExposed, readsAsOthers, SERVER_SEPARATOR, toolKey, type NamingScheme } from '../catalog/names.js';
 import { log } from '../log.js';
 import { canonicalUri } from '../policy/uri.js';
-import type { RelayedUpstream } from '../upstream/pool.js';
+import type { RelayedUpstream } from '../upstream/types.js';
 
 export const URI_PREFIX = 'tool-curator://';
 

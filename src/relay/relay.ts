@@ -23,7 +23,7 @@ import type { Policy } from '../policy/policy.js';
 import { RelayError } from './errors.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import { paginate } from './cursor.js';
-import type { ListKind } from './lists.js';
+import type { ListKind } from '../upstream/lists.js';
 import { canonicalUri } from '../policy/uri.js';
 import { buildRelayCatalog, inGatewayScheme, MemoryRelayNames, prefixUri, unprefixUri, type RelayCatalog, type RelayEntry, type RelayNameMemory } from './names.js';
 import { expansion, keepValues } from './completion.js';

@@ -4,10 +4,17 @@
  * shutdown in any phase can end every one of them and leave no orphan behind.
  *
  * `ChildTransport` is the SDK's stdio client transport plus what a start-up failure
- * report needs: the child's exit code or signal and the tail of its stderr.
+ * report needs (the child's exit code or signal and the tail of its stderr) and a read
+ * buffer that skips a message over the size limit instead of closing the connection
+ * (lineReader.ts).
  */
 import type { ChildProcess } from 'node:child_process';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { log } from '../log.js';
+import { BoundedLineReader, type OversizedLine } from './lineReader.js';
+import { tooLargeResponse } from './limits.js';
+import { DEFAULT_MAX_RESULT_BYTES } from './types.js';
 
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
@@ -33,11 +40,42 @@ const TAIL_LINES = 12;
 /** Characters kept per line, so one runaway line cannot fill the report. */
 const TAIL_LINE_CHARS = 300;
 
+export interface ChildTransportOptions {
+  /** The upstream's name, for log lines. */
+  name: string;
+  /** Longest message read from the child, in bytes; a longer one is skipped. Default 10 MiB. */
+  maxMessageBytes?: number;
+}
+
 export class ChildTransport extends StdioClientTransport {
   /** How the child ended on its own (not because we closed it), once it has. */
   exited?: { code: number | null; signal: NodeJS.Signals | null };
   private readonly tail: string[] = [];
   private closing = false;
+  private readonly name: string;
+  private readonly maxMessageBytes: number;
+
+  constructor(params: StdioServerParameters, opts: ChildTransportOptions) {
+    super(params);
+    this.name = opts.name;
+    this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    // The SDK keeps its ReadBuffer private; this one has the same three methods (lineReader.ts).
+    (this as unknown as { _readBuffer: BoundedLineReader })._readBuffer = new BoundedLineReader(this.maxMessageBytes, (line) => this.oversized(line));
+  }
+
+  /**
+   * A message over the limit was skipped. An answer to one of our requests is replaced by
+   * an error answer (the caller learns the size at once instead of waiting for its
+   * timeout); a request of the upstream gets an error answer from here.
+   */
+  private oversized(line: OversizedLine): JSONRPCMessage | undefined {
+    log.warn({ upstream: this.name, ...line, limit: this.maxMessageBytes }, `upstream "${this.name}" sent a message of ${line.bytes} bytes, over the limit; skipped, the connection stays up`);
+    if (line.id === undefined || line.kind === 'notification') return undefined;
+    const answer = tooLargeResponse(line.id, line.bytes, this.maxMessageBytes);
+    if (line.kind !== 'request') return answer;
+    this.send(answer).catch(() => undefined);
+    return undefined;
+  }
 
   override async start(): Promise<void> {
     const started = super.start();

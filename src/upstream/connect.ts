@@ -8,13 +8,17 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { resolveFrom } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import { authFailure, watchChallenges } from './auth/challenge.js';
 import { authFetch } from './auth/index.js';
-import { UPSTREAM_CAPABILITIES } from '../relay/calls.js';
+import { StoreOAuthProvider } from './auth/provider.js';
+import { stepUpRefusal } from './auth/stepUp.js';
+import { boundedFetch } from './boundedFetch.js';
 import { ChildTransport } from './children.js';
+import { DEFAULT_MAX_RESULT_BYTES } from './types.js';
 
 export const CLIENT_INFO = { name: 'tool-curator', version: '0.1.0' };
 
@@ -27,9 +31,13 @@ export interface Connection {
   explain?: (err: unknown) => Error;
 }
 
-/** Declares what the relay can pass on to a host (relay/relay.ts). */
-function newClient(): Client {
-  return new Client(CLIENT_INFO, { capabilities: UPSTREAM_CAPABILITIES });
+export interface ConnectOptions {
+  /** What the gateway's client declares to the upstream: what the relay can pass on to a host. Default none. */
+  capabilities?: ClientCapabilities;
+  /** Longest message read from the upstream, in bytes; a longer one is skipped and its request answered with an error. Default 10 MiB. */
+  maxMessageBytes?: number;
+  /** Ends a connect still in progress (the gateway is closing): the transport is closed, the process ended. */
+  signal?: AbortSignal;
 }
 
 /** Rejects after `ms` unless `p` settles first. */
@@ -46,15 +54,20 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
  * the client and its transport are closed — for stdio that kills the spawned process, so
  * an upstream that never answers leaves no orphan behind.
  */
-async function handshake(transport: Transport, timeoutMs: number, what: string): Promise<Connection> {
-  const client = newClient();
+async function handshake(transport: Transport, timeoutMs: number, what: string, opts: ConnectOptions): Promise<Connection> {
+  const client = new Client(CLIENT_INFO, { capabilities: opts.capabilities ?? {} });
+  const abort = () => void transport.close().catch(() => undefined);
+  opts.signal?.addEventListener('abort', abort, { once: true });
   try {
+    if (opts.signal?.aborted) throw new Error(`${what}: cancelled`);
     await withTimeout(client.connect(transport), timeoutMs, what);
     return { client, transport };
   } catch (err) {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
     throw err;
+  } finally {
+    opts.signal?.removeEventListener('abort', abort);
   }
 }
 
@@ -70,18 +83,23 @@ export async function connectUpstream(
   baseDir: string,
   timeoutMs: number,
   authProvider?: OAuthClientProvider,
+  opts: ConnectOptions = {},
 ): Promise<Connection> {
   const what = `connecting to upstream "${name}"`;
+  const maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_RESULT_BYTES;
   if ('command' in cfg) {
-    const transport = new ChildTransport({
-      command: cfg.command,
-      args: cfg.args,
-      // The SDK's safe default environment (PATH, HOME, ...) plus the config's: the
-      // gateway's own secrets (HTTP tokens, API keys) are not handed to every upstream.
-      env: { ...getDefaultEnvironment(), ...cfg.env },
-      cwd: cfg.cwd ? resolveFrom(baseDir, cfg.cwd) : baseDir,
-      stderr: 'pipe',
-    });
+    const transport = new ChildTransport(
+      {
+        command: cfg.command,
+        args: cfg.args,
+        // The SDK's safe default environment (PATH, HOME, ...) plus the config's: the
+        // gateway's own secrets (HTTP tokens, API keys) are not handed to every upstream.
+        env: { ...getDefaultEnvironment(), ...cfg.env },
+        cwd: cfg.cwd ? resolveFrom(baseDir, cfg.cwd) : baseDir,
+        stderr: 'pipe',
+      },
+      { name, maxMessageBytes },
+    );
     // An upstream's stderr is its log; tag it so a user can tell the servers apart.
     transport.stderr?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
@@ -91,7 +109,7 @@ export async function connectUpstream(
       }
     });
     try {
-      const conn = await handshake(transport, timeoutMs, what);
+      const conn = await handshake(transport, timeoutMs, what, opts);
       return { ...conn, pid: transport.pid ?? undefined };
     } catch (err) {
       // The handshake only sees "Connection closed"; the cause (a missing script, a
@@ -102,13 +120,14 @@ export async function connectUpstream(
   }
   const url = new URL(cfg.url);
   const requestInit = cfg.headers ? { headers: cfg.headers } : undefined;
-  const watch = watchChallenges(url);
+  const refusal = authProvider instanceof StoreOAuthProvider ? stepUpRefusal(name, authProvider) : undefined;
+  const watch = watchChallenges(url, boundedFetch(name, maxMessageBytes), refusal);
   // Refreshes of store-backed OAuth tokens happen once for the fleet (auth/refresh.ts).
   const fetch = authFetch(authProvider, watch.fetch);
   const explain = (err: unknown) => authFailure(name, err, watch, cfg.auth !== undefined) ?? (err as Error);
   if (cfg.transport !== 'sse') {
     try {
-      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch }), timeoutMs, what);
+      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch }), timeoutMs, what, opts);
       return { ...conn, explain };
     } catch (err) {
       // A refusal is the answer, not a sign of an older server: falling back to SSE would hide it.
@@ -123,7 +142,7 @@ export async function connectUpstream(
     ? { fetch: (u: string | URL, init?: RequestInit) => fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) }
     : undefined;
   try {
-    const conn = await handshake(new SSEClientTransport(url, { requestInit, eventSourceInit, authProvider, fetch }), timeoutMs, what);
+    const conn = await handshake(new SSEClientTransport(url, { requestInit, eventSourceInit, authProvider, fetch }), timeoutMs, what, opts);
     return { ...conn, explain };
   } catch (err) {
     throw explain(err);

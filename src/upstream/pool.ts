@@ -1,51 +1,34 @@
 /**
- * One MCP client per upstream: connects them in parallel with a start-up timeout, lists
- * their tools (following pagination cursors), follows their `list_changed`
- * notifications, reconnects with backoff when one goes away, and forwards calls.
- * A failing upstream is reported on stderr and skipped; it never takes the pool down.
+ * One MCP client per upstream: starts them independently — each upstream's tools join as
+ * soon as it is ready, and a slow or hung one holds no other back — lists their tools
+ * (following pagination cursors), follows their `list_changed` notifications (a burst of
+ * them costs one re-list), reconnects with backoff when one goes away, and forwards calls
+ * with their results bounded in size. A failing upstream is reported on stderr and
+ * skipped; it never takes the pool down.
  */
 import { EventEmitter } from 'node:events';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
-  UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerInfo } from '../catalog/catalog.js';
-import type { UpstreamConfig } from '../config/schema.js';
+import { Coalescer } from '../coalesce.js';
+import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
-import type { RelayedCallOptions } from '../relay/calls.js';
-import { EMPTY_LISTS, fetchLists, listPaged, type ListKind, type RelayLists } from '../relay/lists.js';
-import { authMethod, NeedsAuthorizationError, UpstreamAuthError, type AuthMethod, type UpstreamAuth } from './auth/index.js';
+import { authMethod, NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
+import { StoreOAuthProvider } from './auth/provider.js';
+import { moreScope } from './auth/stepUp.js';
+import { errorResult, forwardCall, type CallTarget } from './call.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
+import { EMPTY_LISTS, fetchLists, listPaged, type ListKind, type RelayLists } from './lists.js';
+import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type PoolOptions, type RelayedUpstream, type UpstreamAuthStatus, type UpstreamState, type UpstreamStatus } from './types.js';
 
-/**
- * `needs_authorization`: a remote upstream waiting for a person's consent
- * (`tool-curator auth <name>`); its tools are absent until then, and the pool picks the
- * new tokens up by itself once they are stored.
- */
-export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'needs_authorization' | 'closed';
-
-/** How a remote upstream authorizes, and whether the last attempt was refused. */
-export interface UpstreamAuthStatus {
-  method: AuthMethod;
-  /** `needs_authorization`: consent missing; `refused`: the server answered 401/403. */
-  state: 'ok' | 'needs_authorization' | 'refused';
-}
-
-export interface UpstreamStatus {
-  name: string;
-  state: UpstreamState;
-  tools: number;
-  error?: string;
-  pid?: number;
-  /** Remote upstreams only. */
-  auth?: UpstreamAuthStatus;
-}
+export type { CallOptions, PoolOptions, RelayedUpstream, UpstreamAuthStatus, UpstreamState, UpstreamStatus } from './types.js';
 
 interface Upstream {
   name: string;
@@ -57,53 +40,30 @@ interface Upstream {
   caps?: ServerCapabilities;
   /** Its title and instructions from initialize, for the catalog (the curator indexes them). */
   info?: ServerInfo;
-  /** Its resources, templates and prompts (src/relay/lists.ts). */
+  /** Its resources, templates and prompts (lists.ts). */
   lists: RelayLists;
   error?: string;
   retries: number;
   retryTimer?: NodeJS.Timeout;
   authState?: UpstreamAuthStatus['state'];
+  /** The OAuth provider of the current connection (remote upstreams with `auth`). */
+  provider?: OAuthClientProvider;
   /** Stored OAuth state version when consent was found missing. */
   authVersion?: number;
   /** A re-initialization in progress after the upstream forgot our session; concurrent calls share it. */
   reinit?: Promise<boolean>;
+  /** One tools/list for a burst of its tools/list_changed notifications. */
+  toolsRelist: Coalescer;
+  /** One re-list per kind for a burst of its resources/prompts list_changed notifications. */
+  listsRelist: Coalescer;
+  /** The kinds named by the notifications of the current burst. */
+  listKinds: Set<ListKind>;
+  /** Notifications folded into the next re-list (for the log line). */
+  notices: number;
 }
 
-export interface PoolOptions {
-  /** Folder relative `cwd`s resolve against (the config file's). */
-  baseDir: string;
-  /** Time to connect and list tools, per upstream. */
-  startupMs: number;
-  /** Time a forwarded tools/call gets; each progress notification from the upstream starts it again. */
-  callMs: number;
-  /** Longest total time of a forwarded tools/call, however much progress it reports. Default: `callMs`. */
-  callMaxMs?: number;
-  /** First reconnect delay; doubles per failure up to 30 s. Default 1000 ms. */
-  reconnectBaseMs?: number;
-  /** OAuth providers for remote upstreams with `auth` (upstream/auth). */
-  auth?: UpstreamAuth;
-  /** How often an upstream waiting for consent checks the store for new tokens. Default 2000 ms. */
-  authPollMs?: number;
-  /** Cap per upstream on each relayed list (config `relay.max_items`). Default 5000. */
-  maxItems?: number;
-}
-
-/** One upstream's relayed state, as src/relay/ reads it. */
-export interface RelayedUpstream {
-  name: string;
-  caps: ServerCapabilities;
-  lists: RelayLists;
-}
-
-/**
- * The upstream no longer knows our Streamable HTTP session (it restarted, or expired it):
- * 404 as the spec says, or the 400 "No valid session ID" that some servers built on the
- * SDK's examples send. Either way the request was refused, not run, so a retry is safe.
- */
-function sessionGone(err: unknown): boolean {
-  if (!(err instanceof StreamableHTTPError)) return false;
-  return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
-}
+/** Default gap within which one upstream's list_changed notifications cause one re-list. */
+const COALESCE_MS = 100;
 
 /** Lists every tool of a connected client, following `nextCursor` pages. */
 export function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number): Promise<Tool[]> {
@@ -111,29 +71,57 @@ export function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number
 }
 
 /**
- * Emits `change` after the first start when an upstream's tool list changes (its
- * list_changed, or a reconnect that brings a different list), and `connected`
- * (name, client) for every new connection, before its first tools/call, for the relay.
+ * Events: `change` when the tools of the pool change (an upstream arrives with tools,
+ * changes its list, leaves for consent, or comes back with a different list);
+ * `relay-change` (server, kind) when its resources or prompts do; `connected` (name,
+ * client) for every new connection, before its first tools/call, for the relay;
+ * `reconnected` (name); `resource-updated` (name, uri).
  */
 export class UpstreamPool extends EventEmitter {
   private readonly upstreams = new Map<string, Upstream>();
   private closing = false;
+  /** Aborted by close(): connects still in progress end at once (a hung upstream's process too). */
+  private readonly stop = new AbortController();
 
   constructor(
     configs: Record<string, UpstreamConfig>,
     private readonly opts: PoolOptions,
   ) {
     super();
+    const coalesceMs = opts.coalesceMs ?? COALESCE_MS;
     for (const [name, cfg] of Object.entries(configs)) {
-      this.upstreams.set(name, { name, cfg, state: 'connecting', tools: [], lists: EMPTY_LISTS, retries: 0 });
+      const u: Upstream = {
+        name, cfg, state: 'connecting', tools: [], lists: EMPTY_LISTS, retries: 0, listKinds: new Set(), notices: 0,
+        toolsRelist: new Coalescer(() => this.relistTools(u), coalesceMs),
+        listsRelist: new Coalescer(() => this.relistLists(u), coalesceMs),
+      };
+      this.upstreams.set(name, u);
     }
   }
 
-  /** Connects every upstream in parallel. Never rejects: failures are logged and kept in status(). */
+  /**
+   * Connects every upstream in parallel; each one's tools are announced (`change`) as soon
+   * as it is ready. Resolves once every upstream is ready or has failed (after its
+   * start-up timeout at the latest). Never rejects: failures are logged and kept in status().
+   */
   async start(): Promise<void> {
-    await Promise.all([...this.upstreams.values()].map((u) => this.connect(u)));
+    await Promise.all(
+      [...this.upstreams.values()].map(async (u) => {
+        const started = performance.now();
+        if (!(await this.connect(u))) return;
+        log.info({ upstream: u.name, tools: u.tools.length, ms: Math.round(performance.now() - started) }, `upstream "${u.name}" ready`);
+        this.announce(u);
+      }),
+    );
     const ready = this.status().filter((s) => s.state === 'ready');
     log.info({ ready: ready.length, total: this.upstreams.size, tools: ready.reduce((n, s) => n + s.tools, 0) }, 'upstreams connected');
+  }
+
+  /** Tells the listeners what a newly arrived upstream brings. */
+  private announce(u: Upstream): void {
+    if (u.tools.length > 0) this.emit('change');
+    if (u.lists.resources.length + u.lists.templates.length > 0) this.emit('relay-change', u.name, 'resources');
+    if (u.lists.prompts.length > 0) this.emit('relay-change', u.name, 'prompts');
   }
 
   private async connect(u: Upstream): Promise<boolean> {
@@ -141,9 +129,16 @@ export class UpstreamPool extends EventEmitter {
     if (u.state !== 'failed' && u.state !== 'needs_authorization') u.state = 'connecting';
     const ms = u.cfg.startup_timeout_ms ?? this.opts.startupMs;
     let conn: Connection | undefined;
-    const provider = 'url' in u.cfg ? this.opts.auth?.provider(u.name, u.cfg) : undefined;
+    u.provider = 'url' in u.cfg ? this.opts.auth?.provider(u.name, u.cfg) : undefined;
+    // A close() during the lists below ends them too, rather than waiting for their timeout.
+    const closeOnStop = () => void conn?.client.close().catch(() => undefined);
+    this.stop.signal.addEventListener('abort', closeOnStop, { once: true });
     try {
-      conn = await connectUpstream(u.name, u.cfg, this.opts.baseDir, ms, provider);
+      conn = await connectUpstream(u.name, u.cfg, this.opts.baseDir, ms, u.provider, {
+        capabilities: this.opts.capabilities,
+        maxMessageBytes: this.maxMessageBytes,
+        signal: this.stop.signal,
+      });
       const caps = conn.client.getServerCapabilities();
       // A server of resources or prompts only has no tools/list to call.
       const tools = caps?.tools
@@ -156,28 +151,36 @@ export class UpstreamPool extends EventEmitter {
         await conn.client.close();
         return false;
       }
+      // The step-up scope a tool asked for before (another process, an earlier run) shows in status().
+      if (u.provider instanceof StoreOAuthProvider) await u.provider.pendingScope().catch(() => undefined);
       const version = conn.client.getServerVersion();
       const info: ServerInfo = { title: version?.title ?? version?.name, instructions: conn.client.getInstructions() };
       Object.assign(u, { conn, tools, caps, info, lists, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
-      conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh(u));
-      conn.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.refreshLists(u, 'resources'));
-      conn.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.refreshLists(u, 'prompts'));
+      conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.noticed(u, u.toolsRelist));
+      conn.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.noticed(u, u.listsRelist, 'resources'));
+      conn.client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.noticed(u, u.listsRelist, 'prompts'));
       conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void this.emit('resource-updated', u.name, n.params.uri));
       conn.client.onclose = () => this.lost(u, conn!);
       this.emit('connected', u.name, conn.client);
       return true;
     } catch (err) {
       await conn?.client.close().catch(() => undefined);
+      // A start cut short by the gateway's own shutdown is no failure: the upstream stays 'closed'.
+      if (this.closing) return false;
       if (err instanceof NeedsAuthorizationError) return this.awaitConsent(u, err);
       u.state = 'failed';
       u.error = (err as Error).message;
       u.authState = err instanceof UpstreamAuthError ? 'refused' : u.authState;
-      // A start cut short by the gateway's own shutdown is not a failure worth an error line.
-      if (this.closing) return false;
       log.error({ upstream: u.name, err: u.error }, `upstream "${u.name}" failed to start; serving the others`);
       this.scheduleReconnect(u);
       return false;
+    } finally {
+      this.stop.signal.removeEventListener('abort', closeOnStop);
     }
+  }
+
+  private get maxMessageBytes(): number {
+    return this.opts.maxMessageBytes ?? this.opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   }
 
   /**
@@ -201,7 +204,7 @@ export class UpstreamPool extends EventEmitter {
         if ((await version()) === u.authVersion) return poll();
         if (await this.connect(u)) {
           log.info({ upstream: u.name, tools: u.tools.length }, `upstream "${u.name}" authorized`);
-          this.emit('change');
+          this.announce(u);
         }
       }, this.opts.authPollMs ?? 2000);
       u.retryTimer.unref();
@@ -213,23 +216,36 @@ export class UpstreamPool extends EventEmitter {
     return false;
   }
 
-  private async refresh(u: Upstream): Promise<void> {
+  /** A list_changed notification: counted, and folded into the burst's one re-list. */
+  private noticed(u: Upstream, relist: Coalescer, kind?: ListKind): void {
+    u.notices++;
+    if (kind) u.listKinds.add(kind);
+    relist.request();
+  }
+
+  private async relistTools(u: Upstream): Promise<void> {
+    const notices = u.notices;
+    u.notices = 0;
     if (!u.conn || u.state !== 'ready') return;
     try {
-      u.tools = await listAllTools(u.conn, this.opts.startupMs);
-      log.info({ upstream: u.name, tools: u.tools.length }, 'upstream tool list changed');
-      this.emit('change');
+      const tools = await withTimeout(listAllTools(u.conn, this.opts.startupMs), this.opts.startupMs, `tools/list of upstream "${u.name}"`);
+      const changed = JSON.stringify(tools) !== JSON.stringify(u.tools);
+      u.tools = tools;
+      log.info({ upstream: u.name, tools: tools.length, notifications: notices, changed }, 'upstream tool list re-listed after list_changed');
+      if (changed) this.emit('change');
     } catch (err) {
       log.warn({ upstream: u.name, err: (err as Error).message }, 'could not re-list tools after list_changed');
     }
   }
 
-  /** An upstream's resources or prompts changed: re-list that kind, then emit `relay-change` (server, kind). */
-  private async refreshLists(u: Upstream, kind: ListKind): Promise<void> {
+  /** An upstream's resources or prompts changed: re-list the kinds named, then emit `relay-change` (server, kind) for each. */
+  private async relistLists(u: Upstream): Promise<void> {
+    const kinds = [...u.listKinds];
+    u.listKinds.clear();
     if (!u.conn || u.state !== 'ready') return;
-    u.lists = await fetchLists(u.name, u.conn.client, u.caps, { timeoutMs: this.opts.startupMs, maxItems: this.opts.maxItems ?? 5000 }, [kind], u.lists);
-    log.info({ upstream: u.name, kind }, `upstream ${kind} list changed`);
-    this.emit('relay-change', u.name, kind);
+    u.lists = await fetchLists(u.name, u.conn.client, u.caps, { timeoutMs: this.opts.startupMs, maxItems: this.opts.maxItems ?? 5000 }, kinds, u.lists);
+    log.info({ upstream: u.name, kinds }, 'upstream lists re-listed after list_changed');
+    for (const kind of kinds) this.emit('relay-change', u.name, kind);
   }
 
   /**
@@ -296,48 +312,36 @@ export class UpstreamPool extends EventEmitter {
       tools: u.tools.length,
       error: u.error,
       pid: u.conn?.pid,
-      ...('url' in u.cfg && { auth: { method: authMethod(u.cfg), state: u.authState ?? 'ok' } }),
+      ...('url' in u.cfg && { auth: this.authStatus(u, u.cfg) }),
     }));
   }
 
+  private authStatus(u: Upstream, cfg: RemoteUpstreamConfig): UpstreamAuthStatus {
+    const more = u.provider instanceof StoreOAuthProvider ? moreScope(u.provider) : undefined;
+    return { method: authMethod(cfg), state: u.authState ?? 'ok', ...(more && { moreScope: more }) };
+  }
+
   /**
-   * Forwards a tools/call. Upstream errors (thrown, timed out, unavailable) come back as
-   * MCP error results, never as exceptions, except -32042 (URL elicitation required),
-   * which asks the host to act and is thrown for the relay to pass on.
-   * @param relayed the host's cancellation signal, progress relay and `_meta` (relay/relay.ts).
+   * Forwards a tools/call (call.ts): upstream errors come back as MCP error results, never
+   * as exceptions, except -32042 (URL elicitation required), thrown for the relay to pass on.
+   * @param relayed the host's cancellation signal, progress relay and `_meta` (relay/calls.ts).
    */
-  async call(server: string, tool: string, args: Record<string, unknown>, relayed: RelayedCallOptions = {}): Promise<CallToolResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed: CallOptions = {}): Promise<CallToolResult> {
     const u = this.upstreams.get(server);
-    if (!u?.conn || u.state !== 'ready') {
-      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later` }] };
-    }
-    const { signal, onprogress, meta } = relayed;
-    const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
-    const options = { timeout: this.opts.callMs, maxTotalTimeout: Math.max(this.opts.callMs, this.opts.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
-    const forward = async (conn: Connection) => (await conn.client.callTool(params, undefined, options)) as CallToolResult;
-    const failed = (err: unknown): CallToolResult => {
-      if (err instanceof UrlElicitationRequiredError) throw err;
-      const explained = u.conn?.explain?.(err) ?? (err as Error);
-      // A withdrawn grant ends the connection's use; a step-up only concerns this call.
-      if (explained instanceof NeedsAuthorizationError && explained.reason !== 'step_up') {
+    if (!u?.conn || u.state !== 'ready') return errorResult(`upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later`);
+    const target: CallTarget = {
+      server,
+      conn: () => u.conn,
+      reinitialize: () => this.reinitialize(u),
+      // A withdrawn grant ends the connection's use.
+      consentLost: (err) => {
         const conn = u.conn;
-        this.awaitConsent(u, explained);
+        this.awaitConsent(u, err);
         void conn?.client.close().catch(() => undefined);
-      }
-      // The model is told what happened, never a command to run (the log has the operator's fix).
-      const said = explained instanceof NeedsAuthorizationError || explained instanceof UpstreamAuthError ? explained.forModel : explained.message;
-      return { isError: true, content: [{ type: 'text', text: `upstream "${server}" failed on ${tool}: ${said}` }] };
+      },
     };
-    try {
-      return await forward(u.conn);
-    } catch (err) {
-      if (!sessionGone(err) || !(await this.reinitialize(u)) || !u.conn) return failed(err);
-      try {
-        return await forward(u.conn);
-      } catch (retryErr) {
-        return failed(retryErr);
-      }
-    }
+    const limits = { callMs: this.opts.callMs, callMaxMs: this.opts.callMaxMs, maxResultBytes: this.opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES };
+    return forwardCall(target, tool, args, relayed, limits);
   }
 
   /**
@@ -362,9 +366,12 @@ export class UpstreamPool extends EventEmitter {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.stop.abort();
     await Promise.all(
       [...this.upstreams.values()].map(async (u) => {
         clearTimeout(u.retryTimer);
+        u.toolsRelist.stop();
+        u.listsRelist.stop();
         u.state = 'closed';
         await u.conn?.client.close().catch(() => undefined);
       }),

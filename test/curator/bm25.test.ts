@@ -132,7 +132,7 @@ oracleSuite('university catalog', async () => {
 oracleSuite('public union catalog', async () => {
   const sets = PUBLIC_SETS.map((s) => loadPublicSet(s));
   const docs = unionCatalog(sets).tools.map((t) => retrievalFields(t));
-  expect(docs).toHaveLength(770);
+  expect(docs).toHaveLength(1297);
   return { docs, queries: sets.flatMap((s) => everyKth(s.cases, 75).map((c) => c.query)) };
 }, withoutEvalData);
 

@@ -3,7 +3,9 @@ import { gatewayConfigSchema } from '../../src/config/schema.js';
 import { createCurator } from '../../src/curator/index.js';
 import { LOW_CONFIDENCE } from '../../src/curator/expand.js';
 import { bm25Share } from '../../src/curator/trust.js';
-import { evalCommand } from '../../src/eval/command.js';
+import { parseCommandLine } from '../../src/cli/parse.js';
+import type { Fusion } from '../../src/curator/fusion.js';
+import { evalCommand, EvalUsageError } from '../../src/eval/command.js';
 import { openDb } from '../../src/store/db.js';
 import { EmbeddingStore } from '../../src/store/embeddings.js';
 import { CAMPUS_TOOLS, fakeEmbedder, tool } from './fakeEmbedder.js';
@@ -224,6 +226,7 @@ describe('config curator.fusion', () => {
     expect(parse({ fusion: 'borda' }).success).toBe(false);
   });
   test('eval --fusion takes score or rrf only', async () => {
-    expect(await evalCommand(['api_bank', '--fusion', 'borda'])).toBe(2);
+    expect(() => parseCommandLine(['eval', 'api_bank', '--fusion', 'borda'])).toThrow('eval: --fusion "borda" is not one of score, rrf');
+    await expect(evalCommand('api_bank', { fusion: 'borda' as Fusion })).rejects.toThrow(EvalUsageError);
   });
 });

@@ -25,8 +25,13 @@ beforeAll(async () => {
 });
 afterAll(() => compiled?.remove());
 
+/** The compiled log module's `configureLogging`, as the CLI calls it first (the library alone is silent). */
+const logging = () => `import { configureLogging } from ${JSON.stringify(pathToFileURL(path.join(compiled.dir, 'src/log.js')).href)};
+configureLogging({ format: 'json' });`;
+
 /** Embeds argv[2] (JSON texts) with 2 workers and with none; prints both; never closes. */
 const childScript = (useModule: string) => `
+${logging()}
 import { createUseEmbedder } from ${JSON.stringify(useModule)};
 const texts = JSON.parse(process.argv[2]);
 const pooled = await createUseEmbedder({ workers: 2, queryWorkers: 0, batchSize: 8 });
@@ -67,6 +72,7 @@ test('worker pool: same vectors as the main thread, in input order; exits withou
 /** Embeds argv[2] (JSON texts) as queries, all at once on query workers and one by one on the main thread; prints both. */
 const queryChild = (module: string, create: string) => `
 import * as embedding from ${JSON.stringify(module)};
+${logging()}
 const texts = JSON.parse(process.argv[2]);
 const settings = JSON.parse(process.argv[3]);
 const workers = await embedding.${create}({ ...settings, queryWorkers: 1 });
@@ -138,6 +144,7 @@ test('auto with a hub that never answers: use at the deadline, and the process s
   const remoteHost = `http://127.0.0.1:${(hub.address() as AddressInfo).port}/`;
   const script = path.join(compiled.dir, 'auto-child.mjs');
   await writeFile(script, `
+${logging()}
 import { createEmbedder } from ${JSON.stringify(pathToFileURL(compiled.module('index.js')).href)};
 const e = await createEmbedder({ provider: 'auto', autoTimeoutMs: 8000, remoteHost: process.argv[2], workers: 0 });
 process.stdout.write(e.id);

@@ -1,11 +1,15 @@
 /**
  * Real retrieval quality with the USE embedder on a fixed slice (every k-th 100 queries)
  * of two public sets, default fusion ('score'). Floors are the values measured on
- * 2026-11-30 (score fusion with the catalog trust) minus 0.03.
+ * 2026-11-30 (score fusion with the catalog trust) minus 0.03. The sets' document vectors
+ * were embedded once by the global setup (test/setup/publicVectors.ts, no time limit): this
+ * test embeds its queries only.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, inject, test } from 'vitest';
 import { createEmbedder } from '../../src/embedding/index.js';
 import { runPublicEval } from '../../src/eval/public.js';
+import { openDb } from '../../src/store/db.js';
+import { EmbeddingStore } from '../../src/store/embeddings.js';
 import { withoutEvalData } from '../helpers/evalData.js';
 
 // measured hybrid Complete@10 / nDCG@10 on the slice: mcptoolbenchpp 0.970 / 0.885, api_bank 0.880 / 0.725 (2026-11-30,
@@ -16,8 +20,9 @@ const FLOORS = { mcptoolbenchpp: { complete10: 0.94, ndcg10: 0.844 }, api_bank: 
 describe.skipIf(withoutEvalData)('public slice with USE', () => {
   test.each(Object.keys(FLOORS) as (keyof typeof FLOORS)[])('%s: hybrid above its floors', async (set) => {
     const embedder = await createEmbedder({ provider: 'use' });
+    const db = openDb(inject('publicVectorCache'));
     try {
-      const r = await runPublicEval(set, ['hybrid'], embedder, { sample: 100 });
+      const r = await runPublicEval(set, ['hybrid'], embedder, { sample: 100, cache: new EmbeddingStore(db) });
       const m = r.results[0]!;
       expect(m.queries).toBe(100);
       expect(m.ranAs).toBe('hybrid');
@@ -25,6 +30,7 @@ describe.skipIf(withoutEvalData)('public slice with USE', () => {
       expect(m.ndcg10).toBeGreaterThanOrEqual(FLOORS[set].ndcg10);
     } finally {
       await embedder.close();
+      db.close();
     }
   }, 120_000);
 });

@@ -2,18 +2,21 @@
  * Fuzz: seeded random and mutated requests against the built gateway over the eight
  * university servers, over stdio and over Streamable HTTP (loopback). Requirements:
  * no crash (the process is alive at the end and still answers), no hang (every request
- * with a usable id answered within ANSWER_MS; every HTTP POST answered), and resident
- * memory back within 20 % of its post-warm-up level after an idle pause.
+ * with a usable id answered within ANSWER_MS; every HTTP POST answered, none lost to a
+ * connection reset), resident memory back within 20 % of its post-warm-up level after an
+ * idle pause, and the live heap after a full GC (liveHeap.ts) within 25 % of its
+ * post-warm-up level. Each reports RSS and live heap after idle, and HTTP its resets.
  *
  * TOOL_CURATOR_FUZZ_COUNT sets the total (default 10,000: 70 % stdio, 30 % HTTP);
  * TOOL_CURATOR_FUZZ_SEED the seed (default 20261201).
  *
- * The gateway runs with a 64 MB old-space limit (TOOL_CURATOR_FUZZ_HEAP_MB): with V8's
- * default limit the heap grows with uncollected garbage during a burst and RSS measures
- * GC laziness, not retention. A leak still shows: retained objects past the limit end in
- * an out-of-memory crash, and a growing live set keeps RSS from settling. (Measured:
- * default heap, 14,000 stdio messages: RSS 145 → 205 MB; 48 MB limit: 119 → 138 MB, no
- * crash — so the live set stays under 48 MB. docs/RELIABILITY.md.)
+ * The gateway runs with a 64 MB old-space limit (TOOL_CURATOR_FUZZ_HEAP_MB; 0: V8's
+ * default): with V8's default limit the heap grows during a burst and keeps the space it
+ * grew into, so RSS measures V8's sizing, not retention. What the process retains is the
+ * live heap after a full GC, measured by a probe preloaded into the gateway
+ * (TOOL_CURATOR_FUZZ_LIVE_HEAP=off runs without it: its GC at warm-up changes how RSS
+ * evolves). A leak shows in the live heap, and as an out-of-memory crash under the limit.
+ * Figures: docs/RELIABILITY.md, "Fuzz".
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +25,7 @@ import { rssKiB } from '../helpers/procs.js';
 import { RawHttp, RawStdio, startHttpGateway } from '../helpers/raw.js';
 import { ROOT } from '../helpers/reference.js';
 import { generator, type Generated } from './generate.js';
+import { LiveHeap } from './liveHeap.js';
 
 const COUNT = Number(process.env.TOOL_CURATOR_FUZZ_COUNT ?? 10_000);
 const SEED = Number(process.env.TOOL_CURATOR_FUZZ_SEED ?? 20261201);
@@ -32,13 +36,22 @@ const ANSWER_MS = 60_000;
 /** Requests in flight at once. */
 const WINDOW = 32;
 const TOKEN = 'fuzz-test-token-0123456789abcdef';
-const NODE_ARGS = [`--max-old-space-size=${Number(process.env.TOOL_CURATOR_FUZZ_HEAP_MB ?? 64)}`];
+/** Old-space limit in MB; 0: V8's default. */
+const HEAP_MB = Number(process.env.TOOL_CURATOR_FUZZ_HEAP_MB ?? 64);
+/** `off`: no live-heap probe (its full GC at warm-up changes how RSS evolves), only RSS. */
+const LIVE_HEAP = process.env.TOOL_CURATOR_FUZZ_LIVE_HEAP !== 'off';
+const heap = new LiveHeap();
+const NODE_ARGS = [...(HEAP_MB > 0 ? [`--max-old-space-size=${HEAP_MB}`] : []), ...(LIVE_HEAP ? heap.nodeArgs : [])];
+/** The live heap in KiB, or 0 with the probe off. */
+const liveKiB = (pid: number, stderr: () => string) => (LIVE_HEAP ? heap.kib(pid, stderr) : Promise.resolve(0));
+/** Live heap after idle / after warm-up: retained objects, not garbage (measured +2 % stdio, +6 % HTTP; docs/RELIABILITY.md). */
+const HEAP_RATIO = 1.25;
 
 function config(): string {
   return universityConfig({
     curator: { mode: 'bm25', top_k: 8, embedder: 'none' },
     http: { tokens: [{ token: TOKEN, persona: 'student', user_id: 'S0001' }] },
-    timeouts: { startup_ms: 120_000, call_ms: 30_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000, call_ms: 30_000 },
     policy: { personas: join(ROOT, 'personas.yaml'), synonyms: join(ROOT, 'domain_synonyms.json') },
   }).configPath;
 }
@@ -86,6 +99,7 @@ describe(`fuzz: ${COUNT} seeded requests (seed ${SEED})`, () => {
       const kinds = new Map<string, number>();
       const unanswered: Generated[] = [];
       let baseKiB = 0;
+      let baseHeap = 0;
       const send = async (i: number) => {
         const m = next();
         tally(kinds, m);
@@ -93,15 +107,22 @@ describe(`fuzz: ${COUNT} seeded requests (seed ${SEED})`, () => {
         if (m.expectId === undefined) return;
         const id = m.expectId;
         await g.next((x) => x.id === id && x.method === undefined, ANSWER_MS).catch(() => void unanswered.push(m));
-        if (i === warm) baseKiB = rssKiB(g.child.pid!)!;
+        if (i === warm) {
+          baseKiB = rssKiB(g.child.pid!)!;
+          baseHeap = await liveKiB(g.child.pid!, () => g.stderr);
+        }
       };
       await windowed(STDIO_COUNT, WINDOW, send);
       expect(unanswered.map((m) => m.kind)).toEqual([]);
       expect(g.child.exitCode).toBeNull();
       expect((await g.request('alive', 'ping', {}, ANSWER_MS)).result).toEqual({});
       const rss = await settledRss(g.child.pid!, baseKiB, 1.2, 30_000);
-      console.log(`fuzz stdio (seed ${SEED}): ${STDIO_COUNT} messages ${JSON.stringify(Object.fromEntries(kinds))}; RSS after warm-up ${baseKiB} KiB, after idle ${rss} KiB`);
+      const live = await liveKiB(g.child.pid!, () => g.stderr);
+      console.log(
+        `fuzz stdio (seed ${SEED}): ${STDIO_COUNT} messages ${JSON.stringify(Object.fromEntries(kinds))}; RSS after warm-up ${baseKiB} KiB, after idle ${rss} KiB; live heap ${baseHeap} → ${live} KiB`,
+      );
       expect(rss).toBeLessThanOrEqual(baseKiB * 1.2);
+      expect(live).toBeLessThanOrEqual(baseHeap * HEAP_RATIO);
     }, 900_000);
   });
 
@@ -123,7 +144,9 @@ describe(`fuzz: ${COUNT} seeded requests (seed ${SEED})`, () => {
       const kinds = new Map<string, number>();
       const statuses = new Map<number, number>();
       const failures: string[] = [];
+      let resets = 0;
       let baseKiB = 0;
+      let baseHeap = 0;
       await windowed(HTTP_COUNT, 8, async (i) => {
         const m = next();
         tally(kinds, m);
@@ -133,15 +156,25 @@ describe(`fuzz: ${COUNT} seeded requests (seed ${SEED})`, () => {
           if (r.status === 200 && m.expectId !== undefined && !r.messages.some((x) => x.id === m.expectId)) failures.push(`${m.kind}: 200 without an answer for ${m.expectId}`);
           if (r.status >= 500) failures.push(`${m.kind}: HTTP ${r.status}`);
         } catch (err) {
-          failures.push(`${m.kind}: ${(err as Error).message}`);
+          const cause = (err as Error & { cause?: { code?: string } }).cause?.code;
+          if (cause === 'ECONNRESET' || cause === 'UND_ERR_SOCKET') resets++;
+          failures.push(`${m.kind}: ${(err as Error).message}${cause ? ` (${cause})` : ''}`);
         }
-        if (i === warm) baseKiB = rssKiB(http.child.pid!)!;
+        if (i === warm) {
+          baseKiB = rssKiB(http.child.pid!)!;
+          baseHeap = await liveKiB(http.child.pid!, http.stderr);
+        }
       });
       expect(failures).toEqual([]);
       expect(http.child.exitCode).toBeNull();
       const rss = await settledRss(http.child.pid!, baseKiB, 1.2, 30_000);
-      console.log(`fuzz http (seed ${SEED + 1}): ${HTTP_COUNT} POSTs ${JSON.stringify(Object.fromEntries(kinds))}; statuses ${JSON.stringify(Object.fromEntries(statuses))}; RSS after warm-up ${baseKiB} KiB, after idle ${rss} KiB`);
+      const live = await liveKiB(http.child.pid!, http.stderr);
+      console.log(
+        `fuzz http (seed ${SEED + 1}): ${HTTP_COUNT} POSTs ${JSON.stringify(Object.fromEntries(kinds))}; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
+          `connection resets ${resets}; RSS after warm-up ${baseKiB} KiB, after idle ${rss} KiB; live heap ${baseHeap} → ${live} KiB`,
+      );
       expect(rss).toBeLessThanOrEqual(baseKiB * 1.2);
+      expect(live).toBeLessThanOrEqual(baseHeap * HEAP_RATIO);
     }, 900_000);
   });
 });

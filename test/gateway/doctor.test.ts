@@ -1,8 +1,9 @@
 /**
  * `tool-curator doctor` on real configurations: it starts every upstream for real and
  * reports tool counts, latencies and the auth state, a start failure with its cause, a
- * persona pattern that matches nothing (the typo case), a broken config file with its
- * file and key, and exits non-zero when anything is wrong.
+ * persona pattern that matches nothing (the typo case), an upstream no persona but the
+ * administrator may use, a broken config file with its file and key, and exits non-zero
+ * when anything is wrong.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import type { DoctorReport } from '../../src/gateway/doctor.js';
+import { runDoctor, type DoctorReport } from '../../src/gateway/doctor.js';
 import { CLI, ROOT } from '../helpers/reference.js';
 
 const server = (name: string, dir: string) => ({ command: process.execPath, args: [join(ROOT, 'dist/mock-servers', `${name}.js`)], env: { UNIVERSITY_DB: join(dir, 'university.db') } });
@@ -35,7 +36,7 @@ function setup(upstreams: Record<string, unknown>, personas: Record<string, unkn
     curator: { mode: 'bm25', embedder: 'none' },
     store: join(dir, 'store.db'),
     policy: { personas: personasPath },
-    timeouts: { startup_ms: 120_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
   }));
   return configPath;
 }
@@ -76,6 +77,25 @@ describe('tool-curator doctor', () => {
     expect(student.unmatched).toEqual([{ key: 'allow.0', pattern: 'finance.get_fee_duez' }]);
     const messages = report!.findings.filter((f) => f.check === 'persona' && f.level === 'warn').map((f) => `${f.key}: ${f.message}`);
     expect(messages).toEqual(['student.allow.0: pattern "finance.get_fee_duez": it matches no tool']);
+  }, 240_000);
+
+  it('warns of an upstream whose tools only the allow-everything persona (admin) may use, or none', async () => {
+    const personas = {
+      student: { allow: ['academics.get_*'] },
+      clerk: { allow: ['finance.get_fee_dues'] },
+      admin: { allow: ['*'] },
+    };
+    const withAdmin = await runDoctor(setup({ academics: 'university', finance: 'university', library: 'university' }, personas));
+    const visibility = (r: DoctorReport) => r.findings.filter((f) => f.key?.startsWith('upstreams.') && f.check === 'persona').map((f) => [f.level, f.file?.endsWith('personas.yaml'), f.key, f.message]);
+    expect(visibility(withAdmin)).toEqual([
+      ['warn', true, 'upstreams.library', 'upstream "library": its 22 tools are visible to only admin (allow "*"); to let a persona use them, add "library.*" (or "library.<tool>") to its allow list'],
+    ]);
+    expect(withAdmin.exitCode).toBe(1);
+    const { admin: _admin, ...withoutAdmin } = personas;
+    const none = await runDoctor(setup({ academics: 'university', finance: 'university', library: 'university' }, withoutAdmin));
+    expect(visibility(none)).toEqual([
+      ['warn', true, 'upstreams.library', 'upstream "library": its 22 tools are visible to no persona; to let a persona use them, add "library.*" (or "library.<tool>") to its allow list'],
+    ]);
   }, 240_000);
 
   it('a pattern naming an upstream the config lacks is a config error, with the closest name suggested, exit 1', () => {

@@ -90,7 +90,7 @@ describe('HTTP face: status codes, DNS-rebinding protection, anonymous loopback 
     await client.close();
     const wrong = await raw(face.port, 'POST', { ...MCP_HEADERS, host, authorization: 'Bearer wrong-token-wrong-token' }, INITIALIZE);
     expect(wrong.status).toBe(401);
-    expect(wrong.headers['www-authenticate']).toBe('Bearer');
+    expect(wrong.headers['www-authenticate']).toBe('Bearer realm="tool-curator", error="invalid_token", error_description="the bearer token is not valid"');
   });
 
   it('a token\'s session cannot be continued without the token', async () => {

@@ -49,12 +49,22 @@ describe('gateway over HTTP with remote upstreams', () => {
     return client;
   }
 
-  it('refuses requests without a token or with a wrong one (HTTP 401)', async () => {
+  it('refuses requests without a token or with a wrong one: HTTP 401, a JSON-RPC error and a challenge that says which', async () => {
     const none = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(none.status).toBe(401);
+    // No resource_metadata: there is no authorization server for a client to discover.
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="tool-curator", error="invalid_request", error_description="a bearer token is required"');
+    expect(await none.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: "unauthorized: a bearer token is required; send Authorization: Bearer <token>, a token of http.tokens in the gateway's config" },
+      id: null,
+    });
     const wrong = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer not-the-token-at-all', 'content-type': 'application/json' }, body: '{}' });
     expect(wrong.status).toBe(401);
-    await expect(connect('wrong-token-wrong-token')).rejects.toThrow(/missing or invalid bearer token/);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer realm="tool-curator", error="invalid_token", error_description="the bearer token is not valid"');
+    // The SDK client shows the gateway's message.
+    await expect(connect('wrong-token-wrong-token')).rejects.toThrow(/unauthorized: the bearer token is not valid; send Authorization: Bearer <token>/);
+    await expect(connect()).rejects.toThrow(/unauthorized: a bearer token is required/);
   });
 
   it('serves find_tools and forwards calls to Streamable HTTP and SSE upstreams, with collisions qualified', async () => {

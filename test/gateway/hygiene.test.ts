@@ -18,7 +18,7 @@ function config(): string {
   const uni = universityConfig({
     curator: { mode: 'bm25', top_k: 5, embedder: 'none' },
     http: { tokens: [{ token: TOKEN, persona: 'student', user_id: 'S0001' }] },
-    timeouts: { startup_ms: 120_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
     policy: { personas: join(ROOT, 'personas.yaml') },
   });
   return uni.configPath;
@@ -76,7 +76,7 @@ describe('HTTP: concurrent POSTs with the same id in one session', () => {
       upstreams: { slow: { command: process.execPath, args: [script] } },
       curator: { mode: 'bm25', embedder: 'none' },
       store: join(uni.dir, 'slow.db'),
-      timeouts: { startup_ms: 120_000 },
+      timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
       http: { tokens: [{ token: TOKEN, persona: 'tester' }] },
     }));
     http = await startHttpGateway(configPath);

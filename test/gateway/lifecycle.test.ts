@@ -51,7 +51,7 @@ async function stop(g: Running, how: 'SIGTERM' | 'SIGINT' | 'EOF') {
 /** A university config (absolute paths) plus `extra` upstreams and top-level keys. */
 function config(upstreams: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   // The machine may be loaded: upstreams get all the time they need to start.
-  const uni = universityConfig({ timeouts: { startup_ms: 120_000 }, ...extra });
+  const uni = universityConfig({ timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 }, ...extra });
   const doc = load(readFileSync(uni.configPath, 'utf8')) as { upstreams: Record<string, unknown> };
   doc.upstreams = { ...doc.upstreams, ...upstreams };
   writeFileSync(uni.configPath, dump(doc));
@@ -114,7 +114,7 @@ describe('gateway lifecycle (built gateway, real upstream processes)', () => {
   }, 180_000);
 
   it('SIGHUP does not stop a serving gateway; host EOF afterwards does, with no child left', async () => {
-    const uni = universityConfig({ timeouts: { startup_ms: 120_000 } });
+    const uni = universityConfig({ timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 } });
     const { client, transport } = await connectGateway(uni.configPath);
     const pid = transport.pid!;
     await waitFor(() => descendants(pid).length >= 8 || undefined, 60_000, 'eight upstream children');

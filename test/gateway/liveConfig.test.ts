@@ -45,7 +45,7 @@ describe('live configuration', () => {
       store: join(dir, 'store.db'),
       policy: { personas: personasPath },
       session: { persona: 'student', user_id: 'S0002' },
-      timeouts: { startup_ms: 120_000 },
+      timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
     }));
     const transport = new StdioClientTransport({
       command: process.execPath,

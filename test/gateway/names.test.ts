@@ -21,7 +21,7 @@ function loaded(dir: string, upstreams: Record<string, unknown>): LoadedConfig {
     curator: { mode: 'bm25', embedder: 'none' },
     store: join(dir, 'store.db'),
     exposure: { pinned: ['read_graph'] },
-    timeouts: { startup_ms: 120_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
   });
   return { file: join(dir, 'gateway.config.yaml'), baseDir: dir, config, personas: personasSchema.parse({}), dependencies: {}, synonyms: {}, exemplars: {} };
 }

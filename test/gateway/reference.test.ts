@@ -183,7 +183,7 @@ describe('bad config and failing upstreams', () => {
     } catch (err) {
       stderr = (err as { stderr: string }).stderr;
     }
-    expect(stderr).toMatch(/exposure: Unrecognized key: "max_visibel"/);
+    expect(stderr).toContain('exposure.max_visibel: unknown key "max_visibel"; did you mean "max_visible"? (exposure takes pinned, max_visible, mode)');
   });
 
   it('kills an upstream that never answers the handshake, leaving no orphan process', () => {

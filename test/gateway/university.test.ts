@@ -20,7 +20,8 @@ describe('university testbed through the gateway', () => {
   let uni: University;
 
   beforeAll(() => {
-    uni = universityConfig({ curator: { mode: 'hybrid', top_k: 12, embedder: 'use' }, policy: policyFiles });
+    // The shipped vectors of the example: the index is warm as soon as the upstreams are in.
+    uni = universityConfig({ curator: { mode: 'hybrid', top_k: 12, embedder: 'use', vectors: join(ROOT, 'university.vectors') }, policy: policyFiles });
   });
 
   it.each([
@@ -40,7 +41,7 @@ describe('university testbed through the gateway', () => {
     let client: Client;
 
     beforeAll(async () => {
-      // Waits for the cold index (191 tools, their exemplars and passages) with its own timeout.
+      // Waits for the index (seeded from university.vectors) and the eight upstreams.
       ({ client } = await connectGateway(uni.configPath, ['--persona', 'student', '--user-id', 'S0003']));
     }, INDEX_READY_MS + 30_000);
     afterAll(async () => {

@@ -37,13 +37,11 @@ export function universityConfig(extra: Record<string, unknown> = {}): Universit
     upstreams,
     // BM25 keeps start-up fast; who may see what is decided before ranking, in any mode.
     curator: { mode: 'bm25', top_k: 12, embedder: 'none' },
-    // Eight upstream processes start at once; on a loaded machine that took over 20 s (the default).
-    timeouts: { startup_ms: 120_000 },
     store: join(dir, 'store.db'),
     policy: { personas: join(ROOT, 'personas.yaml') },
     session: { persona: 'student', user_id: 'S0001' },
     // Eight servers on a loaded 2-core machine can take far longer than the 20 s default to start.
-    timeouts: { startup_ms: 120_000, call_ms: 60_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000, call_ms: 60_000 },
     ...extra,
     // A parked call answers at once here (test/gateway/parked.test.ts has it wait for the decision).
     confirmation: { wait_seconds: { stdio: 0, http: 0 }, ...(extra.confirmation as object | undefined) },

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { dump } from 'js-yaml';
+import { inject } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'dist/src/cli.js');
@@ -21,7 +22,11 @@ export interface ReferenceSetup {
   configPath: string;
 }
 
-/** Writes a config for the three reference servers into a fresh temp dir. `extra` is merged at top level. */
+/**
+ * Writes a config for the three reference servers into a fresh temp dir. `extra` is merged
+ * at top level; without a `curator` of its own the config ranks in hybrid mode with USE,
+ * seeded from the global setup's vector file.
+ */
 export function referenceConfig(extra: Record<string, unknown> = {}, upstreams: Record<string, unknown> = {}): ReferenceSetup {
   const dir = mkdtempSync(join(tmpdir(), 'tc-ref-'));
   const filesDir = join(dir, 'files');
@@ -32,9 +37,10 @@ export function referenceConfig(extra: Record<string, unknown> = {}, upstreams: 
       everything: { command: process.execPath, args: [pkg('server-everything'), 'stdio'] },
       ...upstreams,
     },
-    curator: { mode: 'hybrid', top_k: 8, embedder: 'use' },
+    // The catalog's vectors come from the file the global setup built (test/setup/referenceVectors.ts).
+    curator: 'curator' in extra ? extra.curator : { mode: 'hybrid', top_k: 8, embedder: 'use', vectors: inject('referenceVectors') },
     // Upstream start-up took over the 20 s default on a loaded machine.
-    timeouts: { startup_ms: 120_000 },
+    timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
     store: join(dir, 'store.db'),
     ...extra,
   };
@@ -45,9 +51,10 @@ export function referenceConfig(extra: Record<string, unknown> = {}, upstreams: 
 }
 
 /**
- * How long connectGateway waits for the gateway's index by default: a cold index of the
- * university catalog (191 tools, their passages and exemplars) took up to 120 s on a loaded
- * 2-core machine. Callers' hooks need a timeout above it.
+ * How long connectGateway waits for the gateway's index by default. Test configs seed their
+ * vectors from a file (university.vectors, the global setup's reference.vectors), so this
+ * covers upstream start-up on a loaded 2-core machine, plus a cold build for configs that
+ * want one. Callers' hooks need a timeout above it.
  */
 export const INDEX_READY_MS = 300_000;
 

@@ -96,6 +96,8 @@ beforeAll(async () => {
       store: join(dir, 'store.db'),
       policy: { personas: 'personas.yaml' },
       http: { tokens: [{ token: TOKEN, persona: 'reader' }] },
+      // Hosts' first lists wait for the upstream, however slowly it starts on a loaded machine.
+      timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
     }),
   );
   direct = new Client({ name: 'direct', version: '1.0.0' });

@@ -34,6 +34,8 @@ beforeAll(async () => {
       curator: { mode: 'bm25', embedder: 'none' },
       store: join(dir, 'store.db'),
       policy: { personas: 'personas.yaml' },
+      // The first lists wait for beta however slowly it answers on a loaded machine (late fails at once).
+      timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
     }),
   );
   host = await stdioHost(configPath, 'all');

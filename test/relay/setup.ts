@@ -61,6 +61,8 @@ export function relayConfig(betaUrl: string): string {
     policy: { personas: 'personas.yaml' },
     session: { persona: 'full' },
     relay: { page_size: 4 },
+    // These tests read the aggregate of both upstreams from the first request on.
+    timeouts: { list_wait_ms: 120_000 },
     http: { tokens: [{ token: TOKENS.full, persona: 'full' }, { token: TOKENS.limited, persona: 'limited' }] },
   };
   const configPath = join(dir, 'gateway.config.yaml');

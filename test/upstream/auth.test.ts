@@ -12,22 +12,8 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize, callTool, LIBRARY, outputs, run, serve, text } from './authFlow.js';
+import { authorize, callTool, LIBRARY, outputs, run, serve, status, text } from './authFlow.js';
 import { M2M_CLIENT, startProtectedServer, type ProtectedServer } from './authServer.js';
-
-interface Status {
-  name: string;
-  state: string;
-  tools: number;
-  error?: string;
-  auth?: { method: string; state: string };
-}
-
-async function status(config: string): Promise<Status[]> {
-  const r = await run(config, ['tools', '--json']);
-  expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { upstreams: Status[] }).upstreams;
-}
 
 describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
   let server: ProtectedServer;
@@ -85,7 +71,7 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('resource')).toBe(server.mcpUrl);
     expect(url.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-    expect(r.stdout).toContain('authorized "secure": 1 tools');
+    expect(r.stdout).toContain('authorized "secure": 2 tools');
     expect(server.provider.authorizations).toBe(1);
     expect(statSync(store).mode & 0o777).toBe(0o600);
     const db = new Database(store, { readonly: true });
@@ -132,7 +118,7 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
 
   it('auth again restores access; --logout deletes what the store holds', async () => {
     expect((await authorize(config, 'secure')).code).toBe(0);
-    expect((await status(config)).find((u) => u.name === 'secure')).toMatchObject({ state: 'ready', tools: 1 });
+    expect((await status(config)).find((u) => u.name === 'secure')).toMatchObject({ state: 'ready', tools: 2 });
     const out = await run(config, ['auth', 'secure', '--logout']);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('removed the tokens and client registration stored for "secure"');

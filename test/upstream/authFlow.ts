@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 
 const ROOT = resolve(__dirname, '../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -30,6 +31,21 @@ export function run(config: string, args: string[], env: Record<string, string> 
       done({ code: code ?? -1, stdout, stderr });
     });
   });
+}
+
+export interface Status {
+  name: string;
+  state: string;
+  tools: number;
+  error?: string;
+  auth?: { method: string; state: string; moreScope?: string };
+}
+
+/** The upstreams' status as `tool-curator tools --json` reports it. */
+export async function status(config: string): Promise<Status[]> {
+  const r = await run(config, ['tools', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { upstreams: Status[] }).upstreams;
 }
 
 /**
@@ -76,5 +92,5 @@ export async function serve(config: string, env: Record<string, string> = {}): P
 }
 
 export const callTool = async (client: Client, name: string) =>
-  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: {} } }, undefined, { timeout: 60_000 })) as CallToolResult;
+  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: {} } }, undefined, { timeout: 120_000 })) as CallToolResult;
 export const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

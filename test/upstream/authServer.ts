@@ -3,7 +3,9 @@
  * tests, built from the SDK's server-side auth pieces (`mcpAuthRouter`,
  * `requireBearerAuth`) on one loopback port: dynamic registration, authorization code
  * with PKCE (approved at once, as if the user clicked "allow"), refresh tokens, a
- * client_credentials grant, and switches to expire or revoke what it issued.
+ * client_credentials grant, and switches to expire or revoke what it issued. Its tool
+ * `write_note` needs the scope `notes:write` beyond the advertised `tools:read`: without
+ * it the server answers 403 `insufficient_scope` (step-up).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -142,11 +144,24 @@ export async function startProtectedServer(): Promise<ProtectedServer> {
     res.json(provider.issue(id, String(req.body.scope ?? '').split(' ').filter(Boolean), req.body.resource, false));
   });
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: new URL(mcpUrl), scopesSupported: ['tools:read'] }));
-  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl)) });
-  app.post('/mcp', express.json(), bearer, async (req, res) => {
+  const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl));
+  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl });
+  /** write_note without `notes:write`: 403 insufficient_scope, as RFC 6750 and the MCP spec (step-up) describe. */
+  const stepUp = (req: express.Request, res: Response, next: express.NextFunction) => {
+    const body = req.body as { method?: string; params?: { name?: string } } | undefined;
+    if (body?.method !== 'tools/call' || body.params?.name !== 'write_note' || req.auth?.scopes.includes('notes:write')) return next();
+    res
+      .status(403)
+      .set('WWW-Authenticate', `Bearer error="insufficient_scope", scope="notes:write", resource_metadata="${resourceMetadataUrl}"`)
+      .json({ error: 'insufficient_scope', error_description: 'write_note needs notes:write' });
+  };
+  app.post('/mcp', express.json(), bearer, stepUp, async (req, res) => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Says which OAuth client the call came through', annotations: { readOnlyHint: true } }, async (extra) => ({
       content: [{ type: 'text', text: `client ${extra.authInfo?.clientId} scopes [${extra.authInfo?.scopes.join(' ')}]` }],
+    }));
+    server.registerTool('write_note', { description: 'Writes a note (needs the scope notes:write)', annotations: { readOnlyHint: false, destructiveHint: false } }, async (extra) => ({
+      content: [{ type: 'text', text: `note written with scopes [${extra.authInfo?.scopes.join(' ')}]` }],
     }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close());

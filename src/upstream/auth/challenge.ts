@@ -2,7 +2,8 @@
  * Keeps the last 401/403 answer of a remote upstream's MCP endpoint, so a failure is
  * reported with the server's `WWW-Authenticate` details (error, scope, resource_metadata)
  * instead of whatever the transport — or the SSE fallback tried after it — says.
- * It only watches responses; it changes no request.
+ * It changes no request; a refusal that only a person can lift (a step-up, stepUp.ts)
+ * ends the request with that error before the SDK tries to re-authorize.
  */
 import { UnauthorizedError, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -14,15 +15,24 @@ export interface ChallengeWatch {
   last(): AuthChallenge | undefined;
 }
 
-export function watchChallenges(mcpUrl: URL): ChallengeWatch {
+/**
+ * @param fetchFn the fetch underneath (boundedFetch.ts).
+ * @param refusal turns a challenge into the error that ends the request, or leaves it to the SDK (undefined).
+ */
+export function watchChallenges(mcpUrl: URL, fetchFn: FetchLike = fetch, refusal?: (challenge: AuthChallenge) => Promise<Error | undefined>): ChallengeWatch {
   let last: AuthChallenge | undefined;
   const target = mcpUrl.href;
   const watched: FetchLike = async (url, init) => {
-    const res = await fetch(url, init);
+    const res = await fetchFn(url, init);
     if (new URL(String(url)).href !== target) return res;
     if (res.status === 401 || res.status === 403) {
       const { error, scope, resourceMetadataUrl } = extractWWWAuthenticateParams(res);
       last = { status: res.status, error, scope, resourceMetadata: resourceMetadataUrl?.href };
+      const refused = await refusal?.(last);
+      if (refused) {
+        await res.body?.cancel().catch(() => undefined);
+        throw refused;
+      }
     } else if (res.ok) {
       last = undefined;
     }

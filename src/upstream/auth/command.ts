@@ -14,6 +14,7 @@ import { connectUpstream } from '../connect.js';
 import { listAllTools } from '../pool.js';
 import { providerFor } from './index.js';
 import { startLoopback } from './loopback.js';
+import { NeedsAuthorizationError } from './errors.js';
 import type { StoreOAuthProvider } from './provider.js';
 
 /** How many authorizations one run asks for before giving up (a server that keeps asking for more scope). */
@@ -85,10 +86,20 @@ async function verify(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCon
 }
 
 /**
+ * The provider as a step-up authorization sees it: without tokens, so the SDK's auth()
+ * asks the user for consent instead of refreshing (a refresh keeps the old scope). The
+ * stored tokens stay, and keep serving a running gateway, until the new ones replace them.
+ */
+function withoutTokens(provider: StoreOAuthProvider): StoreOAuthProvider {
+  return new Proxy(provider, { get: (target, key) => (key === 'tokens' ? () => undefined : Reflect.get(target, key, target)) });
+}
+
+/**
  * The authorization-code flow through the SDK: connect; on a challenge the SDK discovers,
  * registers and builds the authorization URL, which the user visits; the code comes back
- * to the loopback listener and the SDK exchanges it. Repeats for a server that asks for
- * more scope, at most MAX_AUTHORIZATIONS times.
+ * to the loopback listener and the SDK exchanges it. A step-up a tool asked for (the
+ * store's pending scope, stepUp.ts) is asked for with the granted scopes. Repeats for a
+ * server that asks for more scope, at most MAX_AUTHORIZATIONS times.
  */
 async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedConfig, store: Store, opts: AuthCommandOptions): Promise<number> {
   const oauth = 'oauth' in cfg.auth! ? cfg.auth.oauth : undefined;
@@ -116,9 +127,8 @@ async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCo
       const pending = await provider.pendingScope();
       let failure: unknown;
       if (pending) {
-        // A step-up `serve` met: the stored tokens are short of this scope, so ask for it afresh.
-        await store.oauth.set(provider.key, 'tokens', undefined);
-        await auth(provider, { serverUrl: cfg.url, scope: pending });
+        // A step-up: the stored tokens are short of this scope (the granted ones and the new), so ask for it afresh.
+        await auth(withoutTokens(provider), { serverUrl: cfg.url, scope: pending });
       } else {
         try {
           return await verify(name, cfg, loaded, provider);
@@ -126,7 +136,9 @@ async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCo
           failure = err;
         }
       }
-      if (!shown && pending) continue;
+      // A step-up met while verifying (a refresh first, then 403 insufficient_scope): its scope is pending now.
+      const steppedUp = failure instanceof NeedsAuthorizationError && failure.reason === 'step_up' && (await provider.pendingScope()) !== undefined;
+      if (!shown && (pending || steppedUp) && authorizations < MAX_AUTHORIZATIONS) continue;
       if (!shown) throw failure ?? new Error(`upstream "${name}" asked for no authorization`);
       if (authorizations === MAX_AUTHORIZATIONS) {
         throw new Error(`upstream "${name}" still refuses after ${MAX_AUTHORIZATIONS} authorizations in a row; giving up (last: ${(failure as Error | undefined)?.message ?? 'a new authorization was asked for'})`);

@@ -16,8 +16,8 @@ export type ConsentReason = 'no_consent' | 'step_up' | 'rejected';
 
 /**
  * The upstream needs a person's consent that the gateway cannot get unattended: no
- * tokens yet, a scope beyond the granted ones (step-up), or stored tokens the
- * authorization server no longer accepts.
+ * tokens yet, a scope beyond the granted ones (step-up; `scope` holds the missing
+ * scopes), or stored tokens the authorization server no longer accepts.
  */
 export class NeedsAuthorizationError extends Error {
   /** What a model is told: no command (a model with a shell must not be led to consent on the user's behalf). */
@@ -30,13 +30,13 @@ export class NeedsAuthorizationError extends Error {
   ) {
     const why =
       reason === 'step_up'
-        ? ` (it asks for more scope${scope ? `: "${scope}"` : ''})`
+        ? ` (more scope${scope ? `: ${scope}` : ''})`
         : reason === 'rejected'
           ? ' (the authorization server no longer accepts its stored tokens)'
           : '';
     super(`upstream "${upstream}" needs authorization${why}: run tool-curator auth ${upstream}`);
     this.name = 'NeedsAuthorizationError';
-    this.forModel = `upstream "${upstream}" needs a person's authorization${why}; ask the user`;
+    this.forModel = `upstream "${upstream}" needs authorization${why}, which only a person can give; ask the user`;
   }
 }
 

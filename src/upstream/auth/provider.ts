@@ -51,6 +51,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   /** Refresh tokens the authorization server refused (refresh.ts sees the token requests). */
   private readonly refused = new Set<string>();
   readonly key: OAuthKey;
+  /** The granted and step-up scopes as last read or written here, for status lines that cannot wait for the store (stepUp.ts moreScope). */
+  private scopes: { granted?: string; pending?: string } = {};
 
   constructor(readonly opts: StoreOAuthProviderOptions) {
     this.key = { upstream: opts.upstream, subject: opts.subject ?? '', url: opts.url };
@@ -121,13 +123,16 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     await this.write('client_information', this.client);
   }
 
-  tokens(): Promise<OAuthTokens | undefined> {
-    return this.read<OAuthTokens>('tokens');
+  async tokens(): Promise<OAuthTokens | undefined> {
+    const tokens = await this.read<OAuthTokens>('tokens');
+    this.scopes.granted = tokens?.scope;
+    return tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     await this.write('tokens', tokens);
-    if (this.opts.mode === 'interactive') await this.write('pending_scope', undefined);
+    this.scopes.granted = tokens.scope;
+    if (this.opts.mode === 'interactive') await this.requestScope(undefined);
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
@@ -138,7 +143,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     const scope = url.searchParams.get('scope') ?? undefined;
     const tokens = await this.tokens();
     // Remembered for the next `tool-curator auth`, which asks for exactly this scope.
-    if (tokens && scope) await this.write('pending_scope', scope);
+    if (tokens && scope) await this.requestScope(scope);
     const granted = new Set(tokens?.scope?.split(' '));
     const stepUp = tokens?.scope !== undefined && scope !== undefined && scope.split(' ').some((s) => !granted.has(s));
     const reason = stepUp ? 'step_up' : tokens || this.invalidated ? 'rejected' : 'no_consent';
@@ -157,8 +162,20 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   /** The scope a step-up asked for that still waits for consent, if any. */
-  pendingScope(): Promise<string | undefined> {
-    return this.read<string>('pending_scope');
+  async pendingScope(): Promise<string | undefined> {
+    this.scopes.pending = await this.read<string>('pending_scope');
+    return this.scopes.pending;
+  }
+
+  /** Remembers `scope` (the granted scopes and those a tool asked for) for the next `tool-curator auth`, which asks for exactly this. */
+  async requestScope(scope: string | undefined): Promise<void> {
+    await this.write('pending_scope', scope);
+    this.scopes.pending = scope;
+  }
+
+  /** The granted and step-up scopes as last read or written by this provider. */
+  knownScopes(): { granted?: string; pending?: string } {
+    return { ...this.scopes };
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {

@@ -1,0 +1,87 @@
+/**
+ * A tools/call forwarded to one connected upstream: the call's timeouts (progress starts
+ * the timeout again, up to the maximum total), the host's cancellation and `_meta`, the
+ * size bound on the result, one retry on a new session when a Streamable HTTP upstream
+ * forgot ours, and every failure turned into an MCP error result the host can read.
+ */
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UrlElicitationRequiredError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { log } from '../log.js';
+import { NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
+import type { Connection } from './connect.js';
+import { tooLarge, tooLargeMessage } from './limits.js';
+import type { CallOptions } from './types.js';
+
+export const errorResult = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+
+/** What a forwarded call needs of the pool's upstream record. */
+export interface CallTarget {
+  server: string;
+  /** The current connection; undefined while none is usable. */
+  conn(): Connection | undefined;
+  /** Opens a new session in place of one the upstream forgot; resolves to whether it is ready again. */
+  reinitialize(): Promise<boolean>;
+  /** The grant was withdrawn (not a step-up): the upstream waits for consent again. */
+  consentLost(err: NeedsAuthorizationError): void;
+}
+
+export interface CallLimits {
+  callMs: number;
+  callMaxMs?: number;
+  maxResultBytes: number;
+}
+
+/**
+ * The upstream no longer knows our Streamable HTTP session (it restarted, or expired it):
+ * 404 as the spec says, or the 400 "No valid session ID" that some servers built on the
+ * SDK's examples send. Either way the request was refused, not run, so a retry is safe.
+ */
+function sessionGone(err: unknown): boolean {
+  if (!(err instanceof StreamableHTTPError)) return false;
+  return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
+}
+
+/** `result`, or an error result naming the tool and the size when its JSON is over `limit` bytes. */
+function bounded(server: string, tool: string, result: CallToolResult, limit: number): CallToolResult {
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  if (bytes <= limit) return result;
+  log.warn({ upstream: server, tool, bytes, limit }, 'tool result over relay.max_result_bytes refused');
+  return errorResult(tooLargeMessage(server, tool, { bytes, limit }));
+}
+
+/**
+ * Forwards `tool` with `args` to `target`. Resolves to the upstream's result or an error
+ * result; throws only UrlElicitationRequiredError (-32042), which asks the host to act.
+ */
+export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions, limits: CallLimits): Promise<CallToolResult> {
+  const { server } = target;
+  const { signal, onprogress, meta } = relayed;
+  const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
+  const options = { timeout: limits.callMs, maxTotalTimeout: Math.max(limits.callMs, limits.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
+  const forward = async (conn: Connection) => bounded(server, tool, (await conn.client.callTool(params, undefined, options)) as CallToolResult, limits.maxResultBytes);
+  const failed = (err: unknown): CallToolResult => {
+    if (err instanceof UrlElicitationRequiredError) throw err;
+    const size = tooLarge(err);
+    if (size) return errorResult(tooLargeMessage(server, tool, size));
+    const explained = target.conn()?.explain?.(err) ?? (err as Error);
+    // The model is told what happened, never a command to run (the log and doctor have the operator's fix).
+    if (!(explained instanceof NeedsAuthorizationError)) return errorResult(`upstream "${server}" failed on ${tool}: ${explained instanceof UpstreamAuthError ? explained.forModel : explained.message}`);
+    // A step-up only concerns this call: the upstream's other tools keep working.
+    if (explained.reason !== 'step_up') target.consentLost(explained);
+    return errorResult(`${tool}: ${explained.forModel}`);
+  };
+  const conn = target.conn();
+  if (!conn) return errorResult(`upstream "${server}" is unavailable; try again later`);
+  try {
+    return await forward(conn);
+  } catch (err) {
+    if (!sessionGone(err) || !(await target.reinitialize())) return failed(err);
+    const again = target.conn();
+    if (!again) return failed(err);
+    try {
+      return await forward(again);
+    } catch (retryErr) {
+      return failed(retryErr);
+    }
+  }
+}
