@@ -73,7 +73,7 @@ describe('a tool definition changed after a person approved a call', () => {
     expect(rows.filter((r) => r.tool === 'send_email').at(-1)).toMatchObject({ decision: 'refused', outcome: 'not_run' });
   });
 
-  it('the CLI lists the change and shows the diff', async () => {
+  it('the CLI lists the change and shows the diff', { timeout: 240_000 }, async () => {
     const list = cli(configPath, ['definitions', 'list']);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^send_email\s+mail\.send_email\s+changed\s+sha256:[0-9a-f]{16}\s+sha256:[0-9a-f]{16}\s+\d{4}-/m);
@@ -112,5 +112,5 @@ describe('a tool definition changed after a person approved a call', () => {
     expect(text(await call(CALL))).toBe('sent to ana@example.org');
     expect(await sent()).toEqual([CALL.arguments]);
     expect(existsSync(join(dir, 'approver.key'))).toBe(true);
-  });
+  }, 300_000); // eight CLI runs and a catalog rebuild on a loaded machine
 });
