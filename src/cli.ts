@@ -14,6 +14,7 @@ import { formatDoctor, runDoctor } from './gateway/doctor.js';
 import { learnedCommand } from './gateway/learnedCommand.js';
 import { approverKeyPath } from './guards/approver.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
+import { definitionsCommand } from './guards/definitionCommands.js';
 import { initCommand, InitError } from './init/command.js';
 import { configureLogging, log } from './log.js';
 import type { Store } from './store/types.js';
@@ -66,7 +67,11 @@ async function run(line: ParsedCommand): Promise<number> {
       return lintCommand(argv(line.flags, ['config', 'set', 'catalog', 'persona', 'mode', 'top-k', 'json']));
     case 'approvals': {
       const loaded = config(line.flags);
-      return withStore(line.flags.config, (store) => approvalsCommand([...line.args, ...argv(line.flags, ['all', 'json', 'key-file'])], store, approverKeyPath(loaded.config, loaded.baseDir)));
+      return withStore(line.flags.config, (store) => approvalsCommand([...line.args, ...argv(line.flags, ['all', 'json', 'key-file', 'statement'])], store, approverKeyPath(loaded.config, loaded.baseDir)));
+    }
+    case 'definitions': {
+      const loaded = config(line.flags);
+      return withStore(line.flags.config, (store) => definitionsCommand([...line.args, ...argv(line.flags, ['all', 'json', 'key-file'])], store, approverKeyPath(loaded.config, loaded.baseDir)));
     }
     case 'audit':
       return withStore(line.flags.config, (store) => auditCommand(argv(line.flags, ['tail', 'json']), store));

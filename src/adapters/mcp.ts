@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { gatewayConfigSchema, personasSchema, type Personas } from '../config/schema.js';
-import { approverCheck } from '../guards/approver.js';
+import { approverCheck, noApprover } from '../guards/approver.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath, visibleSchema } from '../guards/pipeline.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
@@ -93,7 +93,7 @@ export async function curateMcpClients(clients: Record<string, Client>, options:
     config,
     audit: new AuditWriter(store.audit, config.audit.redact, config.audit.max_value_bytes),
     approvals: store.approvals,
-    approver: options.approverKey ? approverCheck(options.approverKey, () => undefined) : { verifies: () => false },
+    approver: options.approverKey ? approverCheck(options.approverKey, () => undefined) : noApprover,
     forward: async (ctx) => {
       const tool = ctx.tool;
       const client = tool && clients[tool.server];

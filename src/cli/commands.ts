@@ -106,10 +106,20 @@ export const COMMANDS = {
     },
   },
   approvals: {
-    summary: 'pending calls: list them, approve or deny one, or create the approver key',
-    args: { usage: 'list | approve ID | deny ID | init-key', min: 1, max: 2 },
+    summary: 'pending calls: list them, show what one signs, approve or deny one, or create the approver key (at a terminal)',
+    args: { usage: 'list | show ID | approve ID | deny ID | init-key', min: 1, max: 2 },
     flags: {
       all: { type: 'boolean', help: 'list decided approvals too' },
+      json,
+      'key-file': { type: 'string', value: 'F', help: "the approver's private key (default: confirmation.approver_key)" },
+      statement: { type: 'string', value: 'DIGEST', help: 'approve or deny only if the request is still the statement `show` printed' },
+    },
+  },
+  definitions: {
+    summary: 'tool definitions an upstream changed: list them, show the diff, accept one (with the approver key)',
+    args: { usage: 'list | diff TOOL | accept TOOL DIGEST', min: 1, max: 3 },
+    flags: {
+      all: { type: 'boolean', help: 'list every pinned definition' },
       json,
       'key-file': { type: 'string', value: 'F', help: "the approver's private key (default: confirmation.approver_key)" },
     },

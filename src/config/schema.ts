@@ -251,6 +251,15 @@ export const definitionsSchema = z
      * left out and logged (tools/list). Default 1 MiB.
      */
     max_list_bytes: z.number().int().min(16 * 1024).default(1024 * 1024),
+    /**
+     * What happens when an upstream changes a tool's definition (name, title, description,
+     * schemas, annotations) from the one pinned when first seen or last accepted by a
+     * person (guards/pins.ts): `hold` keeps the tool out of tools/list and find_tools and
+     * refuses its calls until a person accepts the new definition; `warn` exposes it and
+     * logs, audits and reports it (doctor). Either way an earlier approval does not run the
+     * new definition, and new annotations never loosen confirmation. Default `hold`.
+     */
+    on_change: z.enum(['hold', 'warn']).default('hold'),
   })
   .strict()
   .prefault({});
@@ -617,7 +626,14 @@ export const gatewayConfigSchema = z
       .prefault({}),
     audit: z
       .object({
-        redact: z.array(z.string()).default(['password', 'token', 'secret', 'api_key']),
+        /**
+         * Field names whose values never reach the audit log or the approvals shown to people,
+         * matched by words at any depth, whatever the case (`authorization` hides a nested
+         * `headers.Authorization`; `token` hides `access_token`, `refresh_token`; `cookie`
+         * hides `set-cookie`); values echoed in an upstream's error text are hidden too
+         * (guards/redact.ts). A list given here replaces this default: keep its names.
+         */
+        redact: z.array(z.string()).default(['password', 'passwd', 'token', 'secret', 'api_key', 'apikey', 'authorization', 'cookie', 'credential', 'credentials', 'private_key']),
         /**
          * Largest argument value (UTF-8 bytes) stored in the audit log and the approvals
          * store; longer strings are cut with a `…[truncated N bytes]` marker. Default 4096.

@@ -1,6 +1,8 @@
 /**
  * The approvals web page (HTTP mode, `/approvals`): a person lists pending calls of
- * action tools and approves or denies them. It is protected by `http.approvals_token`,
+ * action tools and approves or denies them, each decision signed over the call's statement
+ * shown (statement.ts), and reviews and accepts tool definitions their upstreams changed
+ * (definitionsPage.ts). It is protected by `http.approvals_token`,
  * which is not a host's token: the model's side never holds it.
  *
  * Authentication: open `/approvals?token=T` once; the page answers with a cookie
@@ -12,9 +14,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { webProof } from '../guards/approver.js';
+import { callerText, review, statementDigest } from '../guards/statement.js';
 import { log } from '../log.js';
 import { ApprovalError, StoreUnavailableError } from '../store/errors.js';
 import type { Approval, ApprovalStatus, ApprovalsPart } from '../store/types.js';
+import { acceptDefinition, ACCEPT_PATH, definitionsSection, type DefinitionStores } from './definitionsPage.js';
 
 const COOKIE = 'tool_curator_approvals';
 const BODY_MAX = 8 * 1024;
@@ -73,20 +77,30 @@ function toolCell(a: Approval): string {
 }
 
 function who(a: Approval): string {
-  return escapeHtml([a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`);
+  const s = review(a).statement;
+  return escapeHtml(s ? callerText(s) : [a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`);
+}
+
+/** The upstream and its own tool name, and the definition digest, as the statement names them. */
+function statementCell(a: Approval): string {
+  const { statement: s, problem } = review(a);
+  if (!s || problem) return `<span class="err">not approvable: ${escapeHtml(problem ?? '')}</span>`;
+  return `${escapeHtml(s.upstream)}, its tool ${escapeHtml(s.upstreamTool)}<br><small>definition ${escapeHtml(s.definition.slice(0, 23))}…</small>`;
 }
 
 function pendingTable(list: Approval[], now: number, csrf: string): string {
   if (list.length === 0) return '<p id="none">No calls await approval.</p>';
   const rows = list.map((a) => {
     const id = escapeHtml(a.id);
+    // The form names the statement shown: a request changed in the store meanwhile is not decided.
+    const bound = a.statement ? escapeHtml(statementDigest(a.statement)) : '';
     const button = (verb: 'approve' | 'deny', label: string) =>
-      `<form method="post" action="/approvals/${id}/${verb}"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" name="decision" value="${verb}">${label}</button></form>`;
-    return `<tr data-id="${id}"><td>${id}</td><td>${toolCell(a)}</td><td>${who(a)}</td>
+      `<form method="post" action="/approvals/${id}/${verb}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="statement" value="${bound}"><button type="submit" name="decision" value="${verb}">${label}</button></form>`;
+    return `<tr data-id="${id}"><td>${id}</td><td>${toolCell(a)}</td><td>${statementCell(a)}</td><td>${who(a)}</td>
 <td><pre>${escapeHtml(JSON.stringify(a.args, null, 2))}</pre></td><td>${minutes(a.expiresAt - now)}</td>
-<td>${button('approve', 'Approve')} ${button('deny', 'Deny')}</td></tr>`;
+<td>${review(a).problem ? button('deny', 'Deny') : `${button('approve', 'Approve')} ${button('deny', 'Deny')}`}</td></tr>`;
   });
-  return `<table id="pending"><tr><th>ID</th><th>Tool</th><th>Caller</th><th>Arguments</th><th>Expires in</th><th></th></tr>${rows.join('')}</table>`;
+  return `<table id="pending"><tr><th>ID</th><th>Tool</th><th>Upstream</th><th>Caller</th><th>Arguments</th><th>Expires in</th><th></th></tr>${rows.join('')}</table>`;
 }
 
 function recentTable(list: Approval[]): string {
@@ -127,7 +141,7 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
  * createServer((req, res) => { if (!approvals(req, res)) mcp(req, res); });
  * ```
  */
-export function approvalsPage(store: ApprovalsPart, token: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function approvalsPage(store: ApprovalsPart, token: string, definitions?: DefinitionStores): (req: IncomingMessage, res: ServerResponse) => boolean {
   const session = derive(token, 'approvals-session');
   const csrf = derive(token, 'approvals-csrf');
 
@@ -142,23 +156,53 @@ export function approvalsPage(store: ApprovalsPart, token: string): (req: Incomi
     const now = store.clock();
     const note = message ? `<p class="msg${message.error ? ' err' : ''}" id="message">${escapeHtml(message.text)}</p>` : '';
     const [pending, recent] = [await store.list(), await store.list({ all: true, limit: 50 })];
-    const body = `${note}${pendingTable(pending, now, csrf)}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
+    const changed = definitions ? await definitionsSection(definitions, csrf, escapeHtml) : '';
+    const body = `${note}${pendingTable(pending, now, csrf)}${changed}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
     send(res, status, page('Tool Curator: calls awaiting approval', body));
   };
 
-  const decide = async (req: IncomingMessage, res: ServerResponse, id: string, verb: 'approve' | 'deny', via: 'cookie' | 'header') => {
+  /** The form of a POST that passed the origin and CSRF checks; undefined when refused (answered 403). */
+  const checkedForm = async (req: IncomingMessage, res: ServerResponse, via: 'cookie' | 'header'): Promise<URLSearchParams | undefined> => {
     const form = await readForm(req);
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`) {
-      return send(res, 403, page('Forbidden', '<p>Cross-origin request refused.</p>'));
+      send(res, 403, page('Forbidden', '<p>Cross-origin request refused.</p>'));
+      return undefined;
     }
     if (via === 'cookie' && !same(form.get('csrf') ?? '', csrf)) {
-      return send(res, 403, page('Forbidden', '<p>Missing or wrong CSRF field; reload the page and try again.</p>'));
+      send(res, 403, page('Forbidden', '<p>Missing or wrong CSRF field; reload the page and try again.</p>'));
+      return undefined;
     }
+    return form;
+  };
+
+  const accept = async (req: IncomingMessage, res: ServerResponse, via: 'cookie' | 'header') => {
+    const form = await checkedForm(req, res, via);
+    if (!form || !definitions) return;
+    try {
+      await render(res, 200, { text: await acceptDefinition(definitions, token, form) });
+    } catch (err) {
+      if (!(err instanceof ApprovalError)) throw err;
+      await render(res, 409, { text: err.message, error: true });
+    }
+  };
+
+  const decide = async (req: IncomingMessage, res: ServerResponse, id: string, verb: 'approve' | 'deny', via: 'cookie' | 'header') => {
+    const form = await checkedForm(req, res, via);
+    if (!form) return;
     try {
       const decision = verb === 'approve' ? 'approved' : 'denied';
       const request = await store.get(id);
-      const a = await store.decide(id, decision, 'web', request && webProof(token, request, decision));
+      if (!request) throw new ApprovalError(`no approval request with id ${id}`);
+      const { statement: s, problem } = review(request);
+      if (!s || (problem && decision === 'approved')) throw new ApprovalError(`approval request ${id} cannot be approved: ${problem}`);
+      // A script (Bearer) may leave the field out; the page's own forms always carry it.
+      const bound = form.get('statement');
+      if ((via === 'cookie' || bound !== null) && bound !== statementDigest(request.statement!)) {
+        throw new ApprovalError(`approval request ${id} changed since this page showed it; nothing was decided. Review it again.`);
+      }
+      const proof = webProof(token, { id, statement: request.statement! }, decision, store.clock() + s.validForMs);
+      const a = await store.decide(id, decision, 'web', proof);
       log.info({ id: a.id, tool: a.tool, decision: a.status }, 'approval decided on the web page');
       res.writeHead(303, { location: `/approvals?done=${encodeURIComponent(a.id)}`, ...SECURITY_HEADERS }).end();
     } catch (err) {
@@ -195,6 +239,10 @@ export function approvalsPage(store: ApprovalsPart, token: string): (req: Incomi
       return true;
     }
 
+    if (req.method === 'POST' && url.pathname === ACCEPT_PATH && definitions) {
+      accept(req, res, via).catch((err: Error) => failed(res, err, 400));
+      return true;
+    }
     const action = /^\/approvals\/([a-z0-9]+)\/(approve|deny)$/.exec(url.pathname);
     if (req.method === 'POST' && action) {
       decide(req, res, action[1]!, action[2] as 'approve' | 'deny', via).catch((err: Error) => failed(res, err, 400));

@@ -22,11 +22,12 @@ import { storedMoreScope } from '../upstream/auth/stepUp.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
 import { learnedCounts } from './learning.js';
+import { checkDefinitions } from './doctorDefinitions.js';
 
 export type Level = 'ok' | 'info' | 'warn' | 'error';
 
 export interface Finding {
-  /** What was checked: `config`, `store`, `upstream`, `persona`, `embedder`. */
+  /** What was checked: `config`, `store`, `upstream`, `pinned` (tool definitions), `persona`, `embedder`. */
   check: string;
   level: Level;
   /** The file a config finding is about. */
@@ -276,6 +277,7 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
     }
   }
   const byServer = new Map(checked.filter((c) => c.tools.length > 0).map((c) => [c.report.name, c.tools]));
+  findings.push(...(await checkDefinitions(loaded, byServer)));
   const catalog = buildCatalog(byServer, new ActionRules(loaded.config.confirmation).classify);
   const failed = new Set(upstreams.filter((u) => u.state === 'failed').map((u) => u.name));
   const { personas, findings: patternFindings } = coverage(loaded, catalog, failed);

@@ -147,7 +147,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
-  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token) : undefined;
+  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token, gateway.store) : undefined;
   const ops = opsRoutes(gateway, { refuse, sessions: () => sessions.size });
   /** The per-user consent page, once the bound address is known (its default base URL). */
   let consent: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { LearningConfig } from '../config/schema.js';
-import { stdio, table, type CommandIO } from '../guards/commands.js';
+import { stdio, table, type CommandIO } from '../guards/commandIO.js';
 import type { LearnedPart } from '../store/types.js';
 import { HORIZON_HALF_LIVES } from './learning.js';
 

@@ -2,31 +2,29 @@
  * The approver's credential: what makes an approval a person's and not the model's.
  *
  * A decision taken with the CLI is signed with the approver key, an Ed25519 private key
- * in a file only the approving person's OS user can read (mode 0600; created once with
- * `tool-curator approvals init-key`). The gateway holds only the public half
- * (`<key>.pub`) and honours an approval only if its signature verifies, so neither
- * running the CLI without the key nor writing the store directly approves anything.
- * A decision taken on the approvals page is signed with an HMAC of `http.approvals_token`,
- * which the gateway holds and hosts do not.
+ * in a file only the approving person's OS user can read (mode 0600), created once by that
+ * person at a terminal (`approvals init-key`, commands.ts). The gateway holds only the
+ * public half (`<key>.pub`), reads it once when it starts (a key created or replaced
+ * later counts after a restart, never for the calls parked before it) and honours an
+ * approval only if its signature verifies over the statement of the call in hand
+ * (statement.ts), so neither running the CLI without the key nor writing the store
+ * directly approves anything. A decision taken on the approvals page is signed with an
+ * HMAC of `http.approvals_token`, which the gateway holds and hosts do not.
  *
  * What it cannot do: an agent whose shell runs as the approver's OS user can read the
  * key like that user can. Keep the key with a user (or a machine) the agent's shell is not.
  */
-import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isPostgresUrl } from '../store/location.js';
 import type { Approval } from '../store/types.js';
+import { signedText } from './statement.js';
 
 export type Decision = 'approved' | 'denied';
 
-/** A missing, unreadable, exposed or mismatched approver key; the message says what to do. */
+/** A missing, unreadable, exposed or mismatched approver key; the message says what is wrong. */
 export class ApproverKeyError extends Error {}
-
-/** What a signature covers: the request, its call key (tool, caller, arguments) and the decision. */
-function signedText(a: Pick<Approval, 'id' | 'key'>, decision: Decision): Buffer {
-  return Buffer.from(`tool-curator approval v1\0${a.id}\0${a.key}\0${decision}`);
-}
 
 /**
  * The approver key's path: `confirmation.approver_key`, else `approver.key` beside the
@@ -41,8 +39,14 @@ export function approverKeyPath(config: { store: string; confirmation: { approve
 /** Public key path for an approver key path. */
 export const publicKeyPath = (keyPath: string): string => `${keyPath}.pub`;
 
+/** A public key's id as statements name it: `ed25519:` and the first 16 hex digits of the SHA-256 of its DER form. */
+export function keyIdOf(pub: KeyObject): string {
+  return `ed25519:${createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16)}`;
+}
+
 /**
  * Creates the approver key pair: `keyPath` (private, PEM, mode 0600) and `keyPath.pub`.
+ * The CLI calls it only for a person at a terminal (commands.ts `init-key`).
  * @throws ApproverKeyError when the key already exists (it is never overwritten: the
  *   gateway would stop honouring approvals signed with the old one).
  */
@@ -68,7 +72,7 @@ export function createApproverKey(keyPath: string): void {
  * Reads the approver's private key for the CLI, refusing one others may read or one whose
  * public half is not `expectedPub` (the gateway checks signatures against that file; by
  * default the key's own `.pub`).
- * @throws ApproverKeyError naming the path and the fix.
+ * @throws ApproverKeyError naming the path and what is wrong.
  */
 export function readApproverKey(keyPath: string, expectedPub: string = publicKeyPath(keyPath)): KeyObject {
   let text: string;
@@ -80,18 +84,14 @@ export function readApproverKey(keyPath: string, expectedPub: string = publicKey
   } catch (err) {
     if (err instanceof ApproverKeyError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      throw new ApproverKeyError(
-        `approving needs the approver key, and there is none at ${keyPath}. The person who approves creates it once with ` +
-          '`tool-curator approvals init-key` (as their own OS user), or passes its path with --key-file',
-      );
-    }
+    // No command here: an agent with a shell that tries to approve must not learn how to make a key.
+    if (code === 'ENOENT') throw new ApproverKeyError(`approving needs the approver key, and there is none at ${keyPath}: only the person who approves holds it (docs/SAFETY.md, "The approver key")`);
     if (code === 'EACCES') throw new ApproverKeyError(`cannot read the approver key ${keyPath}: only the approving person's OS user can approve or deny`);
     throw err;
   }
   const key = createPrivateKey(text);
   const pub = readPublicKey(expectedPub);
-  if (!pub) throw new ApproverKeyError(`there is no approver public key at ${expectedPub}, so the gateway could not check an approval; keep the .pub that \`approvals init-key\` made there`);
+  if (!pub) throw new ApproverKeyError(`there is no approver public key at ${expectedPub}, so the gateway could not check an approval; keep the .pub made with the key there`);
   if (!createPublicKey(key).equals(pub)) {
     throw new ApproverKeyError(`the approver key ${keyPath} does not match ${expectedPub}, which the gateway checks approvals against`);
   }
@@ -106,43 +106,108 @@ function readPublicKey(path: string): KeyObject | undefined {
   }
 }
 
-/** The CLI's signature of a decision, base64. */
-export function cliProof(key: KeyObject, a: Pick<Approval, 'id' | 'key'>, decision: Decision): string {
-  return `ed25519:${sign(null, signedText(a, decision), key).toString('base64')}`;
+/** A decision's proof: `<ed25519|hmac>:<expiry, epoch ms>:<signature, base64>`. */
+interface Proof {
+  kind: string;
+  expiresAt: number;
+  signature: string;
 }
 
-/** The approvals page's signature of a decision. */
-export function webProof(approvalsToken: string, a: Pick<Approval, 'id' | 'key'>, decision: Decision): string {
-  return `hmac:${createHmac('sha256', approvalsToken).update(signedText(a, decision)).digest('base64')}`;
+function parseProof(proof: string | undefined): Proof | undefined {
+  const m = /^(ed25519|hmac):(\d{1,16}):([A-Za-z0-9+/=]+)$/.exec(proof ?? '');
+  return m ? { kind: m[1]!, expiresAt: Number(m[2]), signature: m[3]! } : undefined;
 }
+
+/** What a decision covers: the request's id and statement (statement.ts). */
+export type Decided = Pick<Approval, 'id'> & { statement: string };
+
+const hmac = (token: string, data: Buffer): string => createHmac('sha256', token).update(data).digest('base64');
+
+/** The CLI's signature of a decision on `request`, valid until `expiresAt` (epoch ms). */
+export function cliProof(key: KeyObject, request: Decided, decision: Decision, expiresAt: number): string {
+  return `ed25519:${expiresAt}:${sign(null, signedText(request.statement, request.id, decision, expiresAt), key).toString('base64')}`;
+}
+
+/** The approvals page's signature of a decision on `request`, valid until `expiresAt`. */
+export function webProof(approvalsToken: string, request: Decided, decision: Decision, expiresAt: number): string {
+  return `hmac:${expiresAt}:${hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt))}`;
+}
+
+export type Verdict = { valid: true; expiresAt: number } | { valid: false; reason: string };
 
 export interface ApproverCheck {
-  /** True iff the approval's decision carries a valid signature of a person's credential. */
-  verifies(a: Approval): boolean;
+  /** The id of the approver key this gateway honours (keyIdOf), or `none`: statements name it. */
+  readonly keyId: string;
+  /**
+   * Whether `a`'s decision is a person's signature over `statement` — the statement the
+   * gateway wrote from the call in hand, not the row's — and still valid at `now` by the
+   * expiry it signed (not the row's).
+   */
+  verify(statement: string, a: Approval, now: number): Verdict;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /**
- * The gateway's check of decisions: CLI decisions against `<keyPath>.pub` (read when
- * needed, so a key created while the gateway runs counts at once), page decisions
- * against `approvalsToken`.
+ * The gateway's check of decisions: CLI decisions against `<keyPath>.pub` as read now (a
+ * key created or replaced later counts after a restart), page decisions against
+ * `approvalsToken`.
  */
 export function approverCheck(keyPath: string, approvalsToken: () => string | undefined): ApproverCheck {
+  const pub = readPublicKey(publicKeyPath(keyPath));
   return {
-    verifies(a) {
-      if (!a.proof || (a.status !== 'approved' && a.status !== 'denied')) return false;
-      const decision = a.status;
-      const [kind, sig] = [a.proof.slice(0, a.proof.indexOf(':')), a.proof.slice(a.proof.indexOf(':') + 1)];
-      if (kind === 'ed25519') {
-        const pub = readPublicKey(publicKeyPath(keyPath));
-        return pub !== undefined && verify(null, signedText(a, decision), pub, Buffer.from(sig, 'base64'));
+    keyId: pub ? keyIdOf(pub) : 'none',
+    verify(statement, a, now) {
+      if (a.status !== 'approved' && a.status !== 'denied') return { valid: false, reason: `the request is ${a.status}` };
+      const proof = parseProof(a.proof);
+      if (!proof) return { valid: false, reason: 'no approver signature' };
+      const text = signedText(statement, a.id, a.status, proof.expiresAt);
+      let signed = false;
+      if (proof.kind === 'ed25519') signed = pub !== undefined && verify(null, text, pub, Buffer.from(proof.signature, 'base64'));
+      else {
+        const token = approvalsToken();
+        signed = token !== undefined && same(hmac(token, text), proof.signature);
       }
-      const token = approvalsToken();
-      if (kind === 'hmac' && token) {
-        const want = Buffer.from(webProof(token, a, decision));
-        const got = Buffer.from(a.proof);
-        return want.length === got.length && timingSafeEqual(want, got);
-      }
-      return false;
+      if (!signed) return { valid: false, reason: 'no valid approver signature over this call' };
+      if (proof.expiresAt <= now) return { valid: false, reason: `the signed approval expired at ${new Date(proof.expiresAt).toISOString()}` };
+      return { valid: true, expiresAt: proof.expiresAt };
     },
   };
+}
+
+/** For call paths without any approver (a library without a key): no decision counts. */
+export const noApprover: ApproverCheck = { keyId: 'none', verify: () => ({ valid: false, reason: 'no approver is configured' }) };
+
+/** What accepting a changed definition signs: the upstream, its tool and the digest shown. */
+function definitionText(server: string, upstreamName: string, digest: string): Buffer {
+  return Buffer.from(`tool-curator definition v1\nupstream ${JSON.stringify(server)}\ntool ${JSON.stringify(upstreamName)}\naccepted ${digest}`);
+}
+
+/** The CLI's signature of a definition acceptance. */
+export function cliDefinitionProof(key: KeyObject, server: string, upstreamName: string, digest: string): string {
+  return `ed25519:0:${sign(null, definitionText(server, upstreamName, digest), key).toString('base64')}`;
+}
+
+/** The approvals page's signature of a definition acceptance. */
+export function webDefinitionProof(approvalsToken: string, server: string, upstreamName: string, digest: string): string {
+  return `hmac:0:${hmac(approvalsToken, definitionText(server, upstreamName, digest))}`;
+}
+
+/**
+ * Whether an acceptance's proof is a signature of `digest` by the approver key at
+ * `keyPath` or the approvals token (for `doctor`).
+ */
+export function definitionProofValid(proof: string | undefined, server: string, upstreamName: string, digest: string, keyPath: string, approvalsToken: string | undefined): boolean {
+  const p = parseProof(proof);
+  if (!p) return false;
+  const text = definitionText(server, upstreamName, digest);
+  if (p.kind === 'ed25519') {
+    const pub = readPublicKey(publicKeyPath(keyPath));
+    return pub !== undefined && verify(null, text, pub, Buffer.from(p.signature, 'base64'));
+  }
+  return approvalsToken !== undefined && same(hmac(approvalsToken, text), p.signature);
 }

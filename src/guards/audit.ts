@@ -11,10 +11,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
 import type { AuditCompletion, AuditEntry, AuditPart, Outcome } from '../store/types.js';
 import { boundValue, clipName, DEFAULT_MAX_VALUE_BYTES } from './bound.js';
-import { redact } from './redact.js';
+import { redact, redactedValues, redactText } from './redact.js';
 import { errorResult, type CallContext, type Guard } from './types.js';
 
 const DETAIL_MAX = 500;
+/** How much of an error text is searched for secrets before the stored detail is cut to DETAIL_MAX (a secret is never cut in two before it is redacted). */
+const DETAIL_SCAN = DETAIL_MAX * 8;
 
 export class AuditWriter {
   /**
@@ -29,8 +31,10 @@ export class AuditWriter {
     private readonly maxValueBytes: number = DEFAULT_MAX_VALUE_BYTES,
   ) {}
 
-  private detail(text: string | undefined): string | undefined {
-    return text === undefined ? undefined : text.slice(0, Math.min(DETAIL_MAX, this.maxValueBytes));
+  /** Error text as stored: secrets redacted (the call's redacted argument values wherever echoed, named pairs, credentials), then clipped. */
+  private detail(text: string | undefined, args: unknown): string | undefined {
+    if (text === undefined) return undefined;
+    return redactText(text.slice(0, DETAIL_SCAN), this.redactFields, redactedValues(args, this.redactFields)).slice(0, Math.min(DETAIL_MAX, this.maxValueBytes));
   }
 
   private storable<E extends Omit<AuditEntry, 'outcome'>>(e: E): E {
@@ -40,7 +44,7 @@ export class AuditWriter {
       requestedName: clipName(e.requestedName),
       args: boundValue(redact(e.args, this.redactFields), this.maxValueBytes),
       notes: boundValue(e.notes, this.maxValueBytes),
-      ...(e.detail !== undefined && { detail: this.detail(e.detail) }),
+      ...(e.detail !== undefined && { detail: this.detail(e.detail, e.args) }),
     };
   }
 
@@ -49,8 +53,9 @@ export class AuditWriter {
     return this.part.begin(this.storable(entry));
   }
 
-  complete(id: number, c: AuditCompletion): Promise<boolean> {
-    return this.part.complete(id, { ...c, notes: boundValue(c.notes, this.maxValueBytes), ...(c.detail !== undefined && { detail: this.detail(c.detail) }) });
+  /** Completes row `id`; `args` are the call's arguments, whose secrets the detail must not echo. */
+  complete(id: number, c: AuditCompletion, args: unknown): Promise<boolean> {
+    return this.part.complete(id, { ...c, notes: boundValue(c.notes, this.maxValueBytes), ...(c.detail !== undefined && { detail: this.detail(c.detail, args) }) });
   }
 
   /** One finished row. */
@@ -59,11 +64,12 @@ export class AuditWriter {
   }
 }
 
+/** The text of an error result, bounded (redaction and the final clip come in AuditWriter). */
 function resultText(result: CallToolResult): string {
   return result.content
     .map((c) => (c.type === 'text' ? c.text : `[${c.type}]`))
     .join(' ')
-    .slice(0, DETAIL_MAX);
+    .slice(0, DETAIL_SCAN);
 }
 
 /** A call ran iff it reached the upstream, which is when the upstream handler set its latency. */
@@ -104,7 +110,7 @@ export function auditGuards(audit: AuditWriter, now: () => number = Date.now): {
     };
     try {
       if (id === undefined) await audit.record({ ...entryOf(ctx, time), ...done });
-      else if (!(await audit.complete(id, done))) log.error({ id }, 'audit row to complete was not found running');
+      else if (!(await audit.complete(id, done, ctx.args))) log.error({ id }, 'audit row to complete was not found running');
     } catch (err) {
       // The call has been decided (perhaps run) already; losing the row must not lose the answer.
       log.error({ err: (err as Error).message, tool: ctx.tool?.name ?? ctx.requestedName, id }, 'audit record failed');
@@ -118,7 +124,7 @@ export function auditGuards(audit: AuditWriter, now: () => number = Date.now): {
     try {
       result = await next(ctx);
     } catch (err) {
-      await finish(ctx, call.time, call.id, 'error', String((err as Error).message ?? err).slice(0, DETAIL_MAX));
+      await finish(ctx, call.time, call.id, 'error', String((err as Error).message ?? err).slice(0, DETAIL_SCAN));
       throw err;
     }
     await finish(ctx, call.time, call.id, outcomeOf(ctx, result), result.isError ? resultText(result) : undefined);

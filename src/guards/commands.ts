@@ -3,68 +3,142 @@
  * confirmation guard and the audit log. They print to stdout (command output, not
  * protocol) and return the process exit code.
  */
+import { createPublicKey, randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ApprovalError } from '../store/errors.js';
 import type { Approval, Store } from '../store/types.js';
-import { ApproverKeyError, cliProof, createApproverKey, publicKeyPath, readApproverKey } from './approver.js';
+import { ApproverKeyError, cliProof, createApproverKey, keyIdOf, publicKeyPath, readApproverKey } from './approver.js';
+import { compact, duration, stdio, table, timestamp, type CommandIO } from './commandIO.js';
+import { callerText, review, statementDigest } from './statement.js';
 
-/** Where a command writes; tests pass their own. Default: process.stdout and process.stderr. */
-export interface CommandIO {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { CommandIO } from './commandIO.js';
 
-export const stdio: CommandIO = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
-};
-
-export const APPROVALS_USAGE = 'usage: tool-curator approvals list [--all] [--json] | approve ID [--key-file F] | deny ID [--key-file F] | init-key';
+export const APPROVALS_USAGE =
+  'usage: tool-curator approvals list [--all] [--json] | show ID | approve ID [--statement DIGEST] [--key-file F] | deny ID [--key-file F] | init-key';
 export const AUDIT_USAGE = 'usage: tool-curator audit [--tail N] [--json]';
 
-/** Left-aligned columns, two spaces apart; no trailing blanks. */
-export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
-}
-
-/** `90 s` → `1m` (`2m` with `Math.ceil`), `2 h` → `2h`; at least `0m`. */
-function duration(ms: number, round: (x: number) => number = Math.floor): string {
-  const m = Math.max(0, round(ms / 60_000));
-  return m < 60 ? `${m}m` : `${Math.floor(m / 60)}h${m % 60 ? `${m % 60}m` : ''}`;
-}
-
-function compact(value: unknown, max = 100): string {
-  const s = JSON.stringify(value);
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
+/** The digest of a request's statement, shortened for people: `sha256:` and 16 hex digits (what `--statement` takes). */
+const shortDigest = (a: Approval): string => (a.statement ? statementDigest(a.statement).slice(0, 23) : '-');
 
 function approvalRows(list: Approval[], now: number): string[][] {
-  return list.map((a) => [
-    a.id,
-    a.status,
-    a.requestedName ? `${a.tool} (asked: ${a.requestedName})` : a.tool,
-    a.persona ?? '-',
-    a.userId ?? '-',
-    duration(now - a.createdAt),
-    a.status === 'pending' || a.status === 'approved' ? duration(a.expiresAt - now, Math.ceil) : '-',
-    compact(a.args),
-  ]);
+  return list.map((a) => {
+    const { statement: s, problem } = review(a);
+    return [
+      a.id,
+      problem ? `${a.status} (not approvable)` : a.status,
+      s ? `${s.tool}${a.requestedName ? ` (asked: ${a.requestedName})` : ''}` : a.tool,
+      s ? `${s.upstream}.${s.upstreamTool}` : '-',
+      s?.persona ?? a.persona ?? '-',
+      s?.caller ?? a.userId ?? '-',
+      duration(now - a.createdAt),
+      a.status === 'pending' || a.status === 'approved' ? duration(a.expiresAt - now, Math.ceil) : '-',
+      compact(a.args),
+    ];
+  });
+}
+
+/** `approvals show ID`: every part of the statement a person signs, and whether it can be signed. */
+function showText(a: Approval, now: number): string {
+  const { statement: s, problem } = review(a);
+  const lines = [`approval ${a.id}: ${a.status}${a.status === 'pending' ? `, expires in ${duration(a.expiresAt - now, Math.ceil)}` : ''}`];
+  if (s) {
+    lines.push(
+      `  tool          ${s.tool}${a.requestedName ? ` (the model asked for ${a.requestedName})` : ''}`,
+      `  upstream      ${s.upstream}, its tool ${s.upstreamTool}`,
+      `  caller        ${callerText(s)}`,
+      `  arguments     ${JSON.stringify(a.args, null, 2).replace(/\n/g, '\n                ')}`,
+      `                (as shown: secrets redacted, long values cut; the signature covers the arguments as sent, ${s.arguments.slice(0, 23)}…)`,
+      `  definition    ${s.definition.slice(0, 23)}… (the tool's upstream definition when the call was made)`,
+      `  approver key  ${s.approverKey}`,
+      `  valid for     ${duration(s.validForMs)} once approved`,
+      `  statement     ${shortDigest(a)}`,
+    );
+  }
+  if (a.decidedBy) lines.push(`  decided by    ${a.decidedBy} at ${timestamp(a.decidedAt ?? 0)}`);
+  if (problem) lines.push(`  not approvable: ${problem}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /**
- * `approvals list [--all] [--json]`: pending requests (with `--all`, the latest 50 of
- * any status); `approvals approve ID`, `approvals deny ID`: decide one, signed with the
- * approver key (`--key-file`, default `keyPath`; guards/approver.ts), which only the
- * approving person holds; `approvals init-key`: create that key, once.
+ * `init-key`: the approver key is made by a person at a terminal, who types back a code
+ * shown on screen; from a pipe or an agent's shell it is refused and nothing is made.
+ */
+async function initKey(keyPath: string, io: CommandIO): Promise<number> {
+  if (!io.ask) {
+    io.err('approvals init-key makes the key that lets its holder approve calls; it runs only in an interactive terminal, for the person who approves. Nothing was created.\n');
+    return 1;
+  }
+  const code = String(randomInt(100_000, 1_000_000));
+  io.out(
+    `This creates the approver key ${keyPath}.\n` +
+      'Whoever can read it can approve every parked call: create it as the person who approves, with an OS user the agent does not run as.\n' +
+      'A running gateway honours it once restarted; calls parked before then need to be made again.\n',
+  );
+  const typed = (await io.ask(`Type ${code} to create it: `)).trim();
+  if (typed !== code) {
+    io.err('the code did not match; nothing was created\n');
+    return 1;
+  }
+  try {
+    createApproverKey(keyPath);
+  } catch (err) {
+    if (!(err instanceof ApproverKeyError)) throw err;
+    io.err(`${err.message}\n`);
+    return 1;
+  }
+  io.out(`created the approver key ${keyPath} (mode 0600) and ${publicKeyPath(keyPath)}.\n`);
+  return 0;
+}
+
+/** `approve`/`deny ID`: signs the request's statement with the approver key, after checking it is the statement of the call shown. */
+async function decideCommand(store: Store['approvals'], id: string, decision: 'approved' | 'denied', keyFile: string, keyPath: string, bound: string | undefined, io: CommandIO): Promise<number> {
+  try {
+    const key = readApproverKey(keyFile, publicKeyPath(keyPath));
+    const request = await store.get(id);
+    if (!request) throw new ApprovalError(`no approval request with id ${id}`);
+    const { statement: s, problem } = review(request);
+    if (!s || (problem && decision === 'approved')) throw new ApprovalError(`approval request ${id} cannot be approved: ${problem}`);
+    // readApproverKey checked that this key's public half is the .pub the gateway reads.
+    const keyId = keyIdOf(createPublicKey(key));
+    if (s.approverKey !== keyId) {
+      throw new ApprovalError(
+        `approval request ${id} was made when the gateway honoured ${s.approverKey === 'none' ? 'no approver key' : `approver key ${s.approverKey}`}, and this key is ${keyId}: ` +
+          'a gateway honours only the key it read when it started, so this request cannot be decided with it',
+      );
+    }
+    if (bound !== undefined && !(bound.length >= 8 && statementDigest(request.statement!).replace('sha256:', '').startsWith(bound.replace('sha256:', '')))) {
+      throw new ApprovalError(`approval request ${id} is not the statement ${bound} (its statement is ${shortDigest(request)}); nothing was decided`);
+    }
+    const expiresAt = store.clock() + s.validForMs;
+    const a = await store.decide(id, decision, 'cli', cliProof(key, { id, statement: request.statement! }, decision, expiresAt));
+    const what = `${s.tool} (upstream ${s.upstream}, its tool ${s.upstreamTool}) for ${callerText(s)}, arguments ${compact(a.args, 200)}`;
+    io.out(
+      decision === 'approved'
+        ? `approved ${a.id}: ${what}; the next identical call runs once (within ${duration(s.validForMs)})\n`
+        : `denied ${a.id}: ${what}; it will not run\n`,
+    );
+    return 0;
+  } catch (err) {
+    if (!(err instanceof ApprovalError) && !(err instanceof ApproverKeyError)) throw err;
+    io.err(`${err.message}\n`);
+    return 1;
+  }
+}
+
+/**
+ * `approvals list [--all] [--json]`: pending requests (with `--all`, the latest 50 of any
+ * status), each with the parts of its statement; `approvals show ID`: every part a person
+ * signs; `approvals approve ID`, `approvals deny ID`: decide one, signed with the approver
+ * key (`--key-file`, default `keyPath`; guards/approver.ts), which only the approving
+ * person holds — `--statement DIGEST` signs only if the request still is the statement
+ * `show` printed; `approvals init-key`: create that key, once, at a terminal.
  * @param keyPath the configured approver key (`confirmation.approver_key`, or beside the store).
- * @returns 0 on success, 1 when the decision cannot be taken (no key, unknown id, …), 2 on a usage error.
+ * @returns 0 on success, 1 when the command is refused (no key, unknown id, not a terminal, …), 2 on a usage error.
  */
 export async function approvalsCommand(args: string[], stores: Pick<Store, 'approvals'>, keyPath: string, io: CommandIO = stdio): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'key-file': { type: 'string' } },
+    options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'key-file': { type: 'string' }, statement: { type: 'string' } },
     allowPositionals: true,
     strict: false,
   });
@@ -72,44 +146,25 @@ export async function approvalsCommand(args: string[], stores: Pick<Store, 'appr
   const [verb, id] = positionals;
   if (verb === 'list' || verb === undefined) {
     const list = await store.list({ all: values.all === true });
-    if (values.json) io.out(`${JSON.stringify(list.map(({ proof: _, ...a }) => a), null, 2)}\n`);
+    if (values.json) io.out(`${JSON.stringify(list.map(({ proof: _, ...a }) => ({ ...a, ...review(a) })), null, 2)}\n`);
     else if (list.length === 0) io.out(values.all ? 'no approval requests\n' : 'no pending approvals\n');
-    else io.out(table(['ID', 'STATUS', 'TOOL', 'PERSONA', 'USER', 'AGE', 'EXPIRES IN', 'ARGUMENTS'], approvalRows(list, store.clock())));
+    else io.out(table(['ID', 'STATUS', 'TOOL', 'UPSTREAM', 'PERSONA', 'CALLER', 'AGE', 'EXPIRES IN', 'ARGUMENTS'], approvalRows(list, store.clock())));
     return 0;
   }
-  if (verb === 'init-key') {
-    try {
-      createApproverKey(keyPath);
-    } catch (err) {
-      if (!(err instanceof ApproverKeyError)) throw err;
-      io.err(`${err.message}\n`);
+  if (verb === 'show' && id !== undefined) {
+    const a = await store.get(id);
+    if (!a) {
+      io.err(`no approval request with id ${id}\n`);
       return 1;
     }
-    io.out(
-      `created the approver key ${keyPath} (mode 0600) and ${publicKeyPath(keyPath)}.\n` +
-        'Only whoever can read the key can approve: keep it with your own OS user, not the one the agent or its shell runs as ' +
-        `(e.g. sudo chown you ${keyPath}).\n`,
-    );
+    io.out(showText(a, store.clock()));
     return 0;
   }
+  if (verb === 'init-key') return initKey(keyPath, io);
   if ((verb === 'approve' || verb === 'deny') && id !== undefined) {
-    const decision = verb === 'approve' ? 'approved' : 'denied';
-    try {
-      const key = readApproverKey(typeof values['key-file'] === 'string' ? values['key-file'] : keyPath, publicKeyPath(keyPath));
-      const request = await store.get(id);
-      const a = await store.decide(id, decision, 'cli', request && cliProof(key, request, decision));
-      const who = [a.persona, a.userId].filter(Boolean).join(' ') || `session ${a.sessionId}`;
-      io.out(
-        verb === 'approve'
-          ? `approved ${a.id}: ${a.tool} for ${who}; the next identical call runs once (within ${duration(a.expiresAt - a.decidedAt!)})\n`
-          : `denied ${a.id}: ${a.tool} for ${who}; it will not run\n`,
-      );
-      return 0;
-    } catch (err) {
-      if (!(err instanceof ApprovalError) && !(err instanceof ApproverKeyError)) throw err;
-      io.err(`${err.message}\n`);
-      return 1;
-    }
+    const keyFile = typeof values['key-file'] === 'string' ? values['key-file'] : keyPath;
+    const bound = typeof values.statement === 'string' ? values.statement : undefined;
+    return decideCommand(store, id, verb === 'approve' ? 'approved' : 'denied', keyFile, keyPath, bound, io);
   }
   io.err(`${APPROVALS_USAGE}\n`);
   return 2;
@@ -138,7 +193,7 @@ export async function auditCommand(args: string[], store: Pick<Store, 'audit'>, 
     return 0;
   }
   const rows = records.map((r) => [
-    new Date(r.time).toISOString().replace('T', ' ').slice(0, 19),
+    timestamp(r.time),
     r.persona ?? '-',
     r.userId ?? '-',
     r.tool,

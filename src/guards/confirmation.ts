@@ -7,15 +7,22 @@
  *   approvals    the call is parked; a person approves it on the page or with the CLI
  *   both         the host's user accepts and a person approves on the page or CLI
  *
- * A parked call is a pending approval. It waits up to `confirmation.wait_seconds` (per
- * transport; one waiting call per session) for the decision, woken by the store's `approval` event from whichever
- * replica, page or CLI took it: approved in time, it runs then; otherwise the model is
- * told it awaits approval, and once approved, its next identical call runs once. The model cannot approve its own call: an approval counts only when it carries the
- * signature of a person's credential (approver.ts: the approver key or the approvals
- * token, neither held by hosts), the parked message tells the model to ask the user, not
- * how to approve, and any argument the model adds makes a different call.
+ * A parked call is a pending approval carrying the call's statement (statement.ts: who,
+ * which tool of which upstream, digests of the arguments and of the tool's definition, the
+ * approver key in force). It waits up to `confirmation.wait_seconds` (per transport; one
+ * waiting call per session) for the decision, woken by the store's `approval` event from
+ * whichever replica, page or CLI took it: approved in time, it runs then; otherwise the
+ * model is told it awaits approval, and once approved, its next identical call runs once.
+ *
+ * The rows decide nothing. Before a call runs, its statement is written again from the
+ * call in hand, and the approval counts only if a person's credential (approver.ts: the
+ * approver key or the approvals token, neither held by hosts) signed that very statement,
+ * with the request's id as nonce and an expiry not yet past; it is used once (the store's
+ * `approval_uses`, and this process's memory of the ids it ran). So a used row re-armed,
+ * an expired one revived or a harmless request swapped for another call runs nothing. The
+ * model cannot approve its own call: the parked message tells it to ask the user, not how
+ * to approve, and any argument it adds makes a different call.
  */
-import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig } from '../config/schema.js';
@@ -28,39 +35,14 @@ import type { ApproverCheck } from './approver.js';
 import { boundValue } from './bound.js';
 import { correctionOf } from './nameGuard.js';
 import { redact } from './redact.js';
+import { statementDigest, statementOf } from './statement.js';
 import { errorResult, type CallContext, type Guard, type SessionIdentity } from './types.js';
-
-/** JSON with object keys sorted at every depth, so equal arguments give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/**
- * Who an approval belongs to: the user within a persona when the session has a user id
- * (an HTTP reconnect keeps its approvals), else the session.
- */
-function scopeOf(ctx: CallContext): string {
-  const { userId, persona, sessionId } = ctx.session;
-  return userId !== undefined ? `user:${persona ?? ''}:${userId}` : `session:${sessionId}`;
-}
-
-/** The key of a call: scope, tool and canonical arguments (after identity injection). */
-export function approvalKey(ctx: CallContext, tool: ToolRecord): string {
-  return createHash('sha256').update(`${scopeOf(ctx)}\0${tool.name}\0${canonicalJson(ctx.args)}`).digest('hex');
-}
 
 export interface ConfirmationDeps {
   policy: Policy;
   approvals: ApprovalsPart;
   config: Pick<GatewayConfig, 'confirmation' | 'audit'>;
-  /** Tells a person's approval from anything else (approver.ts); an approval it rejects does not count. */
+  /** Tells a person's signature over a call's statement from anything else (approver.ts); a decision it rejects does not count. */
   approver: ApproverCheck;
   /** URL of the approvals page when this gateway serves one (HTTP with http.approvals_token), read per call. */
   approvalsPage?: () => string | undefined;
@@ -103,17 +85,35 @@ function shownName(ctx: CallContext, tool: ToolRecord): string {
   return c ? `${tool.name} (the model asked for ${c.requested})` : tool.name;
 }
 
+/** Ids of approvals used by this process, each kept until its signed expiry (after which it could not run anyway). */
+class UsedApprovals {
+  private readonly until = new Map<string, number>();
+
+  has(id: string): boolean {
+    return this.until.has(id);
+  }
+
+  add(id: string, expiresAt: number, now: number): void {
+    for (const [old, t] of this.until) if (t <= now) this.until.delete(old);
+    this.until.set(id, expiresAt);
+  }
+}
+
 export function confirmationGuard({ policy, approvals, config, approver, approvalsPage }: ConfirmationDeps): Guard {
   const ttlMs = config.confirmation.approval_ttl_minutes * 60_000;
   const maxBytes = config.audit.max_value_bytes;
   /** Sessions with a parked call waiting for its decision: one at a time each, so a burst of parked calls holds nothing. */
   const waiting = new Set<string>();
+  /** Approvals this process ran: used once even if someone deletes their `approval_uses` row. */
+  const used = new UsedApprovals();
 
   return async (ctx, next) => {
     const tool = ctx.tool;
     if (!tool) throw new Error('confirmationGuard needs ctx.tool: compose it after nameGuard');
     if (!needsConfirmation(policy, ctx.session.persona, tool)) return next(ctx);
     const channel = channelOf(policy, ctx.session);
+    // What the person is shown (redacted, bounded) and what runs: the same call.
+    const shown = boundValue(redact(ctx.args, config.audit.redact), maxBytes);
 
     if (channel === 'both' && !ctx.elicit) {
       ctx.decisions.push('refused');
@@ -125,8 +125,7 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
     if (channel !== 'approvals' && ctx.elicit) {
       let answer: 'accept' | 'decline' | 'cancel' | undefined;
       try {
-        const shown = JSON.stringify(boundValue(redact(ctx.args, config.audit.redact), maxBytes), null, 2);
-        answer = await ctx.elicit(`Allow ${shownName(ctx, tool)} (upstream ${tool.server}) to run with these arguments?\n${shown}`, tool, ctx.args);
+        answer = await ctx.elicit(`Allow ${shownName(ctx, tool)} (upstream ${tool.server}) to run with these arguments?\n${JSON.stringify(shown, null, 2)}`, tool, ctx.args);
       } catch (err) {
         log.warn({ err, tool: tool.name }, 'elicitation failed; falling back to a pending approval');
       }
@@ -151,28 +150,37 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
       if (answer === 'accept') ctx.notes.push('accepted through elicitation');
     }
 
-    /** The call's fate when `a` is a decision: run once (a person's signed approval), or refused (denied); else undefined. */
+    const statement = statementOf(ctx.session, tool, ctx.args, shown, approver.keyId, ttlMs);
+
+    /** The call's fate when `a` is a person's signed decision on this very call: run once, or refused; else undefined. */
     const settle = async (a: Approval | undefined): Promise<CallToolResult | undefined> => {
-      if (a?.status === 'approved' && !approver.verifies(a)) {
-        // Not a person's approval (no valid signature): the request stays as good as pending, and is logged.
-        log.warn({ id: a.id, tool: tool.name, decidedBy: a.decidedBy }, 'approval without a valid approver signature ignored');
-        ctx.notes.push(`approval ${a.id} ignored: no valid approver signature`);
-      } else if (a?.status === 'approved' && (await approvals.consume(a.id))) {
-        ctx.decisions.push('approved');
-        ctx.notes.push(`approval ${a.id} by ${a.decidedBy ?? 'a person'}`);
-        return next(ctx);
+      if (a?.status !== 'approved' && a?.status !== 'denied') return undefined;
+      const verdict = approver.verify(statement, a, approvals.clock());
+      if (!verdict.valid) {
+        // Not a person's decision on this call: the request is as good as undecided, and it is logged.
+        log.warn({ id: a.id, tool: tool.name, decidedBy: a.decidedBy, reason: verdict.reason }, 'decision ignored: it is not a valid signature over this call');
+        ctx.notes.push(`approval ${a.id} ignored: ${verdict.reason}`);
+        return undefined;
       }
-      if (a?.status === 'denied') {
+      if (a.status === 'denied') {
         ctx.decisions.push('denied');
         ctx.notes.push(`approval ${a.id} denied by ${a.decidedBy ?? 'a person'}`);
         return errorResult(`a person denied ${tool.name} with these arguments (approval id ${a.id}); it has not run. Do not retry it.`);
       }
-      return undefined;
+      if (used.has(a.id) || !(await approvals.consume(a.id))) {
+        log.warn({ id: a.id, tool: tool.name }, 'approval already used; the call is parked anew');
+        ctx.notes.push(`approval ${a.id} ignored: already used`);
+        return undefined;
+      }
+      used.add(a.id, verdict.expiresAt, approvals.clock());
+      ctx.decisions.push('approved');
+      ctx.notes.push(`approval ${a.id} by ${a.decidedBy ?? 'a person'}`);
+      return next(ctx);
     };
 
     // A cancelled call neither consumes an approval nor leaves a pending one behind.
     if (cancelled(ctx)) return cancelledResult(ctx);
-    const key = approvalKey(ctx, tool);
+    const key = statementDigest(statement);
     const live = await approvals.live(key);
     const decided = await settle(live);
     if (decided) return decided;
@@ -187,7 +195,8 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
             ...(ctx.session.userId !== undefined && { userId: ctx.session.userId }),
             tool: tool.name,
             ...(correction && { requestedName: correction.requested }),
-            args: boundValue(redact(ctx.args, config.audit.redact), maxBytes),
+            args: shown,
+            statement,
             ttlMs,
           });
     ctx.decisions.push('awaiting_approval');

@@ -4,6 +4,7 @@
  *
  *   audit        records the call and every decision below it, whatever they were (and,
  *                as the last step before forward, commits a `running` row first)
+ *   held         refuses a tool whose changed definition is held back until a person accepts it
  *   nameGuard    exact name, or a typo corrected (≥ 0.82) within the persona and told, or refused
  *   policy       refuses a tool outside the persona, however it was named or shown
  *   identity     overwrites identity fields with the session's values
@@ -23,6 +24,8 @@ import type { ApprovalsPart } from '../store/types.js';
 import type { ApproverCheck } from './approver.js';
 import { auditGuards, type AuditWriter } from './audit.js';
 import { confirmationGuard } from './confirmation.js';
+import { heldGuard } from './heldGuard.js';
+import type { ChangedDefinition } from './pins.js';
 import { identityGuard } from './identity.js';
 import { nameGuard, type UpstreamView } from './nameGuard.js';
 import { policyGuard } from './policyGuard.js';
@@ -54,6 +57,8 @@ export interface CallPathDeps {
   approvalsPage?: () => string | undefined;
   /** The configured upstreams and their state, for the name guard; default none known. */
   upstreams?: UpstreamView;
+  /** The held-back definition change of the tool exposed under a name (guards/pins.ts); default none. */
+  held?: (name: string) => ChangedDefinition | undefined;
 }
 
 /**
@@ -68,6 +73,7 @@ export function createCallPath(deps: CallPathDeps): CallHandler {
   return compose(
     [
       audited.around,
+      heldGuard(deps.held ?? (() => undefined), deps.policy),
       nameGuard(deps.tools, deps.policy, deps.upstreams),
       policyGuard(deps.policy),
       identityGuard(deps.policy),

@@ -1,9 +1,14 @@
 /**
  * Redaction of argument values by field name, for the audit log and the approvals
  * shown to people. A key is redacted when the words of a configured name occur, in order,
- * among the words of the key: with `password`, `password`, `new_password` and
- * `adminPassword` are; with `api_key`, `stripe_api_key` is. Erring toward hiding
- * (`token_count` is hidden too) is the point: a secret in the audit log outlives the call.
+ * among the words of the key, whatever its case: with `password`, `password`, `new_password` and
+ * `adminPassword` are; with `api_key`, `stripe_api_key` is; with `authorization`, a nested
+ * `headers.Authorization` is. Erring toward hiding (`token_count` is hidden too) is the
+ * point: a secret in the audit log outlives the call.
+ *
+ * Text (an upstream's error, an exception message) is redacted too (redactText): the
+ * values redacted from the call's arguments wherever they are echoed, `name: value` /
+ * `name=value` / `"name": "value"` pairs of a matching name, and `Bearer`/`Basic` credentials.
  */
 
 /** The placeholder written instead of a redacted value. */
@@ -52,4 +57,45 @@ export function redact<T>(value: T, names: string[]): T {
     return v;
   };
   return walk(value) as T;
+}
+
+/** Secret values shorter than this are not searched for in text (they would hide common words). */
+const MIN_ECHOED = 4;
+
+/** The string values `redact` hides in `value`: what an upstream may echo back in its error text. */
+export function redactedValues(value: unknown, names: string[]): string[] {
+  const hides = redactsField(names);
+  const found: string[] = [];
+  const collect = (v: unknown, hidden: boolean): void => {
+    if (Array.isArray(v)) for (const x of v) collect(x, hidden);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) collect(x, hidden || hides(k));
+    else if (hidden && (typeof v === 'string' || typeof v === 'number') && String(v).length >= MIN_ECHOED) found.push(String(v));
+  };
+  collect(value, false);
+  return found;
+}
+
+/**
+ * `text` with secrets replaced by REDACTED: every value of `echoed` (redactedValues of
+ * the call's arguments), the value of each `name: value`, `name=value` or JSON
+ * `"name": "value"` pair whose name matches `names` (as redactsField matches keys), and
+ * the credential after `Bearer` or `Basic`.
+ *
+ * ### Usage
+ * ```ts
+ * redactText('401: token tok_live_9 rejected (Authorization: Bearer abc.def)', ['token', 'authorization'], ['tok_live_9']);
+ * // '401: token [redacted] rejected (Authorization: [redacted])'
+ * ```
+ */
+export function redactText(text: string, names: string[], echoed: readonly string[] = []): string {
+  let out = text;
+  for (const secret of [...new Set(echoed)].sort((a, b) => b.length - a.length)) out = out.split(secret).join(REDACTED);
+  const hides = redactsField(names);
+  // name, separator (quote, colon or equals), then a quoted value or a run up to a delimiter.
+  out = out.replace(/([A-Za-z][\w.-]*)(["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&(){}[\]]+(?:\s+(?![A-Za-z][\w.-]*["']?\s*[:=]\s*[^\s=,;&(){}[\]])[^\s,;&(){}[\]]+)?)/g, (all, name: string, sep: string, value: string) => {
+    if (!hides(name)) return all;
+    const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
+    return `${name}${sep}${quote}${REDACTED}${quote}`;
+  });
+  return out.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`);
 }

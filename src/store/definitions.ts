@@ -19,6 +19,7 @@ interface Row {
   changed_at: number | null;
   decided_at: number | null;
   decided_by: string | null;
+  proof: string | null;
 }
 
 function fromRow(r: Row): DefinitionPin {
@@ -35,6 +36,7 @@ function fromRow(r: Row): DefinitionPin {
   if (r.changed_at !== null) pin.changedAt = Number(r.changed_at);
   if (r.decided_at !== null) pin.decidedAt = Number(r.decided_at);
   if (r.decided_by !== null) pin.decidedBy = r.decided_by;
+  if (r.proof !== null) pin.proof = r.proof;
   return pin;
 }
 
@@ -81,12 +83,12 @@ export class SqlDefinitions implements DefinitionsPart {
     return this.get(server, upstreamName);
   }
 
-  async accept(server: string, upstreamName: string, digest: string, by: string): Promise<boolean> {
+  async accept(server: string, upstreamName: string, digest: string, by: string, proof?: string): Promise<boolean> {
     const done = await this.sql.run(
       `UPDATE tool_definitions SET digest = pending_digest, definition = pending_definition, status = 'accepted',
-       pending_digest = NULL, pending_definition = NULL, decided_at = ?, decided_by = ?
+       pending_digest = NULL, pending_definition = NULL, decided_at = ?, decided_by = ?, proof = ?
        WHERE server = ? AND upstream_name = ? AND pending_digest = ?`,
-      [this.now(), by, server, upstreamName, digest],
+      [this.now(), by, proof ?? null, server, upstreamName, digest],
     );
     if (done === 1) await this.events.emit('definition', { server, upstreamName });
     return done === 1;

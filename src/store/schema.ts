@@ -105,6 +105,13 @@ const MIGRATIONS: Migration[] = [
       ]);
     },
   },
+  {
+    version: 4,
+    what: 'the signature of the person who accepted a changed tool definition',
+    async apply(sql) {
+      await sql.run('ALTER TABLE tool_definitions ADD COLUMN proof TEXT');
+    },
+  },
 ];
 
 /** The schema version this code writes. */

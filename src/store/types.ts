@@ -261,6 +261,8 @@ export interface DefinitionPin {
   changedAt?: number;
   decidedAt?: number;
   decidedBy?: string;
+  /** The signature of whoever accepted the current definition (the accepting side's business); absent for a definition pinned when first seen. */
+  proof?: string;
 }
 
 /** Pinned tool definitions. The store keeps them; the guards decide what a change is. */
@@ -277,10 +279,10 @@ export interface DefinitionsPart {
   markChanged(server: string, upstreamName: string, pendingDigest: string, pendingDefinition: string): Promise<DefinitionPin | undefined>;
   /**
    * A person accepts the pending definition whose digest is `digest` (what they were
-   * shown): it becomes the pinned one. Emits `definition`.
+   * shown): it becomes the pinned one, with `proof` (their signature) kept beside it. Emits `definition`.
    * @returns false when the pending digest is another (changed again meanwhile) or none.
    */
-  accept(server: string, upstreamName: string, digest: string, by: string): Promise<boolean>;
+  accept(server: string, upstreamName: string, digest: string, by: string, proof?: string): Promise<boolean>;
   /** Drops a pending change (the upstream went back to the pinned definition): status `accepted` again. */
   clearChange(server: string, upstreamName: string): Promise<void>;
 }

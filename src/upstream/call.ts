@@ -7,7 +7,7 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UrlElicitationRequiredError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
-import { NeedsAuthorizationError } from './auth/index.js';
+import { NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import type { Connection } from './connect.js';
 import { tooLarge, tooLargeMessage } from './limits.js';
 import type { CallOptions } from './types.js';
@@ -66,11 +66,12 @@ export async function forwardCall(target: CallTarget, tool: string, args: Record
     const size = tooLarge(err);
     if (size) return errorResult(tooLargeMessage(server, tool, size));
     const explained = target.conn()?.explain?.(err) ?? (err as Error);
-    if (!(explained instanceof NeedsAuthorizationError)) return errorResult(`upstream "${server}" failed on ${tool}: ${explained.message}`);
+    // The model is told what happened, never a command to run (the log and doctor have the operator's fix).
+    if (!(explained instanceof NeedsAuthorizationError)) return errorResult(`upstream "${server}" failed on ${tool}: ${explained instanceof UpstreamAuthError ? explained.forModel : explained.message}`);
     target.consentNeeded?.(explained);
     // A step-up only concerns this call: the upstream's other tools keep working.
     if (explained.reason !== 'step_up') target.consentLost(explained);
-    return errorResult(`${tool}: ${explained.message}`);
+    return errorResult(`${tool}: ${explained.forModel}`);
   };
   const conn = target.conn();
   if (!conn) return errorResult(`upstream "${server}" is unavailable; try again later`);

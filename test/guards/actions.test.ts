@@ -5,16 +5,11 @@
  * the `bank` fixture (an SDK McpServer over stdio), persona `confirm: actions` with the
  * approvals channel, so a call that needs a person is parked; the SDK's Client as host.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, logLine } from '../helpers/reference.js';
-
-const BANK = join(import.meta.dirname, 'fixtures', 'bank.mjs');
+import { fixtureGateway } from './fixtureGateway.js';
 
 let client: Client;
 let stderr: () => string;
@@ -30,21 +25,13 @@ const outcome = async (name: string) => {
 };
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tc-actions-'));
-  writeFileSync(join(dir, 'personas.yaml'), dump({ payer: { allow: ['bank.*'], confirm: 'actions', confirm_via: 'approvals' } }));
-  const configPath = join(dir, 'gateway.config.yaml');
-  writeFileSync(
-    configPath,
-    dump({
-      upstreams: { bank: { command: process.execPath, args: [BANK] } },
-      curator: { mode: 'bm25', embedder: 'none' },
-      store: join(dir, 'store.db'),
-      policy: { personas: 'personas.yaml' },
-      session: { persona: 'payer' },
-      // The operator's word: transfer is an action; audit_log, flip and ran are read-only.
-      confirmation: { actions: ['bank.transfer'], read_only: ['bank.audit_*', 'flip', 'ran'] },
-    }),
-  );
+  const { configPath } = fixtureGateway('bank', { name: 'payer', rules: { allow: ['bank.*'], confirm: 'actions', confirm_via: 'approvals' } }, {
+    // The operator's word: transfer is an action; audit_log, flip and ran are read-only.
+    confirmation: { actions: ['bank.transfer'], read_only: ['bank.audit_*', 'flip', 'ran'] },
+    // Changed definitions exposed (with a warning) rather than held back, so that the
+    // pinned annotations are what keeps the re-annotated tools confirmed.
+    definitions: { on_change: 'warn' },
+  });
   ({ client, stderr } = await connectGateway(configPath, [], {}, 120_000));
 });
 afterAll(() => client?.close());
@@ -64,7 +51,7 @@ describe('which calls need a person', () => {
     expect(await call('flip')).toBe('flipped');
     // The gateway has rebuilt its catalog from the new definitions once it says so.
     await logLine(stderr, /now annotates note read-only/);
-    // transfer by the operator's rule; wire and note because the definitions first seen made them actions.
+    // transfer by the operator's rule; wire and note because their pinned definitions (the first seen) made them actions.
     expect({ transfer: await outcome('transfer'), wire: await outcome('wire'), note: await outcome('note') }).toEqual({ transfer: 'parked', wire: 'parked', note: 'parked' });
     expect(JSON.parse(await call('ran'))).toEqual(['balance', 'audit_log']);
     expect(stderr()).toMatch(/upstream \\"bank\\" now annotates wire read-only; it stays an action, confirmed as before, until a person accepts the new definition/);

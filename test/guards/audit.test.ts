@@ -6,7 +6,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { AuditWriter } from '../../src/guards/audit.js';
+import { auditGuards, AuditWriter } from '../../src/guards/audit.js';
+import { compose, type CallHandler } from '../../src/guards/types.js';
+import { gatewayConfigSchema } from '../../src/config/schema.js';
+import { context } from './helpers.js';
 import { openStore, type AuditEntry, type Store } from '../../src/store/index.js';
 import { rawQuery } from '../helpers/stores.js';
 
@@ -64,9 +67,48 @@ describe('AuditWriter', () => {
     const writer = new AuditWriter(store.audit, [], 100);
     const { outcome: _, ...started } = entry();
     const id = await writer.begin(started);
-    await writer.complete(id, { outcome: 'error', decision: 'allowed', decisions: [], notes: ['m'.repeat(1000)], detail: 'e'.repeat(10_000) });
+    await writer.complete(id, { outcome: 'error', decision: 'allowed', decisions: [], notes: ['m'.repeat(1000)], detail: 'e'.repeat(10_000) }, started.args);
     const [r] = await store.audit.tail(1);
     expect(r).toMatchObject({ outcome: 'error', notes: [`${'m'.repeat(100)}…[truncated 900 bytes]`] });
     expect(r!.detail).toHaveLength(100);
+  });
+
+  test('the default list hides authorization, cookies, credentials and keys at any depth, whatever the case', async () => {
+    const writer = new AuditWriter(store.audit, gatewayConfigSchema.shape.audit.parse(undefined).redact);
+    const args = {
+      url: 'https://api.example/v1',
+      headers: { Authorization: 'Bearer sk-live-AAAA', Cookie: 'sid=cookie-BBBB', 'Set-Cookie': 'sid=cookie-CCCC', 'X-Api-Key': 'key-DDDD' },
+      auth: { credentials: { user: 'ana', pass: 'pw-EEEE' }, private_key: 'pk-FFFF', client_secret: 'cs-GGGG', access_token: 'at-HHHH', refresh_token: 'rt-IIII', PASSWORD: 'pw-JJJJ' },
+    };
+    await writer.record(entry({ args }));
+    const [r] = await store.audit.tail(1);
+    expect(r!.args).toEqual({
+      url: 'https://api.example/v1',
+      headers: { Authorization: '[redacted]', Cookie: '[redacted]', 'Set-Cookie': '[redacted]', 'X-Api-Key': '[redacted]' },
+      auth: { credentials: '[redacted]', private_key: '[redacted]', client_secret: '[redacted]', access_token: '[redacted]', refresh_token: '[redacted]', PASSWORD: '[redacted]' },
+    });
+    const stored = JSON.stringify(await rawQuery('sqlite', file, 'SELECT * FROM audit'));
+    for (const secret of ['AAAA', 'BBBB', 'CCCC', 'DDDD', 'EEEE', 'FFFF', 'GGGG', 'HHHH', 'IIII', 'JJJJ']) expect(stored).not.toContain(secret);
+  });
+
+  test('an upstream error echoing a secret, and an exception naming one, are stored redacted', async () => {
+    const writer = new AuditWriter(store.audit, gatewayConfigSchema.shape.audit.parse(undefined).redact);
+    const { around, beforeForward } = auditGuards(writer);
+    const echoing: CallHandler = async (ctx) => {
+      ctx.upstreamMs = 3;
+      const token = (ctx.args.headers as Record<string, string>).Authorization;
+      return { isError: true, content: [{ type: 'text', text: `401 Unauthorized: ${token} was revoked; refresh_token=rt-SECRET-2, {"client_secret": "cs-SECRET-3"}` }] };
+    };
+    const throwing: CallHandler = async () => {
+      throw new Error('fetch failed for https://u:pw@host (Authorization: Basic dXNlcjpwdy1TRUNSRVQtNA==)');
+    };
+    const args = { headers: { Authorization: 'Bearer sk-SECRET-1' } };
+    await compose([around, beforeForward], echoing)(context('fetch', args));
+    await expect(compose([around, beforeForward], throwing)(context('fetch', args))).rejects.toThrow(/fetch failed/);
+    const [echoed, thrown] = await store.audit.tail(2);
+    expect(echoed!.detail).toBe('401 Unauthorized: [redacted] was revoked; refresh_token=[redacted], {"client_secret": "[redacted]"}');
+    expect(thrown!.detail).toBe('fetch failed for https://u:pw@host (Authorization: [redacted])');
+    const stored = JSON.stringify(await rawQuery('sqlite', file, 'SELECT * FROM audit'));
+    expect(stored).not.toMatch(/SECRET|dXNlcjpw/);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { approvalKey, canonicalJson, confirmationGuard, needsConfirmation } from '../../src/guards/confirmation.js';
+import { confirmationGuard, needsConfirmation } from '../../src/guards/confirmation.js';
+import { statementDigest, statementOf } from '../../src/guards/statement.js';
 import { compose, type CallContext, type CallHandler } from '../../src/guards/types.js';
 import { openStore, type ApprovalsPart, type Store } from '../../src/store/index.js';
 import { approverFixture, byName, config, policy, personas } from './fixtures.js';
@@ -10,12 +11,6 @@ import { Policy } from '../../src/policy/policy.js';
 import { context, recordingUpstream, text } from './helpers.js';
 
 const MIN = 60_000;
-
-describe('canonicalJson', () => {
-  test('sorts keys at every depth and drops undefined', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: undefined } })).toBe('{"a":{"d":[2,{"x":0,"y":1}]},"b":1}');
-  });
-});
 
 describe('needsConfirmation', () => {
   test('actions: the tools flagged as actions (policy/actions.ts decides the flag); all; none', () => {
@@ -194,7 +189,10 @@ describe('confirmationGuard', () => {
 
     test('keys differ by scope: user within persona, else session', () => {
       const tool = byName('make_payment');
-      const k = (session: object) => approvalKey(ctxFor('make_payment', { amount: 1 }, session), tool);
+      const k = (session: object) => {
+        const ctx = ctxFor('make_payment', { amount: 1 }, session);
+        return statementDigest(statementOf(ctx.session, tool, ctx.args, ctx.args, approver.keyId, 10 * MIN));
+      };
       expect(k({ sessionId: 'a' })).toBe(k({ sessionId: 'b' }));
       expect(k({ userId: undefined, sessionId: 'a' })).not.toBe(k({ userId: undefined, sessionId: 'b' }));
       expect(k({ persona: 'auditor' })).not.toBe(k({}));
@@ -205,7 +203,7 @@ describe('confirmationGuard', () => {
       const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
       const result = await call(ctx);
       expect(upstream.calls).toEqual([]);
-      expect(ctx.notes[0]).toBe(`approval ${id} ignored: no valid approver signature`);
+      expect(ctx.notes[0]).toBe(`approval ${id} ignored: no approver signature`);
       const fresh = idIn(text(result));
       expect(fresh).not.toBe(id);
       await approvals.decide(fresh, 'approved', 'cli', 'ed25519:AAAA');

@@ -5,8 +5,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { approverCheck, cliProof, createApproverKey, readApproverKey } from '../../src/guards/approver.js';
+import { parseStatement, statementDigest, statementOf } from '../../src/guards/statement.js';
 import { Policy } from '../../src/policy/policy.js';
-import type { ApprovalsPart } from '../../src/store/types.js';
+import type { ApprovalsPart, NewApproval } from '../../src/store/types.js';
+import type { SessionIdentity } from '../../src/guards/types.js';
 
 function tool(server: string, name: string, properties: Record<string, object>, opts: Partial<ToolRecord> = {}): ToolRecord {
   return {
@@ -69,9 +71,12 @@ export function approverFixture(approvalsToken?: string) {
   return {
     keyPath,
     approver: approverCheck(keyPath, () => approvalsToken),
+    /** Signs the request's statement as it is stored, valid for what the statement says from now. */
     async decide(store: ApprovalsPart, id: string, decision: 'approved' | 'denied') {
       const request = await store.get(id);
-      return store.decide(id, decision, 'cli', request && cliProof(key, request, decision));
+      const s = parseStatement(request?.statement);
+      const proof = s && cliProof(key, { id, statement: request!.statement! }, decision, store.clock() + s.validForMs);
+      return store.decide(id, decision, 'cli', proof);
     },
   };
 }
@@ -84,3 +89,22 @@ export const ISSUE_PAIRS: [string, string][] = [
   ['post_announcements', 'get_announcements'],
   ['get_event_registration', 'get_placement_registrations'],
 ];
+
+/**
+ * A parked `make_payment` request as the confirmation guard writes it (its statement, and
+ * that statement's digest as key), for tests of the CLI and the page.
+ */
+export function parkedPayment(args: Record<string, unknown>, approverKey: string, session: Partial<SessionIdentity> = {}): NewApproval {
+  const who: SessionIdentity = { sessionId: 's1', persona: 'student', userId: 'S0001', ...session };
+  const statement = statementOf(who, byName('make_payment'), args, args, approverKey, 10 * 60_000);
+  return {
+    key: statementDigest(statement),
+    sessionId: who.sessionId,
+    ...(who.persona !== undefined && { persona: who.persona }),
+    ...(who.userId !== undefined && { userId: who.userId }),
+    tool: 'make_payment',
+    args,
+    statement,
+    ttlMs: 10 * 60_000,
+  };
+}

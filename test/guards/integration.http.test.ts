@@ -114,7 +114,8 @@ describe('a student over Streamable HTTP; the approvals page in Chromium', () =>
     await expect(row.textContent()).resolves.toContain('raise_maintenance_request');
     await expect(row.textContent()).resolves.toContain('"description": "web-approved flickering light"');
     await expect(row.textContent()).resolves.toContain('"student_id": "S0001"');
-    await expect(row.textContent()).resolves.toContain('student S0001');
+    await expect(row.textContent()).resolves.toContain('student, user S0001');
+    await expect(row.textContent()).resolves.toContain('hostel, its tool raise_maintenance_request');
 
     await row.getByRole('button', { name: 'Approve' }).click();
     await page.waitForURL(`${base}/approvals?done=${id}`);

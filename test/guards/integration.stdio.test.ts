@@ -14,7 +14,7 @@ import { nameRatio } from '../../src/guards/nameGuard.js';
 import type { Approval } from '../../src/store/approvals.js';
 import type { AuditRecord } from '../../src/store/audit.js';
 import { connectGateway } from '../helpers/reference.js';
-import { approvalId, cli, text, universityCatalog, universityConfig, type University } from './university.js';
+import { approvalId, cli, installApproverKey, text, universityCatalog, universityConfig, type University } from './university.js';
 
 const STUDENT = ['--persona', 'student', '--user-id', 'S0001'];
 /** Tools only staff and administrators may use; a few of the 104 the student may not. */
@@ -220,8 +220,8 @@ describe('a student over stdio, host without elicitation: approvals through the 
 
   beforeAll(async () => {
     u = universityConfig();
+    installApproverKey(u);
     ({ client } = await connectGateway(u.configPath, STUDENT));
-    expect(cli(u.configPath, ['approvals', 'init-key']).code).toBe(0);
   });
 
   it('approving without the approver key fails and the call stays parked; the message never quotes a command', async () => {
@@ -254,11 +254,11 @@ describe('a student over stdio, host without elicitation: approvals through the 
     const listed = JSON.parse(cli(u.configPath, ['approvals', 'list', '--json']).stdout) as Approval[];
     expect(listed.filter((a) => a.id === id)).toMatchObject([{ id, status: 'pending', tool: 'raise_maintenance_request', persona: 'student', userId: 'S0001', args: { category: 'plumbing', description: 'cli-approved leak', student_id: 'S0001' } }]);
     const table = cli(u.configPath, ['approvals', 'list']).stdout;
-    expect(table).toMatch(new RegExp(`^${id}\\s+pending\\s+raise_maintenance_request\\s+student\\s+S0001`, 'm'));
+    expect(table).toMatch(new RegExp(`^${id}\\s+pending\\s+raise_maintenance_request\\s+hostel\\.raise_maintenance_request\\s+student\\s+user S0001`, 'm'));
 
     const approved = cli(u.configPath, ['approvals', 'approve', id]);
     expect(approved.code).toBe(0);
-    expect(approved.stdout).toMatch(new RegExp(`^approved ${id}: raise_maintenance_request for student S0001`));
+    expect(approved.stdout).toMatch(new RegExp(`^approved ${id}: raise_maintenance_request \\(upstream hostel, its tool raise_maintenance_request\\) for student, user S0001`));
 
     const retry = await client.callTool(maintenance('cli-approved leak'));
     expect(retry.isError).toBeFalsy();
@@ -304,8 +304,8 @@ describe('approvals expire (approval_ttl_minutes 0.25 = 15 s; long enough for a 
 
   beforeAll(async () => {
     u = universityConfig({ confirmation: { approval_ttl_minutes: 0.25 } });
+    installApproverKey(u);
     ({ client } = await connectGateway(u.configPath, STUDENT));
-    expect(cli(u.configPath, ['approvals', 'init-key']).code).toBe(0);
   });
   afterAll(async () => {
     await client?.close();

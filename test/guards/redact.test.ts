@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { REDACTED, redact, redactsField } from '../../src/guards/redact.js';
+import { REDACTED, redact, redactedValues, redactsField, redactText } from '../../src/guards/redact.js';
 
 describe('redact', () => {
   const names = ['password', 'token', 'secret', 'api_key'];
@@ -22,5 +22,19 @@ describe('redact', () => {
 
   test('an empty list hides nothing', () => {
     expect(redact({ password: 'x' }, [])).toEqual({ password: 'x' });
+  });
+
+  test('text: echoed values, named pairs in prose, query strings and JSON, and Bearer/Basic credentials', () => {
+    const names = ['token', 'password', 'authorization'];
+    expect(redactText('invalid token tok_live_9 for ana', names, ['tok_live_9'])).toBe('invalid token [redacted] for ana');
+    expect(redactText('GET /x?user=ana&access_token=abc123&page=2', names)).toBe('GET /x?user=ana&access_token=[redacted]&page=2');
+    expect(redactText('{"password":"hunter2","user":"ana"}', names)).toBe('{"password":"[redacted]","user":"ana"}');
+    expect(redactText("Authorization: Bearer eyJhbGciOi.x.y, retry later", names)).toBe('Authorization: [redacted], retry later');
+    expect(redactText('proxy said: bearer eyJhbGciOi.x.y', names)).toBe('proxy said: bearer [redacted]');
+    expect(redactText('tokens_used: 12, status: 400', ['secret'])).toBe('tokens_used: 12, status: 400');
+  });
+
+  test('redactedValues: the values hidden, at any depth, for the text search', () => {
+    expect(redactedValues({ a: 1, headers: { Authorization: 'Bearer x-123' }, auth: { password: ['pw-1234', 'ab'] } }, ['authorization', 'password'])).toEqual(['Bearer x-123', 'pw-1234']);
   });
 });

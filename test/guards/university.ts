@@ -14,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dump, load } from 'js-yaml';
 import type { ToolRecord } from '../../src/catalog/types.js';
 import { personasSchema } from '../../src/config/schema.js';
+import { createApproverKey } from '../../src/guards/approver.js';
 import { Policy } from '../../src/policy/policy.js';
 import { CLI, ROOT } from '../helpers/reference.js';
 
@@ -87,6 +88,15 @@ export function cli(configPath: string, args: string[], env: Record<string, stri
     timeout: CLI_TIMEOUT_MS,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The approver key beside the store, made as the approving person makes it at install
+ * (`approvals init-key` at their terminal, which a test's pipe cannot be): before the
+ * gateway starts, since a gateway honours the key it read when it started.
+ */
+export function installApproverKey(u: University): void {
+  createApproverKey(join(u.dir, 'approver.key'));
 }
 
 export const text = (r: unknown): string => ((r as CallToolResult).content[0] as { text: string }).text;

@@ -1,7 +1,7 @@
 /**
  * Pinned tool definitions on each backend: a definition pinned once however many
  * replicas see it first, a change recorded as pending, accepted only as the digest the
- * person was shown, and the `definition` event.
+ * person was shown (with the signature of who accepted it), and the `definition` event.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Store } from '../../src/store/index.js';
@@ -55,11 +55,11 @@ describe.each(BACKENDS)('definitions on $kind', (backend) => {
     await store.definitions.markChanged('mail', 'send_email', 'd3', '{"d":"d3"}');
     expect(await store.definitions.accept('mail', 'send_email', 'd2', 'ana')).toBe(false);
     t = 4_000;
-    expect(await store.definitions.accept('mail', 'send_email', 'd3', 'ana')).toBe(true);
+    expect(await store.definitions.accept('mail', 'send_email', 'd3', 'ana', 'ed25519:signed-d3')).toBe(true);
     expect(await heard).toEqual({ server: 'mail', upstreamName: 'send_email' });
     expect(await store.definitions.get('mail', 'send_email')).toEqual({
       server: 'mail', upstreamName: 'send_email', digest: 'd3', definition: '{"d":"d3"}', status: 'accepted',
-      firstSeenAt: 1_000, changedAt: 3_000, decidedAt: 4_000, decidedBy: 'ana',
+      firstSeenAt: 1_000, changedAt: 3_000, decidedAt: 4_000, decidedBy: 'ana', proof: 'ed25519:signed-d3',
     });
     expect(await store.definitions.accept('mail', 'send_email', 'd3', 'ana')).toBe(false);
   });

@@ -69,7 +69,7 @@ describe('step-up authorization (403 insufficient_scope after a refresh)', () =>
     const refreshes = server.provider.refreshes;
     const denied = await callTool(running.client, 'write_note');
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toBe('write_note: upstream "secure" needs authorization (more scope: notes:write): run tool-curator auth secure');
+    expect(text(denied)).toBe('write_note: upstream "secure" needs authorization (more scope: notes:write), which only a person can give; ask the user');
     expect(server.provider.refreshes).toBe(refreshes + 1);
     expect(stored()).toEqual({ scope: 'tools:read', pending: 'tools:read notes:write' });
 

@@ -20,6 +20,9 @@ export type ConsentReason = 'no_consent' | 'step_up' | 'rejected';
  * scopes), or stored tokens the authorization server no longer accepts.
  */
 export class NeedsAuthorizationError extends Error {
+  /** What a model is told: no command (a model with a shell must not be led to consent on the user's behalf). */
+  readonly forModel: string;
+
   constructor(
     readonly upstream: string,
     readonly reason: ConsentReason,
@@ -33,11 +36,15 @@ export class NeedsAuthorizationError extends Error {
           : '';
     super(`upstream "${upstream}" needs authorization${why}: run tool-curator auth ${upstream}`);
     this.name = 'NeedsAuthorizationError';
+    this.forModel = `upstream "${upstream}" needs authorization${why}, which only a person can give; ask the user`;
   }
 }
 
 /** An upstream answered 401 or 403: reported with its challenge, never as a transport error. */
 export class UpstreamAuthError extends Error {
+  /** What a model is told: the refusal without the operator's fix (which names a command). */
+  readonly forModel: string;
+
   constructor(
     readonly upstream: string,
     readonly challenge: AuthChallenge,
@@ -45,6 +52,7 @@ export class UpstreamAuthError extends Error {
   ) {
     super(`upstream "${upstream}" refused authorization (${describeChallenge(challenge)}); ${hint}`);
     this.name = 'UpstreamAuthError';
+    this.forModel = `upstream "${upstream}" refused authorization (${describeChallenge(challenge)}); ask the user`;
   }
 }
 

@@ -1,0 +1,172 @@
+/**
+ * Pinned tool definitions: the defence against an upstream that changes a tool after
+ * people came to trust it (a "rug pull": a description that now says "always bcc …", a new
+ * parameter). The first definition seen of each (upstream, tool) is pinned by digest in the
+ * store (definition.ts says what the digest covers); a later, different definition is
+ * recorded as a pending change, logged once, audited once, and — with
+ * `definitions.on_change: hold`, the default — held back: left out of the catalog (so out
+ * of tools/list and find_tools) and refused when called, until a person accepts it with the
+ * approver key (definitionCommands.ts, the approvals page). With `warn` it is exposed, and
+ * still logged, audited and reported by doctor.
+ *
+ * Whatever the mode, confirmation never loosens: the annotations of the pinned (accepted)
+ * definition feed policy/actions.ts (AcceptedAnnotations), and an approval's statement
+ * names the definition digest, so an approval given before a change does not run the new
+ * definition.
+ */
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { toolKey } from '../catalog/names.js';
+import { log } from '../log.js';
+import type { AuditPart, DefinitionPin, DefinitionsPart } from '../store/types.js';
+import { AuditWriter } from './audit.js';
+import { pickDefinition, pinOf } from './definition.js';
+
+export type OnChange = 'hold' | 'warn';
+
+/** A tool whose upstream definition differs from its pinned one. */
+export interface ChangedDefinition {
+  server: string;
+  upstreamName: string;
+  /** Digest of the pinned (first seen or last accepted) definition. */
+  pinnedDigest: string;
+  /** Digest of the definition the upstream lists now: what a person accepts. */
+  pendingDigest: string;
+}
+
+export interface PinReview {
+  /** The tool lists to build the catalog from: without the changed tools under `hold`, unchanged under `warn`. */
+  byServer: Map<string, Tool[]>;
+  /** Every tool whose definition differs from its pin, in list order. */
+  changed: ChangedDefinition[];
+}
+
+/** The annotations a pinned definition's text carries; `{}` for one without any (MCP's defaults apply: an action). */
+function annotationsOf(pin: DefinitionPin): ToolAnnotations {
+  try {
+    return (JSON.parse(pin.definition) as { annotations?: ToolAnnotations }).annotations ?? {};
+  } catch {
+    return {};
+  }
+}
+
+export class DefinitionPins {
+  /** Pins as last read from the store, by toolKey; used as they are while the store is unavailable. */
+  private pins = new Map<string, DefinitionPin>();
+  /** `toolKey\0pendingDigest` of the changes this process has logged and audited. */
+  private readonly told = new Set<string>();
+
+  /**
+   * @param audit where a change is audited once (a row with decision `refused` under
+   *   `hold`, `allowed` under `warn`); default: logged only.
+   */
+  constructor(
+    private readonly store: DefinitionsPart,
+    private readonly onChange: OnChange,
+    private readonly audit?: AuditWriter,
+  ) {}
+
+  /**
+   * The annotations of the definition pinned for (server, upstream name) — the one first
+   * seen or last accepted by a person — for ActionRules; undefined for a tool not pinned yet.
+   */
+  readonly acceptedAnnotations = (server: string, upstreamName: string): ToolAnnotations | undefined => {
+    const pin = this.pins.get(toolKey(server, upstreamName));
+    return pin && annotationsOf(pin);
+  };
+
+  /**
+   * Compares each listed tool with its pin: pins the ones first seen, records and reports
+   * changes, clears a change the upstream has taken back. A store that cannot be read or
+   * written is logged, and the pins last read decide.
+   * @param byServer the tool lists as bounded for the catalog (catalog/bounds.ts).
+   */
+  async review(byServer: Map<string, Tool[]>): Promise<PinReview> {
+    try {
+      this.pins = new Map((await this.store.list()).map((p) => [toolKey(p.server, p.upstreamName), p]));
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'pinned tool definitions could not be read; using the ones last read');
+    }
+    const out = new Map<string, Tool[]>();
+    const changed: ChangedDefinition[] = [];
+    for (const [server, tools] of byServer) {
+      const kept: Tool[] = [];
+      const seen = new Set<string>();
+      for (const tool of tools) {
+        // A name listed twice: the catalog takes the first, so only the first is pinned.
+        if (seen.has(tool.name)) {
+          kept.push(tool);
+          continue;
+        }
+        seen.add(tool.name);
+        const { text, digest } = pinOf(pickDefinition(tool));
+        const pin = this.pins.get(toolKey(server, tool.name)) ?? (await this.pinFirstSeen(server, tool.name, digest, text));
+        if (!pin || pin.digest === digest) {
+          if (pin?.status === 'changed') await this.store.clearChange(server, tool.name).catch((err: Error) => log.error({ err: err.message }, 'clearing a taken-back definition change failed'));
+          kept.push(tool);
+          continue;
+        }
+        const change: ChangedDefinition = { server, upstreamName: tool.name, pinnedDigest: pin.digest, pendingDigest: digest };
+        await this.record(change, pin, text);
+        changed.push(change);
+        if (this.onChange === 'warn') kept.push(tool);
+      }
+      out.set(server, kept);
+    }
+    return { byServer: out, changed };
+  }
+
+  private async pinFirstSeen(server: string, upstreamName: string, digest: string, definition: string): Promise<DefinitionPin | undefined> {
+    try {
+      const { pin } = await this.store.pinIfAbsent({ server, upstreamName, digest, definition });
+      this.pins.set(toolKey(server, upstreamName), pin);
+      return pin;
+    } catch (err) {
+      log.error({ err: (err as Error).message, upstream: server, tool: upstreamName }, 'a first-seen tool definition could not be pinned');
+      return undefined;
+    }
+  }
+
+  /** Stores the pending change (once per new definition) and logs and audits it once per process. */
+  private async record(change: ChangedDefinition, pin: DefinitionPin, text: string): Promise<void> {
+    const { server, upstreamName, pinnedDigest, pendingDigest } = change;
+    if (pin.pendingDigest !== pendingDigest) {
+      await this.store.markChanged(server, upstreamName, pendingDigest, text).catch((err: Error) => log.error({ err: err.message }, 'a changed tool definition could not be recorded'));
+    }
+    const told = `${toolKey(server, upstreamName)}\0${pendingDigest}`;
+    if (this.told.has(told)) return;
+    this.told.add(told);
+    const held = this.onChange === 'hold';
+    log.warn(
+      { upstream: server, tool: upstreamName, pinned: pinnedDigest, changed: pendingDigest },
+      `upstream "${server}" changed the definition of ${upstreamName}; ${held ? 'it is held back (not listed, not callable)' : 'it is exposed (definitions.on_change: warn)'} until a person accepts the new definition`,
+    );
+    await this.audit
+      ?.record({
+        time: Date.now(),
+        sessionId: 'gateway',
+        tool: upstreamName,
+        requestedName: upstreamName,
+        args: { upstream: server, pinned: pinnedDigest, changed: pendingDigest },
+        decision: held ? 'refused' : 'allowed',
+        decisions: [held ? 'refused' : 'allowed'],
+        notes: [`definition changed by upstream ${server}; ${held ? 'held back' : 'exposed with a warning'} until a person accepts it`],
+        outcome: 'not_run',
+      })
+      .catch((err: Error) => log.error({ err: err.message }, 'auditing a changed tool definition failed'));
+  }
+}
+
+/** Audits a person's acceptance of a changed definition (`by`: `cli` or `web`), beside the change's own row. */
+export function auditAcceptance(audit: AuditPart, server: string, upstreamName: string, digest: string, by: string): Promise<number> {
+  return new AuditWriter(audit).record({
+    time: Date.now(),
+    sessionId: 'gateway',
+    tool: upstreamName,
+    requestedName: upstreamName,
+    args: { upstream: server, accepted: digest },
+    decision: 'approved',
+    decisions: ['approved'],
+    notes: [`changed definition of upstream ${server} accepted by a person (${by})`],
+    outcome: 'not_run',
+  });
+}

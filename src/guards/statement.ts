@@ -1,0 +1,117 @@
+/**
+ * The statement of a call: what a person approves and signs. The confirmation guard
+ * writes it when it parks a call, the approvals CLI and page show its parts and sign it,
+ * and before the call runs the guard writes it again from the call in hand and checks the
+ * signature over that — so what runs is what was signed, whatever the store's rows say.
+ *
+ * It names who calls (persona, user or session), the tool (exposed name, upstream and the
+ * upstream's own name), the SHA-256 digest of the arguments exactly as they will be sent
+ * (after identity injection), the digest of the arguments as shown to the person
+ * (redacted and bounded, so the stored copy can be checked against it), the digest of the
+ * tool's upstream definition, the approver key the gateway honoured when the call was
+ * made, and how long an approval stays valid. The request's id (the nonce) and the
+ * approval's expiry are signed beside it (approver.ts).
+ */
+import { z } from 'zod';
+import type { ToolRecord } from '../catalog/types.js';
+import { canonicalJson, digestOf, sha256 } from './canonical.js';
+import { definitionDigest } from './definition.js';
+import type { SessionIdentity } from './types.js';
+
+const statementSchema = z
+  .object({
+    v: z.literal(2),
+    persona: z.string().nullable(),
+    /** `user <id>` within the persona, or `session <id>` for a session without a user id. */
+    caller: z.string(),
+    tool: z.string(),
+    upstream: z.string(),
+    upstreamTool: z.string(),
+    /** Digest of the canonical arguments as forwarded. */
+    arguments: z.string(),
+    /** Digest of the canonical arguments as shown (redacted, bounded): the approval row's `args`. */
+    shown: z.string(),
+    definition: z.string(),
+    /** The approver key id (approver.ts keyIdOf) the gateway honoured when the call was made, or `none`. */
+    approverKey: z.string(),
+    /** How long an approval of this call stays valid once given, in ms. */
+    validForMs: z.number().int().positive(),
+  })
+  .strict();
+
+export type Statement = z.infer<typeof statementSchema>;
+
+/** Who a call belongs to: the user within a persona (an HTTP reconnect keeps its approvals), else the session. */
+function callerOf(session: SessionIdentity): string {
+  return session.userId !== undefined ? `user ${session.userId}` : `session ${session.sessionId}`;
+}
+
+/**
+ * The statement text of a call of `tool` by `session` with `args` (as forwarded) and
+ * `shown` (as the person sees them).
+ */
+export function statementOf(
+  session: SessionIdentity,
+  tool: ToolRecord,
+  args: Record<string, unknown>,
+  shown: Record<string, unknown>,
+  approverKey: string,
+  validForMs: number,
+): string {
+  const s: Statement = {
+    v: 2,
+    persona: session.persona ?? null,
+    caller: callerOf(session),
+    tool: tool.name,
+    upstream: tool.server,
+    upstreamTool: tool.upstreamName,
+    arguments: digestOf(args),
+    shown: digestOf(shown),
+    definition: definitionDigest(tool),
+    approverKey,
+    validForMs,
+  };
+  return canonicalJson(s);
+}
+
+/** The parts of a statement text, or undefined when it is none (absent, malformed, another version). */
+export function parseStatement(text: string | undefined): Statement | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = statementSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The digest of a statement text: what the approvals page binds its form to, and a call's approval key. */
+export const statementDigest = (text: string): string => sha256(text);
+
+/** Whether `shown` (a stored request's arguments) is what the statement says the person is shown. */
+const showsArguments = (s: Statement, shown: unknown): boolean => digestOf(shown) === s.shown;
+
+/** The bytes a decision signs: the statement, the request id (the nonce), the decision and the approval's expiry. */
+export function signedText(statement: string, id: string, decision: 'approved' | 'denied', expiresAt: number): Buffer {
+  return Buffer.from(`tool-curator approval v2\n${statement}\nid ${id}\ndecision ${decision}\nexpires ${expiresAt}`);
+}
+
+/** A stored request as a person reviews it: its statement's parts, and why it cannot be approved, if it cannot. */
+export interface Review {
+  statement?: Statement;
+  /** Absent when the request can be approved as stored. */
+  problem?: string;
+}
+
+/** Reviews a stored request: a statement is needed, and the stored arguments must be the ones it covers. */
+export function review(a: { statement?: string; args: unknown }): Review {
+  const statement = parseStatement(a.statement);
+  if (!statement) return { problem: 'it carries no statement of the call (made by an older version, or the store was changed), so no one can approve it; the call has to be made again' };
+  if (!showsArguments(statement, a.args)) return { statement, problem: 'its stored arguments are not the ones its statement covers (the store was changed), so no one can approve it' };
+  return { statement };
+}
+
+/** `student, user S0001` — who a statement says calls. */
+export function callerText(s: Statement): string {
+  return s.persona === null ? s.caller : `${s.persona}, ${s.caller}`;
+}
