@@ -118,8 +118,8 @@ let ok = true;
 if (tool) {
   const call = () => client.callTool({ name: 'call_tool', arguments: tool }, undefined, { timeout: 30000 });
   let result = await call();
-  // A step-up the gateway could not do unattended: consent again, as its message says, and retry.
-  for (let i = 0; i < 2 && result.isError && isOAuth && /run tool-curator auth/.test(JSON.stringify(result.content)); i++) {
+  // A step-up the gateway could not do unattended: the person consents again (the message asks for them) and retries.
+  for (let i = 0; i < 2 && result.isError && isOAuth && /needs authorization/.test(JSON.stringify(result.content)); i++) {
     say('call needs authorization:', JSON.stringify(result.content));
     say(`auth exited with ${await runAuth()}`);
     await new Promise((r) => setTimeout(r, 2500));
