@@ -6,7 +6,7 @@
  * with their results bounded in size. A failing upstream is reported on stderr and
  * skipped; it never takes the pool down.
  */
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -88,6 +88,8 @@ export class UpstreamPool extends EventEmitter {
     private readonly opts: PoolOptions,
   ) {
     super();
+    // Every upstream starting (and each handshake) listens for the pool's stop at once: more than Node's default 10 is expected.
+    setMaxListeners(0, this.stop.signal);
     const coalesceMs = opts.coalesceMs ?? COALESCE_MS;
     for (const [name, cfg] of Object.entries(configs)) {
       const u: Upstream = {
