@@ -12,34 +12,48 @@
  * made, and how long an approval stays valid. The request's id (the nonce) and the
  * approval's expiry are signed beside it (approver.ts).
  */
-import { z } from 'zod';
 import type { ToolRecord } from '../catalog/types.js';
 import { canonicalJson, digestOf, sha256 } from './canonical.js';
 import { definitionDigest } from './definition.js';
 import type { SessionIdentity } from './types.js';
 
-const statementSchema = z
-  .object({
-    v: z.literal(2),
-    persona: z.string().nullable(),
-    /** `user <id>` within the persona, or `session <id>` for a session without a user id. */
-    caller: z.string(),
-    tool: z.string(),
-    upstream: z.string(),
-    upstreamTool: z.string(),
-    /** Digest of the canonical arguments as forwarded. */
-    arguments: z.string(),
-    /** Digest of the canonical arguments as shown (redacted, bounded): the approval row's `args`. */
-    shown: z.string(),
-    definition: z.string(),
-    /** The approver key id (approver.ts keyIdOf) the gateway honoured when the call was made, or `none`. */
-    approverKey: z.string(),
-    /** How long an approval of this call stays valid once given, in ms. */
-    validForMs: z.number().int().positive(),
-  })
-  .strict();
+export interface Statement {
+  v: 2;
+  persona: string | null;
+  /** `user <id>` within the persona, or `session <id>` for a session without a user id. */
+  caller: string;
+  tool: string;
+  upstream: string;
+  upstreamTool: string;
+  /** Digest of the canonical arguments as forwarded. */
+  arguments: string;
+  /** Digest of the canonical arguments as shown (redacted, bounded): the approval row's `args`. */
+  shown: string;
+  definition: string;
+  /** The approver key id (approver.ts keyIdOf) the gateway honoured when the call was made, or `none`. */
+  approverKey: string;
+  /** How long an approval of this call stays valid once given, in ms. */
+  validForMs: number;
+}
 
-export type Statement = z.infer<typeof statementSchema>;
+const TEXT_FIELDS = ['caller', 'tool', 'upstream', 'upstreamTool', 'arguments', 'shown', 'definition', 'approverKey'] as const;
+
+/**
+ * Whether `x` is a statement of this version with exactly its fields. Checked here rather
+ * than with zod: importing the package loads no zod (library/lazy.ts), and the call path
+ * reaches this module.
+ */
+function isStatement(x: unknown): x is Statement {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
+  const o = x as Record<string, unknown>;
+  return (
+    Object.keys(o).length === TEXT_FIELDS.length + 3 &&
+    o.v === 2 &&
+    'persona' in o && (o.persona === null || typeof o.persona === 'string') &&
+    TEXT_FIELDS.every((k) => typeof o[k] === 'string') &&
+    Number.isSafeInteger(o.validForMs) && (o.validForMs as number) > 0
+  );
+}
 
 /** Who a call belongs to: the user within a persona (an HTTP reconnect keeps its approvals), else the session. */
 function callerOf(session: SessionIdentity): string {
@@ -78,8 +92,8 @@ export function statementOf(
 export function parseStatement(text: string | undefined): Statement | undefined {
   if (text === undefined) return undefined;
   try {
-    const parsed = statementSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    const parsed: unknown = JSON.parse(text);
+    return isStatement(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
