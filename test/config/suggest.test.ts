@@ -21,7 +21,7 @@ function loadError(config: string, personas?: string): ConfigError {
   throw new Error('the config loaded');
 }
 
-const TOP = 'upstreams, curator, store, postgres, policy, exposure, session, http, confirmation, audit, overrides, relay, definitions, timeouts';
+const TOP = 'upstreams, curator, store, postgres, policy, exposure, session, http, confirmation, audit, overrides, relay, per_user, definitions, timeouts';
 
 describe('unknown config keys', () => {
   it('at the top level', () => {

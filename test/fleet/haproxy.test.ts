@@ -16,9 +16,10 @@
  * without them outside CI, failing in CI.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approverKeyPath, createApproverKey } from '../../src/guards/approver.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { Fleet, haproxyConfig, skipFleet, type FleetHost, type Replica } from '../helpers/fleet.js';
 import { createDatabase, dropDatabase } from '../helpers/pgDatabase.js';
@@ -57,8 +58,8 @@ describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, s
       // A parked call waits for a person's decision (at most 50 s); the approval below comes within seconds.
       config: { confirmation: { wait_seconds: { stdio: 0, http: 50 } } },
       beforeReplicas: async (f) => {
-        const key = await f.cli(['approvals', 'init-key']);
-        if (key.code !== 0) throw new Error(`approvals init-key failed: ${key.stderr}`);
+        // The key a person makes with `approvals init-key` at a terminal (a test's pipe is refused), where every replica reads it.
+        createApproverKey(approverKeyPath({ store: database.url, confirmation: {} }, dirname(f.configPath)));
       },
     });
     store = await openStore(database.url);
