@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openStore, type Store, type StoreKind, type StoreOptions } from '../../src/store/index.js';
 import { createDatabase, dropDatabase, PG_URL } from './pgDatabase.js';
 
@@ -63,6 +63,31 @@ async function adminTruncate(url: string): Promise<void> {
 
 /** The backends to run: SQLite, and PostgreSQL unless skipped (see the module comment). */
 export const BACKENDS: Backend[] = SKIP_PG ? [sqlite] : [sqlite, postgres];
+
+/**
+ * Inside a `describe.each(BACKENDS)`: a fresh store location before each test, and
+ * `another()` opening one more store (a replica) on it; every store opened is closed after the test.
+ */
+export function freshStores(backend: Backend): { readonly location: string; another: () => Promise<Store> } {
+  let location = '';
+  const open: Store[] = [];
+  beforeEach(async () => {
+    location = await backend.fresh();
+  });
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+  });
+  return {
+    get location() {
+      return location;
+    },
+    another: async () => {
+      const s = await backend.open(location);
+      open.push(s);
+      return s;
+    },
+  };
+}
 
 /** Creates this file's PostgreSQL database before its tests and drops it after (call once at the top of the file). */
 export function setupBackends(): void {

@@ -3,9 +3,9 @@
  * `running` until completed (as after a crash), rows of several replicas are one ordered
  * log with none lost. (Redaction and bounds are the writer's: test/guards/audit.test.ts.)
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { AuditEntry, Store } from '../../src/store/index.js';
-import { BACKENDS, setupBackends } from '../helpers/stores.js';
+import { describe, expect, test } from 'vitest';
+import type { AuditEntry } from '../../src/store/index.js';
+import { BACKENDS, freshStores, setupBackends } from '../helpers/stores.js';
 
 const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   time: 1_800_000_000_000,
@@ -26,19 +26,8 @@ const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
 setupBackends();
 
 describe.each(BACKENDS)('audit on $kind', (backend) => {
-  let location: string;
-  const open: Store[] = [];
-  const another = async () => {
-    const s = await backend.open(location);
-    open.push(s);
-    return s;
-  };
-  beforeEach(async () => {
-    location = await backend.fresh();
-  });
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close();
-  });
+  const stores = freshStores(backend);
+  const another = stores.another;
 
   test('round-trips every field; optional ones stay absent', async () => {
     const store = await another();

@@ -3,11 +3,10 @@
  * work of a fleet: three replicas cold on one empty store embed each text once (through
  * the curator's embedDocuments), and a claim whose holder died lapses.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { embedDocuments } from '../../src/curator/embedCache.js';
 import type { Embedder } from '../../src/embedding/types.js';
-import type { Store } from '../../src/store/index.js';
-import { BACKENDS, setupBackends } from '../helpers/stores.js';
+import { BACKENDS, freshStores, setupBackends } from '../helpers/stores.js';
 
 setupBackends();
 
@@ -30,19 +29,8 @@ function countingEmbedder(seen: Map<string, number>): Embedder {
 }
 
 describe.each(BACKENDS)('embeddings on $kind', (backend) => {
-  let location: string;
-  const open: Store[] = [];
-  const another = async () => {
-    const s = await backend.open(location);
-    open.push(s);
-    return s;
-  };
-  beforeEach(async () => {
-    location = await backend.fresh();
-  });
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close();
-  });
+  const stores = freshStores(backend);
+  const another = stores.another;
 
   test('vectors round-trip exactly, per embedder; absent ones are undefined', async () => {
     const store = await another();

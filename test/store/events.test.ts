@@ -3,26 +3,15 @@
  * on the same store (NOTIFY; SQLite: the events table, read every second), never twice,
  * and `resync` when listening starts.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { Store, StoreEvents } from '../../src/store/index.js';
-import { BACKENDS, setupBackends } from '../helpers/stores.js';
+import { describe, expect, test } from 'vitest';
+import type { StoreEvents } from '../../src/store/index.js';
+import { BACKENDS, freshStores, setupBackends } from '../helpers/stores.js';
 
 setupBackends();
 
 describe.each(BACKENDS)('events on $kind', (backend) => {
-  let location: string;
-  const open: Store[] = [];
-  const another = async () => {
-    const s = await backend.open(location);
-    open.push(s);
-    return s;
-  };
-  beforeEach(async () => {
-    location = await backend.fresh();
-  });
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close();
-  });
+  const stores = freshStores(backend);
+  const another = stores.another;
 
   test('the emitting process hears its event at once, once; another hears it once too; unsubscribing stops delivery', async () => {
     const [a, b] = [await another(), await another()];

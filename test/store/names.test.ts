@@ -3,29 +3,17 @@
  * start at once decide names under the `names` lock, each from what the others saved, so
  * they assign the same names and the first owner keeps the plain one.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { assignNames, toolKey } from '../../src/catalog/names.js';
-import type { Store } from '../../src/store/index.js';
-import { BACKENDS, setupBackends } from '../helpers/stores.js';
+import { BACKENDS, freshStores, setupBackends } from '../helpers/stores.js';
 
 setupBackends();
 
 const tools = (spec: Record<string, string[]>) => new Map(Object.entries(spec).map(([server, names]) => [server, names.map((name) => ({ name, inputSchema: { type: 'object' as const } }))]));
 
 describe.each(BACKENDS)('names on $kind', (backend) => {
-  let location: string;
-  const open: Store[] = [];
-  const another = async () => {
-    const s = await backend.open(location);
-    open.push(s);
-    return s;
-  };
-  beforeEach(async () => {
-    location = await backend.fresh();
-  });
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close();
-  });
+  const stores = freshStores(backend);
+  const another = stores.another;
 
   test('save inserts and replaces; rows of tools not listed stay; a change is announced', async () => {
     const store = await another();

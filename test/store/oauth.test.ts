@@ -3,9 +3,8 @@
  * version that grows with every write (also across a clear), compare-and-set, and the
  * `oauth` event other replicas see.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { Store } from '../../src/store/index.js';
-import { BACKENDS, setupBackends } from '../helpers/stores.js';
+import { describe, expect, test } from 'vitest';
+import { BACKENDS, freshStores, setupBackends } from '../helpers/stores.js';
 
 setupBackends();
 
@@ -13,19 +12,8 @@ const URL_A = 'https://notes.example.com/mcp';
 const key = (subject?: string, url = URL_A) => ({ upstream: 'notes', url, ...(subject !== undefined && { subject }) });
 
 describe.each(BACKENDS)('oauth on $kind', (backend) => {
-  let location: string;
-  const open: Store[] = [];
-  const another = async () => {
-    const s = await backend.open(location);
-    open.push(s);
-    return s;
-  };
-  beforeEach(async () => {
-    location = await backend.fresh();
-  });
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close();
-  });
+  const stores = freshStores(backend);
+  const another = stores.another;
 
   test("fields per (upstream, subject); '' is the gateway's own; another URL reads as absent and is replaced", async () => {
     const store = await another();
