@@ -112,3 +112,12 @@ export async function logLine(log: () => string, re: RegExp, from = 0, ms = 60_0
   }
   throw new Error(`no log line ${re} within ${ms} ms:\n${log().slice(-3000)}`);
 }
+
+/** Waits (polling, up to `timeoutMs`) until `check()` holds: a readiness wait, not a timing assertion. @throws naming `what`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

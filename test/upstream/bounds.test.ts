@@ -18,20 +18,13 @@ import { dump } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnUntil } from '../helpers/process.js';
 import { startHttpGateway } from '../helpers/raw.js';
+import { until } from '../helpers/reference.js';
 
 const BULKY = join(import.meta.dirname, 'fixtures/bulky.mjs');
 const TOKEN = 'bounds-test-token-0123456789';
 const MiB = 1024 * 1024;
 
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-async function until(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const children: ChildProcess[] = [];
 afterAll(() => {

@@ -11,18 +11,11 @@ import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, ty
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { inProcessGateway } from '../relay/setup.js';
+import { until } from '../helpers/reference.js';
 
 const BULKY = join(import.meta.dirname, 'fixtures/bulky.mjs');
 const PER_SECOND = 5;
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-async function until(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('notification floods from an upstream', () => {
   let gateway: Gateway;

@@ -19,18 +19,10 @@ import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { Session } from '../../src/gateway/session.js';
 import { liveChildren } from '../../src/upstream/children.js';
+import { until } from '../helpers/reference.js';
 
 const BULKY = join(import.meta.dirname, 'fixtures/bulky.mjs');
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-/** Waits (bounded) for `check`: a readiness wait, not a timing assertion. */
-async function until(check: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('a hung upstream beside a healthy one and a slow one', () => {
   let dir: string;
