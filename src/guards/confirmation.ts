@@ -35,7 +35,7 @@ import type { ApproverCheck } from './approver.js';
 import { boundValue } from './bound.js';
 import { correctionOf } from './nameGuard.js';
 import { redact } from './redact.js';
-import { statementDigest, statementOf } from './statement.js';
+import { requestIdFor, statementDigest, statementOf } from './statement.js';
 import { errorResult, type CallContext, type Guard, type SessionIdentity } from './types.js';
 
 export interface ConfirmationDeps {
@@ -189,6 +189,7 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
       live?.status === 'pending'
         ? live
         : await approvals.request({
+            id: requestIdFor(statement),
             key,
             sessionId: ctx.session.sessionId,
             ...(ctx.session.persona !== undefined && { persona: ctx.session.persona }),

@@ -12,7 +12,9 @@
  * made, and how long an approval stays valid. The request's id (the nonce) and the
  * approval's expiry are signed beside it (approver.ts).
  */
+import { createHash } from 'node:crypto';
 import type { ToolRecord } from '../catalog/types.js';
+import { ID_ALPHABET, newId } from '../store/approvals.js';
 import { canonicalJson, digestOf, sha256 } from './canonical.js';
 import { definitionDigest } from './definition.js';
 import type { SessionIdentity } from './types.js';
@@ -102,6 +104,35 @@ export function parseStatement(text: string | undefined): Statement | undefined 
 /** The digest of a statement text: what the approvals page binds its form to, and a call's approval key. */
 export const statementDigest = (text: string): string => sha256(text);
 
+/** Characters of a request id that name its statement: 12 of 31 letters, about 59 bits. */
+const ID_CHECK_LENGTH = 12;
+
+/** The characters of a request id after `nonce` that name `statement` (a digest of both, in ID_ALPHABET). */
+function idCheck(nonce: string, statement: string): string {
+  let n = BigInt(`0x${createHash('sha256').update(`tool-curator request v1\n${nonce}\n${statement}`).digest('hex')}`);
+  const base = BigInt(ID_ALPHABET.length);
+  let out = '';
+  for (let i = 0; i < ID_CHECK_LENGTH; i++, n /= base) out += ID_ALPHABET[Number(n % base)];
+  return out;
+}
+
+/**
+ * The id of a new request for `statement`: 8 random characters (the nonce a person's
+ * signature covers) and 12 that name the statement. The id is what a person reads in
+ * `approvals list` or `show` and then approves, so a statement written into the row
+ * afterwards (with that call's key and arguments) is not the one its id names, and
+ * nothing signs it: finding another statement with the same 12 characters takes about
+ * 2^59 digests, within the request's minutes.
+ */
+export function requestIdFor(statement: string): string {
+  const nonce = newId();
+  return `${nonce}${idCheck(nonce, statement)}`;
+}
+
+/** Whether request id `id` was made for `statement` (requestIdFor). */
+const idNames = (id: string, statement: string): boolean =>
+  id.length > ID_CHECK_LENGTH && id.slice(-ID_CHECK_LENGTH) === idCheck(id.slice(0, -ID_CHECK_LENGTH), statement);
+
 /** Whether `shown` (a stored request's arguments) is what the statement says the person is shown. */
 const showsArguments = (s: Statement, shown: unknown): boolean => digestOf(shown) === s.shown;
 
@@ -117,11 +148,15 @@ export interface Review {
   problem?: string;
 }
 
-/** Reviews a stored request: a statement is needed, and the stored arguments must be the ones it covers. */
-export function review(a: { statement?: string; args: unknown }): Review {
+/**
+ * Reviews a stored request: a statement is needed, the stored arguments must be the ones
+ * it covers, and the request's id must have been made for it (requestIdFor).
+ */
+export function review(a: { id: string; statement?: string; args: unknown }): Review {
   const statement = parseStatement(a.statement);
   if (!statement) return { problem: 'it carries no statement of the call (made by an older version, or the store was changed), so no one can approve it; the call has to be made again' };
   if (!showsArguments(statement, a.args)) return { statement, problem: 'its stored arguments are not the ones its statement covers (the store was changed), so no one can approve it' };
+  if (!idNames(a.id, a.statement!)) return { statement, problem: 'its id was not made for its statement (made by an older version, or the store was changed), so no one can approve it; the call has to be made again' };
   return { statement };
 }
 

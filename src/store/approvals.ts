@@ -59,9 +59,10 @@ const SELECT = `SELECT a.id, a.key, a.session_id, a.persona, a.user_id, a.tool, 
   FROM approvals a LEFT JOIN approval_uses u ON u.id = a.id`;
 
 /** Ids avoid look-alike characters (0/O, 1/l/I) since people read and type them. */
-const ID_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+export const ID_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
-function newId(): string {
+/** 8 random characters of ID_ALPHABET: a request's id when its maker gives none, or the random part of one it makes. */
+export function newId(): string {
   return Array.from(randomBytes(8), (b) => ID_ALPHABET[b % ID_ALPHABET.length]).join('');
 }
 
@@ -82,7 +83,7 @@ export class SqlApprovals implements ApprovalsPart {
 
   async request(input: NewApproval): Promise<Approval> {
     const now = this.now();
-    const id = newId();
+    const id = input.id ?? newId();
     await this.sql.run(
       `INSERT INTO approvals (id, key, session_id, persona, user_id, tool, requested_name, args_json, statement, status, ttl_ms, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,

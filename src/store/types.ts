@@ -108,6 +108,8 @@ export interface Approval {
 }
 
 export interface NewApproval extends Pick<Approval, 'key' | 'sessionId' | 'persona' | 'userId' | 'tool' | 'requestedName' | 'args' | 'statement'> {
+  /** The request's id, when its maker chooses it; else 8 random characters. */
+  id?: string;
   /** How long the request, and later the approval, stays valid, in ms. */
   ttlMs: number;
 }

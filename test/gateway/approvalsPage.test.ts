@@ -147,7 +147,8 @@ describe('approvals page', () => {
     await rawQuery('sqlite', file, `UPDATE approvals SET key = '${harmful.key}', statement = '${harmful.statement}', args_json = '{"amount":9999}' WHERE id = '${pending.id}'`);
     const res = await post(`/approvals/${pending.id}/approve`, form, { cookie });
     expect(res.status).toBe(409);
-    expect(await res.text()).toContain(`approval request ${pending.id} changed since this page showed it; nothing was decided`);
+    // The id the page showed names the harmless statement: the swapped row is refused before its digest is compared.
+    expect(await res.text()).toContain(`approval request ${pending.id} cannot be approved: its id was not made for its statement`);
     expect((await store.get(pending.id))?.status).toBe('pending');
   });
 

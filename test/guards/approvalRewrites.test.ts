@@ -111,6 +111,23 @@ describe.each(BACKENDS)('rewritten approval rows on $kind run nothing', (backend
     expect(upstream.calls).toEqual([]);
   });
 
+  test('a pending request given another call\'s key, statement and arguments after the person read it cannot be approved: its id names its statement', async () => {
+    const harmless = idIn(await pay(1));
+    const harmful = idIn(await pay(9999));
+    const row = (await store.approvals.get(harmful))!;
+    const out: string[] = [];
+    expect(await approvalsCommand(['show', harmless], store, person.keyPath, { out: (s) => void out.push(s), err: () => undefined })).toBe(0);
+    expect(out.join('')).toMatch(/"amount": 1\n/);
+    // Between the person's `show` and `approve`, every column the CLI reads is made the harmful call's.
+    await sql(`DELETE FROM approvals WHERE id = '${harmful}'`);
+    await sql(`UPDATE approvals SET key = '${row.key}', statement = '${row.statement}', args_json = '${JSON.stringify(row.args)}' WHERE id = '${harmless}'`);
+    const err: string[] = [];
+    expect(await approvalsCommand(['approve', harmless], store, person.keyPath, { out: () => undefined, err: (s) => void err.push(s) })).toBe(1);
+    expect(err.join('')).toContain(`approval request ${harmless} cannot be approved: its id was not made for its statement`);
+    expect((await pay(9999)).decisions).toEqual(['awaiting_approval']);
+    expect(upstream.calls).toEqual([]);
+  });
+
   test('a decision written without the key, or with a signature copied from another request, runs nothing', async () => {
     const signed = idIn(await pay(1));
     await approve(signed);

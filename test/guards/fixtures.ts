@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { approverCheck, cliProof, createApproverKey, readApproverKey } from '../../src/guards/approver.js';
-import { parseStatement, statementDigest, statementOf } from '../../src/guards/statement.js';
+import { parseStatement, requestIdFor, statementDigest, statementOf } from '../../src/guards/statement.js';
 import { Policy } from '../../src/policy/policy.js';
 import type { ApprovalsPart, NewApproval } from '../../src/store/types.js';
 import type { SessionIdentity } from '../../src/guards/types.js';
@@ -98,6 +98,7 @@ export function parkedPayment(args: Record<string, unknown>, approverKey: string
   const who: SessionIdentity = { sessionId: 's1', persona: 'student', userId: 'S0001', ...session };
   const statement = statementOf(who, byName('make_payment'), args, args, approverKey, 10 * 60_000);
   return {
+    id: requestIdFor(statement),
     key: statementDigest(statement),
     sessionId: who.sessionId,
     ...(who.persona !== undefined && { persona: who.persona }),
