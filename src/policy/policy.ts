@@ -14,9 +14,31 @@ import type { ToolRecord } from '../catalog/types.js';
 import type { Persona, Personas } from '../config/schema.js';
 import { canonicalUri, readings } from './uri.js';
 
-function globToRegExp(glob: string, ignoreCase = false): RegExp {
-  const body = glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
-  return new RegExp(`^${body}$`, ignoreCase ? 'si' : 's');
+const globBody = (glob: string): string => glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+
+/** A RegExp matching a whole string that any of `globs` matches. */
+function globToRegExp(glob: string | string[], ignoreCase = false): RegExp {
+  const bodies = (Array.isArray(glob) ? glob : [glob]).map(globBody);
+  return new RegExp(`^(?:${bodies.join('|')})$`, ignoreCase ? 'si' : 's');
+}
+
+/**
+ * A resource deny glob as written and, when its literal start reads as a URI of another
+ * spelling, in canonical form too (uri.ts): `https://bücher.example/*` also as
+ * `https://xn--bcher-kva.example/*`, `file:///secret dir/*` as `file:///secret%20dir/*`.
+ * URIs are decided in canonical form, so a deny pattern written otherwise would match
+ * none. Only deny patterns: the canonical form of a glob's start can match more than the
+ * operator wrote (trailing spaces trimmed, dot segments resolved), which denies more but
+ * must never allow more.
+ */
+function resourceGlobs(glob: string): string[] {
+  const star = glob.indexOf('*');
+  const head = star < 0 ? glob : glob.slice(0, star);
+  const c = canonicalUri(head);
+  if (!c.ok) return [glob];
+  // WHATWG gives `https://host` a path `/`; the pattern's next character may be anything.
+  const canonical = !head.endsWith('/') && c.uri.endsWith('/') ? c.uri.slice(0, -1) : c.uri;
+  return canonical === head ? [glob] : [glob, `${canonical}${star < 0 ? '' : glob.slice(star)}`];
 }
 
 export interface CompiledPattern {
@@ -38,15 +60,17 @@ const compile = parsePattern;
  * before the first dot is a server only when it reads as an upstream name (or `*`).
  * `deny` patterns of resources ignore case: on a case-insensitive file system, and for
  * every scheme and host, `FILE:///SECRET/x` is the denied resource. A resource allow
- * pattern's scheme is read in lower case, as URIs are canonicalised (uri.ts).
+ * pattern's scheme is read in lower case, as URIs are canonicalised (uri.ts); a deny
+ * pattern is read in canonical form as well as written (resourceGlobs).
  */
 function compileRelay(pattern: string, kind: RelayKind, list: 'allow' | 'deny'): CompiledPattern {
   const dot = pattern.indexOf('.');
   const head = dot > 0 ? pattern.slice(0, dot) : '';
   const server = /^(\*|[A-Za-z0-9_-]+)$/.test(head) ? head : undefined;
   let glob = server === undefined ? pattern : pattern.slice(dot + 1);
-  if (kind === 'resources') glob = glob.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, (scheme) => scheme.toLowerCase());
-  return { server, name: globToRegExp(glob, kind === 'resources' && list === 'deny') };
+  if (kind !== 'resources') return { server, name: globToRegExp(glob) };
+  glob = glob.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, (scheme) => scheme.toLowerCase());
+  return list === 'deny' ? { server, name: globToRegExp(resourceGlobs(glob), true) } : { server, name: globToRegExp(glob) };
 }
 
 function matchesAny(p: CompiledPattern, server: string, names: readonly string[]): boolean {

@@ -14,15 +14,18 @@
  * carries user info (`user:pass@`), is refused.
  *
  * `readings` are the other strings an upstream might make of the canonical one: decoded
- * once or more (`%252e%252e` → `%2e%2e` → `..`, `..%2f`), backslashes as slashes,
- * repeated slashes collapsed (a file server reads `file:////secret` as `/secret`). A URI
+ * once or more (`%252e%252e` → `%2e%2e` → `..`, `..%2f`), decoded and put in Unicode
+ * compatibility form (NFKC, as a normalising reader or Windows' best-fit mapping reads
+ * them: fullwidth `．．／` is `../`, `ｓｅｃｒｅｔ` and `ſecret` are `secret`), backslashes
+ * as slashes, repeated slashes collapsed (a file server reads `file:////secret` as
+ * `/secret`). A URI percent-encoded more times over than the readings decode is refused. A URI
  * is allowed only if every reading is allowed and none is denied, so deny rules fail
  * closed on any spelling that some reader takes for the denied resource.
  */
 
 /** Longest resource URI looked at, in UTF-16 units; longer is refused (the SDK's own cap is 1,000,000). */
 export const MAX_URI_LENGTH = 16_384;
-/** Rounds of decoding and re-reading; four take `%25252e` down to `.`. */
+/** Rounds of decoding and re-reading; four take `%2525252e` down to `.`. A URI percent-encoded more times over is refused. */
 const READING_ROUNDS = 4;
 
 export type CanonicalUri = { ok: true; uri: string } | { ok: false; reason: string };
@@ -51,6 +54,19 @@ function parse(s: string): URL | undefined {
   }
 }
 
+const ESCAPE = /%[0-9A-Fa-f]{2}/;
+
+/**
+ * Whether `s` still holds an escape after READING_ROUNDS rounds of decoding: a reader that
+ * decodes until the string stops changing would read further than `readings` looks
+ * (`%25252525252e` is `.` to it), so such a URI is refused rather than decided on.
+ */
+function encodedBeyondReadings(s: string): boolean {
+  let d = s;
+  for (let round = 0; round < READING_ROUNDS && ESCAPE.test(d); round++) d = decodeAll(d);
+  return ESCAPE.test(d);
+}
+
 /** Special schemes (WHATWG): their hosts are domains or IPs, their backslashes slashes. */
 const SPECIAL = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file:']);
 
@@ -71,6 +87,7 @@ export function canonicalUri(raw: string): CanonicalUri {
   if (first.username || first.password) return { ok: false, reason: 'carries user info' };
   const url = parse(decodeUnreserved(first.href));
   if (!url) return { ok: false, reason: 'not an absolute URI once its escapes are decoded' };
+  if (encodedBeyondReadings(url.href)) return { ok: false, reason: `percent-encoded more than ${READING_ROUNDS} times over` };
   if (SPECIAL.has(url.protocol) && url.hostname.length > 1 && url.hostname.endsWith('.')) url.hostname = url.hostname.slice(0, -1);
   return { ok: true, uri: url.href };
 }
@@ -99,7 +116,8 @@ export function readings(canonical: string): string[] {
   for (let round = 0; round < READING_ROUNDS && frontier.length > 0; round++) {
     const next: string[] = [];
     for (const v of frontier) {
-      for (const r of [reread(slashesAsPaths(decodeAll(v))), reread(slashesAsPaths(v))]) {
+      const decoded = decodeAll(v);
+      for (const r of [reread(slashesAsPaths(decoded)), reread(slashesAsPaths(decoded.normalize('NFKC'))), reread(slashesAsPaths(v))]) {
         if (!seen.has(r)) {
           seen.add(r);
           next.push(r);

@@ -27,6 +27,21 @@ describe('resource patterns', () => {
     expect(policy.isResourceAllowed('reader', 'docs', 'notes://private-diary')).toBe(false);
   });
 
+  test('a deny pattern is read in canonical form too: an IDN host or a space as written still denies', () => {
+    const p = new Policy(
+      personasSchema.parse({
+        r: { allow: ['*'], resources: { allow: ['docs.https://*', 'docs.file:///*'], deny: ['docs.https://bücher.example/*', 'docs.file:///secret dir/*'] } },
+      }),
+    );
+    expect(p.isResourceAllowed('r', 'docs', 'https://xn--bcher-kva.example/a')).toBe(false);
+    expect(p.isResourceAllowed('r', 'docs', 'https://BÜCHER.example./a')).toBe(false);
+    expect(p.isResourceAllowed('r', 'docs', 'file:///secret%20dir/a')).toBe(false);
+    expect(p.isResourceAllowed('r', 'docs', 'https://buecher.example/a')).toBe(true);
+    // Fullwidth letters and dots are denied in the reading a normalising (NFKC) reader makes.
+    expect(p.isResourceAllowed('r', 'docs', 'file:///public/．．/secret dir/a')).toBe(false);
+    expect(p.isResourceAllowed('r', 'docs', 'file:///ｓｅｃｒｅｔ dir/a')).toBe(false);
+  });
+
   test('deny wins, on the upstream URI or the exposed one, in any case', () => {
     expect(policy.isResourceAllowed('reader', 'docs', 'file:///secret/k.pem')).toBe(false);
     expect(policy.isResourceAllowed('reader', 'docs', 'file:///public.txt', { exposed: 'tool-curator://docs/file:///public.txt' })).toBe(true);

@@ -32,6 +32,8 @@ describe('canonicalUri', () => {
     ['http://user:pw@example.com/', 'refused: carries user info'],
     ['http://user@example.com/', 'refused: carries user info'],
     [`file:///${'a'.repeat(MAX_URI_LENGTH)}`, `refused: longer than ${MAX_URI_LENGTH} characters`],
+    // Five levels: past what the readings decode, so refused rather than decided on.
+    ['file:///public/%252525252e%252525252e/secret/k', 'refused: percent-encoded more than 4 times over'],
   ])('%j is refused', (raw, expected) => expect(canonical(raw)).toBe(expected));
 
   test('is idempotent', () => {

@@ -1,5 +1,6 @@
 /**
- * Issue 18, item 1: resource deny rules hold against every spelling of a denied URI. The
+ * Issue 18, item 1: resource deny rules hold against every spelling of a denied URI (and
+ * a deny rule written in another spelling than the canonical one still denies). The
  * built gateway fronts the `docs` fixture (an SDK McpServer with public and secret files
  * and a careless `file:///{+path}` reader) for the persona of the issue, with the SDK's
  * Client as host over stdio and over Streamable HTTP. Each spelling below reaches a secret
@@ -24,7 +25,8 @@ const TOKEN = 'reader-token-0123456789abcdef';
 const PERSONAS = {
   reader: {
     allow: ['*'],
-    resources: { allow: ['docs.file:///*', 'docs.secret://*'], deny: ['docs.file:///secret/*', 'docs.secret://*'] },
+    // The third deny pattern is written as a person writes a path, with a space; URIs carry `%20`.
+    resources: { allow: ['docs.file:///*', 'docs.secret://*'], deny: ['docs.file:///secret/*', 'docs.secret://*', 'docs.file:///secret dir/*'] },
     prompts: { allow: ['docs.*'] },
     confirm: 'none',
   },
@@ -67,6 +69,16 @@ const SECRET_SPELLINGS = [
   'TOOL-CURATOR://docs/file:///secret/keys.txt',
   'tool-curator://DOCS/file:///secret/keys.txt',
   'tool-curator://docs/tool-curator://docs/file:///secret/keys.txt',
+  // Encoded more times over than the readings decode (six), for a reader that decodes until stable.
+  'file:///public/%25252525252e%25252525252e/secret/keys.txt',
+  // Unicode compatibility forms: fullwidth dots and solidus, fullwidth letters, the long s.
+  'file:///public/．．/secret/keys.txt',
+  'file:///public/%EF%BC%8E%EF%BC%8E%EF%BC%8Fsecret/keys.txt',
+  'file:///ｓｅｃｒｅｔ/keys.txt',
+  'file:///\u017Fecret/keys.txt',
+  // Under a deny pattern written with a space: the URI as listed (%20) and as a person writes it.
+  'file:///secret%20dir/notes.txt',
+  'file:///secret dir/notes.txt',
 ];
 
 /** Spellings of the public files, with what each must read. */
