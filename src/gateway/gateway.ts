@@ -18,7 +18,7 @@ import { openConfiguredStore } from '../config/store.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
-import { approverCheck, approverKeyPath } from '../guards/approver.js';
+import { approverCheck, approverKeyPath, definitionProofValid } from '../guards/approver.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
 import { DefinitionPins, type ChangedDefinition } from '../guards/pins.js';
@@ -152,7 +152,10 @@ export class Gateway extends EventEmitter {
     this.policy = new Policy(loaded.personas);
     this.audit = new AuditWriter(store.audit, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = store.approvals;
-    this.pins = new DefinitionPins(store.definitions, loaded.config.definitions.on_change, this.audit);
+    const keyPath = approverKeyPath(loaded.config, loaded.baseDir);
+    this.pins = new DefinitionPins(store.definitions, loaded.config.definitions.on_change, this.audit, (p) =>
+      definitionProofValid(p.proof, p.server, p.upstreamName, p.digest, keyPath, loaded.config.http.approvals_token),
+    );
     // The annotations a person accepted (or first seen) decide; an upstream's new ones never loosen confirmation.
     this.actionRules = new ActionRules(loaded.config.confirmation, this.pins.acceptedAnnotations);
     const { relay, timeouts } = loaded.config;
@@ -185,7 +188,7 @@ export class Gateway extends EventEmitter {
       config: loaded.config,
       audit: this.audit,
       approvals: this.approvals,
-      approver: approverCheck(approverKeyPath(loaded.config, loaded.baseDir), () => loaded.config.http.approvals_token),
+      approver: approverCheck(keyPath, () => loaded.config.http.approvals_token),
       forward: forwardTo(pool, this.calls, perUser),
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),

@@ -19,6 +19,7 @@ import { toolKey } from '../catalog/names.js';
 import { log } from '../log.js';
 import type { AuditPart, DefinitionPin, DefinitionsPart } from '../store/types.js';
 import { AuditWriter } from './audit.js';
+import { sha256 } from './canonical.js';
 import { pickDefinition, pinOf } from './definition.js';
 
 export type OnChange = 'hold' | 'warn';
@@ -40,8 +41,13 @@ export interface PinReview {
   changed: ChangedDefinition[];
 }
 
-/** The annotations a pinned definition's text carries; `{}` for one without any (MCP's defaults apply: an action). */
+/**
+ * The annotations a pinned definition's text carries; `{}` for one without any (MCP's
+ * defaults apply: an action), and for a text that is not the one its digest names (the
+ * store was changed).
+ */
 function annotationsOf(pin: DefinitionPin): ToolAnnotations {
+  if (sha256(pin.definition) !== pin.digest) return {};
   try {
     return (JSON.parse(pin.definition) as { annotations?: ToolAnnotations }).annotations ?? {};
   } catch {
@@ -49,28 +55,63 @@ function annotationsOf(pin: DefinitionPin): ToolAnnotations {
   }
 }
 
+/** Whether a pin's digest carries a person's signature of its acceptance (approver.ts definitionProofValid). */
+export type AcceptanceCheck = (pin: DefinitionPin) => boolean;
+
 export class DefinitionPins {
   /** Pins as last read from the store, by toolKey; used as they are while the store is unavailable. */
   private pins = new Map<string, DefinitionPin>();
+  /**
+   * The pin this process holds to, by toolKey: the first it read or made, then each one a
+   * person signed. A store row rewritten to another digest without that signature (or
+   * deleted) does not replace it, so a writer of the store cannot make a running gateway
+   * take a changed definition as pinned. (A gateway started afterwards reads the row as
+   * it finds it: first-seen pins carry no signature.)
+   */
+  private readonly held = new Map<string, DefinitionPin>();
   /** `toolKey\0pendingDigest` of the changes this process has logged and audited. */
   private readonly told = new Set<string>();
 
   /**
    * @param audit where a change is audited once (a row with decision `refused` under
    *   `hold`, `allowed` under `warn`); default: logged only.
+   * @param acceptedByPerson tells a person's acceptance from a rewritten row; default: none counts.
    */
   constructor(
     private readonly store: DefinitionsPart,
     private readonly onChange: OnChange,
     private readonly audit?: AuditWriter,
+    private readonly acceptedByPerson: AcceptanceCheck = () => false,
   ) {}
+
+  /**
+   * The pin to compare a listed tool with: the store's, unless it moved away from the one
+   * this process holds to without a person's signature (then the held one, logged once).
+   */
+  private pinFor(key: string): DefinitionPin | undefined {
+    const stored = this.pins.get(key);
+    const held = this.held.get(key);
+    if (!held || (stored && (stored.digest === held.digest || this.acceptedByPerson(stored)))) {
+      if (stored) this.held.set(key, stored);
+      return stored;
+    }
+    const told = `${key}\0rewritten\0${stored?.digest ?? 'deleted'}`;
+    if (!this.told.has(told)) {
+      this.told.add(told);
+      log.error(
+        { upstream: held.server, tool: held.upstreamName, pinned: held.digest, store: stored?.digest ?? null },
+        `the pinned definition of ${held.upstreamName} (upstream "${held.server}") was ${stored ? 'rewritten' : 'deleted'} in the store without a person's signature; the pin this gateway holds to stays`,
+      );
+    }
+    return { ...held, ...(stored?.pendingDigest !== undefined && { pendingDigest: stored.pendingDigest }) };
+  }
 
   /**
    * The annotations of the definition pinned for (server, upstream name) — the one first
    * seen or last accepted by a person — for ActionRules; undefined for a tool not pinned yet.
    */
   readonly acceptedAnnotations = (server: string, upstreamName: string): ToolAnnotations | undefined => {
-    const pin = this.pins.get(toolKey(server, upstreamName));
+    const pin = this.held.get(toolKey(server, upstreamName)) ?? this.pins.get(toolKey(server, upstreamName));
     return pin && annotationsOf(pin);
   };
 
@@ -99,7 +140,7 @@ export class DefinitionPins {
         }
         seen.add(tool.name);
         const { text, digest } = pinOf(pickDefinition(tool));
-        const pin = this.pins.get(toolKey(server, tool.name)) ?? (await this.pinFirstSeen(server, tool.name, digest, text));
+        const pin = this.pinFor(toolKey(server, tool.name)) ?? (await this.pinFirstSeen(server, tool.name, digest, text));
         if (!pin || pin.digest === digest) {
           if (pin?.status === 'changed') await this.store.clearChange(server, tool.name).catch((err: Error) => log.error({ err: err.message }, 'clearing a taken-back definition change failed'));
           kept.push(tool);
@@ -119,6 +160,7 @@ export class DefinitionPins {
     try {
       const { pin } = await this.store.pinIfAbsent({ server, upstreamName, digest, definition });
       this.pins.set(toolKey(server, upstreamName), pin);
+      this.held.set(toolKey(server, upstreamName), pin);
       return pin;
     } catch (err) {
       log.error({ err: (err as Error).message, upstream: server, tool: upstreamName }, 'a first-seen tool definition could not be pinned');
