@@ -97,6 +97,10 @@ class UsedApprovals {
     for (const [old, t] of this.until) if (t <= now) this.until.delete(old);
     this.until.set(id, expiresAt);
   }
+
+  delete(id: string): void {
+    this.until.delete(id);
+  }
 }
 
 export function confirmationGuard({ policy, approvals, config, approver, approvalsPage }: ConfirmationDeps): Guard {
@@ -167,12 +171,22 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
         ctx.notes.push(`approval ${a.id} denied by ${a.decidedBy ?? 'a person'}`);
         return errorResult(`a person denied ${tool.name} with these arguments (approval id ${a.id}); it has not run. Do not retry it.`);
       }
-      if (used.has(a.id) || !(await approvals.consume(a.id))) {
+      // Marked used before the store is asked, so two identical calls at once never both run,
+      // whatever the store answers; a store that fails to record the use leaves it unused.
+      const fresh = !used.has(a.id);
+      if (fresh) used.add(a.id, verdict.expiresAt, approvals.clock());
+      let consumed = false;
+      try {
+        consumed = fresh && (await approvals.consume(a.id));
+      } catch (err) {
+        used.delete(a.id);
+        throw err;
+      }
+      if (!consumed) {
         log.warn({ id: a.id, tool: tool.name }, 'approval already used; the call is parked anew');
         ctx.notes.push(`approval ${a.id} ignored: already used`);
         return undefined;
       }
-      used.add(a.id, verdict.expiresAt, approvals.clock());
       ctx.decisions.push('approved');
       ctx.notes.push(`approval ${a.id} by ${a.decidedBy ?? 'a person'}`);
       return next(ctx);

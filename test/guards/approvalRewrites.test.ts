@@ -128,6 +128,24 @@ describe.each(BACKENDS)('rewritten approval rows on $kind run nothing', (backend
     expect(upstream.calls).toEqual([]);
   });
 
+  test('with the store made to forget every use (a trigger), an approval runs once in this process, also for two identical calls at once', async () => {
+    const id = idIn(await pay(100));
+    await approve(id);
+    await sql(
+      backend.kind === 'sqlite'
+        ? `CREATE TRIGGER forget_use AFTER INSERT ON approval_uses BEGIN DELETE FROM approval_uses WHERE id = NEW.id; UPDATE approvals SET status = 'approved' WHERE id = NEW.id; END`
+        : `CREATE FUNCTION forget_use() RETURNS trigger AS $$ BEGIN DELETE FROM approval_uses WHERE id = NEW.id; RETURN NULL; END $$ LANGUAGE plpgsql; CREATE TRIGGER forget_use AFTER INSERT ON approval_uses FOR EACH ROW EXECUTE FUNCTION forget_use()`,
+    );
+    try {
+      const both = await Promise.all([pay(100), pay(100)]);
+      expect(both.map((c) => c.decisions[0]).sort()).toEqual(['approved', 'awaiting_approval']);
+      expect((await pay(100)).decisions).toEqual(['awaiting_approval']);
+      expect(upstream.calls).toHaveLength(1);
+    } finally {
+      await sql(backend.kind === 'sqlite' ? 'DROP TRIGGER forget_use' : 'DROP TRIGGER forget_use ON approval_uses; DROP FUNCTION forget_use()');
+    }
+  });
+
   test('a decision written without the key, or with a signature copied from another request, runs nothing', async () => {
     const signed = idIn(await pay(1));
     await approve(signed);
