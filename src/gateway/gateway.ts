@@ -185,7 +185,11 @@ export class Gateway extends EventEmitter {
       config: loaded.config,
       audit: this.audit,
       approvals: this.approvals,
-      approver: approverCheck(approverKeyPath(loaded.config, loaded.baseDir), () => loaded.config.http.approvals_token),
+      approver: approverCheck(
+        approverKeyPath(loaded.config, loaded.baseDir),
+        () => loaded.config.http.approvals_token,
+        () => ({ required: loaded.config.confirmation.approvers !== undefined, mayApproveOwn: loaded.config.confirmation.approvers_may_approve_own_calls }),
+      ),
       forward: forwardTo(pool, this.calls, perUser),
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),

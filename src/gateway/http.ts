@@ -13,10 +13,11 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
+import { ApproverSessions } from './approverSignIn.js';
 import { checkContinue, readBody, reply } from './body.js';
 import { checkPerUser, consentBaseOf, consentPage } from './consentPage.js';
 import { hostGuard, isLoopback } from './hostGuard.js';
-import { checkHostOAuth } from './hostAuth/config.js';
+import { checkApprovers, checkHostOAuth } from './hostAuth/config.js';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
 import type { ConfirmVia } from '../config/schema.js';
 import type { Principal } from '../guards/types.js';
@@ -25,6 +26,7 @@ import { Policy } from '../policy/policy.js';
 import { isPerUser } from '../upstream/auth/index.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
+import type { HostAuth } from './hostAuth/index.js';
 import { checkMetrics, opsRoutes } from './ops.js';
 import { InFlightIds, requestIds } from './sameId.js';
 import { sameSecret } from './secret.js';
@@ -113,6 +115,20 @@ export interface HttpFace {
   close(): Promise<void>;
 }
 
+/** The approvals page's sign-in of approvers, where `confirmation.approvers` is set (checkApprovers has run). */
+function approverSessions(gateway: Gateway, hostAuth: HostAuth | undefined, host: string, port: number): ApproverSessions | undefined {
+  const { confirmation, per_user } = gateway.loaded.config;
+  if (!hostAuth || !confirmation.approvers) return undefined;
+  return new ApproverSessions({
+    signIn: hostAuth.browserAs((confirmation.approvers_sign_in ?? per_user.sign_in)!),
+    rules: () => gateway.loaded.config.confirmation.approvers ?? [],
+    mayApproveOwn: () => gateway.loaded.config.confirmation.approvers_may_approve_own_calls,
+    // With http.oauth the base comes from its resource (or per_user.public_url); the address is only the fallback's form.
+    base: consentBaseOf(gateway.loaded, `http://${host}:${port}`),
+    sessionMinutes: confirmation.approvers_session_minutes,
+  });
+}
+
 /** Serves the gateway over Streamable HTTP on `host:port`. Resolves once listening. */
 export async function serveHttp(gateway: Gateway, port: number, host = gateway.loaded.config.http.host): Promise<HttpFace> {
   const { tokens, approvals_token, session_idle_minutes, max_sessions_per_token, anonymous, allowed_hosts, allowed_origins, oauth, stateless } = gateway.loaded.config.http;
@@ -120,6 +136,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   checkMetrics(gateway.loaded, host);
   checkStateless(gateway.loaded);
   checkPerUser(gateway.loaded);
+  checkApprovers(gateway.loaded);
   // Loaded only when configured: the JOSE and OAuth libraries cost every other start-up time.
   const hostAuth = oauth && (await import('./hostAuth/index.js')).createHostAuth(gateway.loaded);
   if (tokens.length === 0 && !anonymous && !oauth) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');
@@ -147,7 +164,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
-  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token, gateway.store) : undefined;
+  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token, gateway.store, approverSessions(gateway, hostAuth, host, port)) : undefined;
   const ops = opsRoutes(gateway, { refuse, sessions: () => sessions.size });
   /** The per-user consent page, once the bound address is known (its default base URL). */
   let consent: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
