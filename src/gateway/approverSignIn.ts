@@ -57,6 +57,8 @@ export interface ApproverSignInOptions {
   base: string;
   /** `confirmation.approvers_session_minutes`. */
   sessionMinutes: number;
+  /** Sessions kept at once. Default MAX_SESSIONS. */
+  maxSessions?: number;
   now?: () => number;
 }
 
@@ -198,7 +200,7 @@ export class ApproverSessions {
     }
     const id = newId();
     const minutes = this.opts.sessionMinutes;
-    bounded(this.sessions, digest(id), { approver: { ...person, csrf: newId() }, until: this.now() + minutes * 60_000 }, MAX_SESSIONS, this.now());
+    bounded(this.sessions, digest(id), { approver: { ...person, csrf: newId() }, until: this.now() + minutes * 60_000 }, this.opts.maxSessions ?? MAX_SESSIONS, this.now());
     log.info({ user: person.userId, rule }, `approver ${person.userId} signed in to the approvals page`);
     res
       .writeHead(303, {

@@ -11,6 +11,8 @@
  * audit row and `approvals show` name the approver. On both store backends.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discoverAuthorizationServerMetadata, exchangeAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -19,6 +21,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { approvalsPage } from '../../src/gateway/approvalsPage.js';
+import { ApproverSessions } from '../../src/gateway/approverSignIn.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { createHostAuth } from '../../src/gateway/hostAuth/index.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
@@ -124,17 +128,20 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     return mine[0]!;
   }
 
-  /** A browser signed in on the approvals page as `login`, through the identity provider; and the page's answer to the sign-in. */
-  async function signIn(login: string): Promise<{ browser: Browser; landed: Response }> {
-    const browser = new Browser();
-    const toIdp = await browser.get(`${base}/approvals`);
+  /**
+   * A browser signed in on the approvals page as `login`, through the identity provider;
+   * and the page's answer to the sign-in. `page` serves the page (default: the gateway's);
+   * the provider redirects to the gateway's address, which the browser maps to `page`.
+   */
+  async function signIn(login: string, page = base, browser = new Browser()): Promise<{ browser: Browser; landed: Response }> {
+    const toIdp = await browser.get(`${page}/approvals`);
     expect(toIdp.status).toBe(302);
     const location = new URL(toIdp.headers.get('location')!);
     expect(location.origin).toBe(idp.issuer);
     expect(location.searchParams.get('client_id')).toBe('tc-approvals');
     expect(location.searchParams.get('code_challenge_method')).toBe('S256');
     const back = await idp.authorize(location, login, `${base}/approvals/signin/callback`);
-    return { browser, landed: await browser.get(back.href) };
+    return { browser, landed: await browser.get(`${page}${back.pathname}${back.search}`) };
   }
 
   /** Posts the page's own form for `verb` on request `id`, as the signed-in browser would. */
@@ -244,5 +251,37 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     expect(denied.status).toBe(303);
     expect(await gateway.store.approvals.get(request.id)).toMatchObject({ status: 'denied', decidedBy: 'web:S0002' });
     expect(text(await call(bea, 'raise_maintenance_request', drawer))).toContain('a person denied raise_maintenance_request');
+  }, 300_000);
+
+  it('sessions are bounded in number (the oldest ends) and in time (then the approver signs in again)', async () => {
+    let clock = Date.now();
+    const sessions = new ApproverSessions({
+      signIn: createHostAuth(loaded)!.browserAs({ client_id: 'tc-approvals' }),
+      rules: () => loaded.config.confirmation.approvers!,
+      mayApproveOwn: () => false,
+      base,
+      sessionMinutes: 1,
+      maxSessions: 2,
+      now: () => clock,
+    });
+    const handler = approvalsPage(gateway.store.approvals, APPROVALS_TOKEN, undefined, sessions);
+    const server = createServer((req, res) => void (handler(req, res) || res.writeHead(404).end()));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const page = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const signedIn = [];
+      for (const login of ['ann', 'fay', 'ann']) {
+        const { browser, landed } = await signIn(login, page);
+        expect(landed.status).toBe(303);
+        signedIn.push(browser);
+      }
+      expect(sessions.size).toBe(2);
+      const status = async (b: Browser) => (await b.get(`${page}/approvals`)).status;
+      expect(await Promise.all(signedIn.map(status))).toEqual([302, 200, 200]);
+      clock += 61_000;
+      expect(await Promise.all(signedIn.slice(1).map(status))).toEqual([302, 302]);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   }, 300_000);
 });
