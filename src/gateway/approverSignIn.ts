@@ -49,10 +49,10 @@ export interface Approver {
 
 export interface ApproverSignInOptions {
   signIn: BrowserSignIn;
-  /** `confirmation.approvers`, as configured now. */
-  rules: () => ApproverRule[];
-  /** `confirmation.approvers_may_approve_own_calls`, as configured now. */
-  mayApproveOwn: () => boolean;
+  /** `confirmation.approvers` (read at start: a change needs a restart). */
+  rules: ApproverRule[];
+  /** `confirmation.approvers_may_approve_own_calls`. */
+  mayApproveOwn: boolean;
   /** Where browsers reach the gateway, without a trailing slash: `https://mcp.example.com`. */
   base: string;
   /** `confirmation.approvers_session_minutes`. */
@@ -91,14 +91,14 @@ export class ApproverSessions {
     return this.sessions.size;
   }
 
-  /** The approver whose session cookie `req` carries, while it lasts and an approvers rule still matches them. */
+  /** The approver whose session cookie `req` carries, while it lasts. */
   current(req: IncomingMessage): Approver | undefined {
     const id = cookieValue(req, SESSION_COOKIE);
     if (id === undefined) return undefined;
     const key = digest(id);
     const s = this.sessions.get(key);
     if (!s) return undefined;
-    if (s.until <= this.now() || !matchApprover(this.opts.rules(), s.approver.claims)) {
+    if (s.until <= this.now()) {
       this.sessions.delete(key);
       return undefined;
     }
@@ -112,10 +112,10 @@ export class ApproverSessions {
    * denying it is always allowed.
    */
   refusal(approver: Approver, id: string, s: Statement, decision: 'approved' | 'denied'): string | undefined {
-    if (!matchApprover(this.opts.rules(), approver.claims, s.persona)) {
+    if (!matchApprover(this.opts.rules, approver.claims, s.persona)) {
       return `You (${approver.userId}) may not decide calls made as persona ${s.persona ?? '(none)'}: no rule of confirmation.approvers that matches you covers it. Nothing was decided.`;
     }
-    if (decision === 'approved' && !this.opts.mayApproveOwn() && s.caller === `user ${approver.userId}`) {
+    if (decision === 'approved' && !this.opts.mayApproveOwn && s.caller === `user ${approver.userId}`) {
       return `Request ${id} is your own call (${callerText(s)}), and another approver must approve it: the point of an approval is a second person. Nothing was decided; you may deny it.`;
     }
     return undefined;
@@ -191,7 +191,7 @@ export class ApproverSessions {
       log.warn({ err: (err as Error).message }, 'approvals sign-in refused');
       return refuse(res, 403, `The sign-in was refused: ${(err as Error).message}. Nothing can be decided.`);
     }
-    const rules = this.opts.rules();
+    const rules = this.opts.rules;
     const rule = matchApprover(rules, person.claims);
     if (!rule) {
       const seen = seenClaims(rules, person.claims);

@@ -80,8 +80,9 @@ const KEEP_ALIVE_MS = 65_000;
 
 /**
  * Every token must name a persona personas.yaml defines, and carry the user id the
- * persona's identity needs: otherwise its sessions could not make a single call.
- * @throws ConfigError naming `http.tokens.<i>`.
+ * persona's identity needs: otherwise its sessions could not make a single call. Runs the
+ * `http.oauth` and `confirmation.approvers` checks too, before anything starts.
+ * @throws ConfigError naming `http.tokens.<i>` or the key at fault.
  */
 export function checkTokens(loaded: LoadedConfig, host = loaded.config.http.host): void {
   if (loaded.httpError) throw loaded.httpError;
@@ -96,6 +97,7 @@ export function checkTokens(loaded: LoadedConfig, host = loaded.config.http.host
   };
   tokens.forEach((t, i) => check(`http.tokens.${i}`, t.persona, t.user_id));
   checkHostOAuth(loaded);
+  checkApprovers(loaded);
   if (!anonymous) return;
   if (!isLoopback(host)) {
     throw new ConfigError(
@@ -121,8 +123,8 @@ function approverSessions(gateway: Gateway, hostAuth: HostAuth | undefined, host
   if (!hostAuth || !confirmation.approvers) return undefined;
   return new ApproverSessions({
     signIn: hostAuth.browserAs((confirmation.approvers_sign_in ?? per_user.sign_in)!),
-    rules: () => gateway.loaded.config.confirmation.approvers ?? [],
-    mayApproveOwn: () => gateway.loaded.config.confirmation.approvers_may_approve_own_calls,
+    rules: confirmation.approvers,
+    mayApproveOwn: confirmation.approvers_may_approve_own_calls,
     // With http.oauth the base comes from its resource (or per_user.public_url); the address is only the fallback's form.
     base: consentBaseOf(gateway.loaded, `http://${host}:${port}`),
     sessionMinutes: confirmation.approvers_session_minutes,
@@ -136,7 +138,6 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   checkMetrics(gateway.loaded, host);
   checkStateless(gateway.loaded);
   checkPerUser(gateway.loaded);
-  checkApprovers(gateway.loaded);
   // Loaded only when configured: the JOSE and OAuth libraries cost every other start-up time.
   const hostAuth = oauth && (await import('./hostAuth/index.js')).createHostAuth(gateway.loaded);
   if (tokens.length === 0 && !anonymous && !oauth) log.warn('http.tokens is empty: every MCP request will get 401; add a token to gateway.config.yaml');

@@ -33,12 +33,12 @@ import { startIdp, type Idp } from '../helpers/idp.js';
 import { freePort } from '../helpers/process.js';
 import { ROOT } from '../helpers/reference.js';
 import { BACKENDS, setupBackends } from '../helpers/stores.js';
+import { text } from '../guards/university.js';
 
 setupBackends();
 
 const APPROVALS_TOKEN = 'approvals-token-0123456789abcdef';
 const HOST_REDIRECT = 'http://127.0.0.1:8976/callback';
-const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe.each(BACKENDS)('approvers signed in with the identity provider (store on $kind)', (backend) => {
   let idp: Idp;
@@ -257,8 +257,8 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     let clock = Date.now();
     const sessions = new ApproverSessions({
       signIn: createHostAuth(loaded)!.browserAs({ client_id: 'tc-approvals' }),
-      rules: () => loaded.config.confirmation.approvers!,
-      mayApproveOwn: () => false,
+      rules: loaded.config.confirmation.approvers!,
+      mayApproveOwn: false,
       base,
       sessionMinutes: 1,
       maxSessions: 2,

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { checkApprovers } from '../../../src/gateway/hostAuth/config.js';
+import { checkTokens } from '../../../src/gateway/http.js';
 import { matchApprover } from '../../../src/gateway/hostAuth/rules.js';
 import { approverCheck, approverDecider, webProof, type ApproverPolicy } from '../../../src/guards/approver.js';
 import type { Approval } from '../../../src/store/types.js';
@@ -64,6 +65,8 @@ describe('confirmation.approvers config', () => {
       /confirmation\.approvers\.0\.personas\.1: unknown persona "nobody"/,
     );
     expect(() => checkApprovers(configWith({ approvers: [rule] }, { oauth: OAUTH, approvals_token: TOKEN }, { per_user: { sign_in: { client_id: 'tc-consent' } } }))).not.toThrow();
+    // serve --http runs them with the token checks, before the gateway starts its upstreams.
+    expect(() => checkTokens(configWith({ approvers: [rule] }, { approvals_token: TOKEN }))).toThrow(/confirmation\.approvers: approvers are named by claims/);
   });
 });
 
