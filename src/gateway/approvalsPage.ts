@@ -184,7 +184,7 @@ export function approvalsPage(
     const [pending, recent] = [await store.list(), await store.list({ all: true, limit: 50 })];
     const changed = definitions ? await definitionsSection(definitions, via.csrf, escapeHtml) : '';
     const who = via.approver
-      ? `<p id="approver">Signed in as ${escapeHtml(via.approver.userId)}. <form method="post" action="${SIGN_OUT_PATH}"><input type="hidden" name="csrf" value="${via.approver.csrf}"><button type="submit">Sign out</button></form></p>`
+      ? `<div id="approver">Signed in as ${escapeHtml(via.approver.userId)}. <form method="post" action="${SIGN_OUT_PATH}"><input type="hidden" name="csrf" value="${via.approver.csrf}"><button type="submit">Sign out</button></form></div>`
       : '';
     const body = `${who}${note}${pendingTable(pending, now, via.csrf)}${changed}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
     send(res, status, page('Tool Curator: calls awaiting approval', body));

@@ -253,6 +253,19 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     expect(text(await call(bea, 'raise_maintenance_request', drawer))).toContain('a person denied raise_maintenance_request');
   }, 300_000);
 
+  it('signing out ends the session: the page then sends the browser to the identity provider again', async () => {
+    const { browser, landed } = await signIn('ann');
+    expect(landed.status).toBe(303);
+    const html = await (await browser.get(`${base}/approvals`)).text();
+    const csrf = /action="\/approvals\/signout"><input type="hidden" name="csrf" value="([^"]+)">/.exec(html)![1]!;
+    expect((await browser.post(`${base}/approvals/signout`, { csrf: 'forged' })).status).toBe(403);
+    const out = await browser.post(`${base}/approvals/signout`, { csrf });
+    expect(out.status).toBe(200);
+    expect(await out.text()).toContain('Signed out.');
+    expect(browser.cookies(base).has('tc_approver')).toBe(false);
+    expect((await browser.get(`${base}/approvals`)).status).toBe(302);
+  }, 300_000);
+
   it('sessions are bounded in number (the oldest ends) and in time (then the approver signs in again)', async () => {
     let clock = Date.now();
     const sessions = new ApproverSessions({
