@@ -298,17 +298,43 @@ export const claimConditionSchema = z
   .refine((c) => [c.includes, c.equals, c.domain].filter((v) => v !== undefined).length === 1, 'a condition needs exactly one of includes, equals or domain');
 export type ClaimCondition = z.infer<typeof claimConditionSchema>;
 
+/** Conditions that must all hold: one, or a list. */
+const conditionsSchema = z.union([claimConditionSchema, z.array(claimConditionSchema).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
+
 /** A rule that picks a persona for a signed-in host; the first rule whose conditions all hold wins. */
 export const personaRuleSchema = z
   .object({
     persona: z.string().min(1),
     /** Conditions that must all hold (one or a list). Absent: every valid token matches — a default, so put it last. */
-    when: z.union([claimConditionSchema, z.array(claimConditionSchema).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
+    when: conditionsSchema.optional(),
     /** Confirmation channel of these sessions; default the persona's `confirm_via`, else `approvals`. */
     confirm_via: confirmViaSchema.optional(),
   })
   .strict();
 export type PersonaRule = z.infer<typeof personaRuleSchema>;
+
+/**
+ * Who may decide on the approvals page, by the claims of their sign-in with the identity
+ * provider of `http.oauth` (the same conditions as `http.oauth.personas`). A bare
+ * condition (`{ claim: groups, includes: payments-approvers }`) is short for
+ * `{ when: <it> }`; `personas` limits the rule to calls made in those personas.
+ */
+export const approverRuleSchema = z.preprocess(
+  (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && 'claim' in v ? { when: v } : v),
+  z
+    .object({
+      /** Conditions that must all hold (one or a list). Required: a rule that matches every signed-in person would make everyone an approver. */
+      when: conditionsSchema,
+      /** The personas whose calls these approvers may decide. Absent: every persona's. */
+      personas: z.array(z.string().min(1)).min(1).optional(),
+    })
+    .strict(),
+);
+export type ApproverRule = z.infer<typeof approverRuleSchema>;
+
+/** A page's own OAuth client at `http.oauth.issuer`, for a person's browser sign-in (authorization code + PKCE). */
+export const signInClientSchema = z.object({ client_id: z.string().min(1), client_secret: z.string().min(1).optional() }).strict();
+export type SignInClientConfig = z.infer<typeof signInClientSchema>;
 
 /** JWS algorithms accepted for access tokens by default: every asymmetric one; never `none`, never HMAC (no shared secret with the issuer). */
 export const DEFAULT_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
@@ -409,7 +435,7 @@ export const perUserSchema = z
      * so a link forwarded to someone else is of no use. Needed with `http.oauth`; its
      * redirect URI is `<public_url>/oauth/signin/callback`.
      */
-    sign_in: z.object({ client_id: z.string().min(1), client_secret: z.string().min(1).optional() }).strict().optional(),
+    sign_in: signInClientSchema.optional(),
   })
   .strict()
   .prefault({});
@@ -621,6 +647,27 @@ export const gatewayConfigSchema = z
           .object({ stdio: z.number().min(0).max(50).default(0), http: z.number().min(0).max(50).default(30) })
           .strict()
           .prefault({}),
+        /**
+         * With `http.oauth`: the people who may decide on the approvals page, by the claims
+         * of their own browser sign-in with the identity provider (approverRuleSchema; any
+         * rule may match). The page then takes no token: each decision is signed for the
+         * approver's user id (`http.oauth.user_claim`). Unset: the page takes
+         * `http.approvals_token` (docs/AUTH.md, "Approvals and the identity provider").
+         */
+        approvers: z.array(approverRuleSchema).min(1, 'name at least one rule, or remove confirmation.approvers').optional(),
+        /**
+         * Whether an approver may approve a call they made themselves (as the same user id).
+         * Default false: a second person is the point of an approval (separation of duties).
+         * Denying one's own call is always allowed.
+         */
+        approvers_may_approve_own_calls: z.boolean().default(false),
+        /**
+         * The approvals page's own client at `http.oauth.issuer`, redirect URI
+         * `<public_url>/approvals/signin/callback`. Default: `per_user.sign_in`.
+         */
+        approvers_sign_in: signInClientSchema.optional(),
+        /** Minutes an approver's page session lasts before they sign in again. Default 30. */
+        approvers_session_minutes: z.number().positive().max(24 * 60).default(30),
       })
       .strict()
       .prefault({}),

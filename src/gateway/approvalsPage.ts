@@ -10,14 +10,21 @@
  * so the token leaves the address bar. Scripts may send `Authorization: Bearer T` instead.
  * Approve and deny are POSTs that must carry a CSRF field derived from the token and,
  * when the browser sends one, a same-origin `Origin`.
+ *
+ * With `confirmation.approvers` (beside `http.oauth`) the page takes no token at all: a
+ * person signs in with the identity provider in their browser (approverSignIn.ts), an
+ * approvers rule must cover the call's persona, they may not approve their own call
+ * unless configured, and each decision is signed (still with the token, which only the
+ * gateway holds) over the statement and their user id, recorded as `web:<user id>`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { webProof } from '../guards/approver.js';
+import { approverDecider, webProof } from '../guards/approver.js';
 import { callerText, review, statementDigest } from '../guards/statement.js';
 import { log } from '../log.js';
 import { ApprovalError, StoreUnavailableError } from '../store/errors.js';
 import type { Approval, ApprovalStatus, ApprovalsPart } from '../store/types.js';
+import { SIGN_OUT_PATH, type Approver, type ApproverSessions } from './approverSignIn.js';
 import { acceptDefinition, ACCEPT_PATH, definitionsSection, type DefinitionStores } from './definitionsPage.js';
 
 const COOKIE = 'tool_curator_approvals';
@@ -120,6 +127,16 @@ function failed(res: ServerResponse, err: Error, status: number): void {
   send(res, unavailable ? 503 : status, page(unavailable ? 'Unavailable' : 'Bad request', `<p>${escapeHtml(err.message)}</p>`));
 }
 
+/** How a request was let in: the token's cookie or header, or a signed-in approver's session; and the CSRF field its forms carry. */
+interface Via {
+  kind: 'cookie' | 'header';
+  csrf: string;
+  approver?: Approver;
+}
+
+/** A decision the signed-in approver may not take (answered 403). */
+class NotYours extends Error {}
+
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   let size = 0;
   const chunks: Buffer[] = [];
@@ -141,53 +158,65 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
  * createServer((req, res) => { if (!approvals(req, res)) mcp(req, res); });
  * ```
  */
-export function approvalsPage(store: ApprovalsPart, token: string, definitions?: DefinitionStores): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function approvalsPage(
+  store: ApprovalsPart,
+  token: string,
+  definitions?: DefinitionStores,
+  approvers?: ApproverSessions,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const session = derive(token, 'approvals-session');
   const csrf = derive(token, 'approvals-csrf');
 
-  const authenticated = (req: IncomingMessage): 'cookie' | 'header' | undefined => {
+  const authenticated = (req: IncomingMessage): Via | undefined => {
+    if (approvers) {
+      const approver = approvers.current(req);
+      return approver && { kind: 'cookie', csrf: approver.csrf, approver };
+    }
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (bearer !== undefined && same(bearer, token)) return 'header';
+    if (bearer !== undefined && same(bearer, token)) return { kind: 'header', csrf };
     const c = cookieValue(req, COOKIE);
-    return c !== undefined && same(c, session) ? 'cookie' : undefined;
+    return c !== undefined && same(c, session) ? { kind: 'cookie', csrf } : undefined;
   };
 
-  const render = async (res: ServerResponse, status: number, message?: { text: string; error?: boolean }): Promise<void> => {
+  const render = async (res: ServerResponse, status: number, via: Via, message?: { text: string; error?: boolean }): Promise<void> => {
     const now = store.clock();
     const note = message ? `<p class="msg${message.error ? ' err' : ''}" id="message">${escapeHtml(message.text)}</p>` : '';
     const [pending, recent] = [await store.list(), await store.list({ all: true, limit: 50 })];
-    const changed = definitions ? await definitionsSection(definitions, csrf, escapeHtml) : '';
-    const body = `${note}${pendingTable(pending, now, csrf)}${changed}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
+    const changed = definitions ? await definitionsSection(definitions, via.csrf, escapeHtml) : '';
+    const who = via.approver
+      ? `<div id="approver">Signed in as ${escapeHtml(via.approver.userId)}. <form method="post" action="${SIGN_OUT_PATH}"><input type="hidden" name="csrf" value="${via.approver.csrf}"><button type="submit">Sign out</button></form></div>`
+      : '';
+    const body = `${who}${note}${pendingTable(pending, now, via.csrf)}${changed}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
     send(res, status, page('Tool Curator: calls awaiting approval', body));
   };
 
   /** The form of a POST that passed the origin and CSRF checks; undefined when refused (answered 403). */
-  const checkedForm = async (req: IncomingMessage, res: ServerResponse, via: 'cookie' | 'header'): Promise<URLSearchParams | undefined> => {
+  const checkedForm = async (req: IncomingMessage, res: ServerResponse, via: Via): Promise<URLSearchParams | undefined> => {
     const form = await readForm(req);
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`) {
       send(res, 403, page('Forbidden', '<p>Cross-origin request refused.</p>'));
       return undefined;
     }
-    if (via === 'cookie' && !same(form.get('csrf') ?? '', csrf)) {
+    if (via.kind === 'cookie' && !same(form.get('csrf') ?? '', via.csrf)) {
       send(res, 403, page('Forbidden', '<p>Missing or wrong CSRF field; reload the page and try again.</p>'));
       return undefined;
     }
     return form;
   };
 
-  const accept = async (req: IncomingMessage, res: ServerResponse, via: 'cookie' | 'header') => {
+  const accept = async (req: IncomingMessage, res: ServerResponse, via: Via) => {
     const form = await checkedForm(req, res, via);
     if (!form || !definitions) return;
     try {
-      await render(res, 200, { text: await acceptDefinition(definitions, token, form) });
+      await render(res, 200, via, { text: await acceptDefinition(definitions, token, form) });
     } catch (err) {
       if (!(err instanceof ApprovalError)) throw err;
-      await render(res, 409, { text: err.message, error: true });
+      await render(res, 409, via, { text: err.message, error: true });
     }
   };
 
-  const decide = async (req: IncomingMessage, res: ServerResponse, id: string, verb: 'approve' | 'deny', via: 'cookie' | 'header') => {
+  const decide = async (req: IncomingMessage, res: ServerResponse, id: string, verb: 'approve' | 'deny', via: Via) => {
     const form = await checkedForm(req, res, via);
     if (!form) return;
     try {
@@ -198,16 +227,23 @@ export function approvalsPage(store: ApprovalsPart, token: string, definitions?:
       if (!s || (problem && decision === 'approved')) throw new ApprovalError(`approval request ${id} cannot be approved: ${problem}`);
       // A script (Bearer) may leave the field out; the page's own forms always carry it.
       const bound = form.get('statement');
-      if ((via === 'cookie' || bound !== null) && bound !== statementDigest(request.statement!)) {
+      if ((via.kind === 'cookie' || bound !== null) && bound !== statementDigest(request.statement!)) {
         throw new ApprovalError(`approval request ${id} changed since this page showed it; nothing was decided. Review it again.`);
       }
-      const proof = webProof(token, { id, statement: request.statement! }, decision, store.clock() + s.validForMs);
-      const a = await store.decide(id, decision, 'web', proof);
-      log.info({ id: a.id, tool: a.tool, decision: a.status }, 'approval decided on the web page');
+      const approver = via.approver;
+      const refused = approver && approvers?.refusal(approver, id, s, decision);
+      if (refused) throw new NotYours(refused);
+      const proof = webProof(token, { id, statement: request.statement! }, decision, store.clock() + s.validForMs, approver?.userId);
+      const a = await store.decide(id, decision, approver ? approverDecider(approver.userId) : 'web', proof);
+      log.info({ id: a.id, tool: a.tool, decision: a.status, ...(approver && { approver: approver.userId }) }, 'approval decided on the web page');
       res.writeHead(303, { location: `/approvals?done=${encodeURIComponent(a.id)}`, ...SECURITY_HEADERS }).end();
     } catch (err) {
+      if (err instanceof NotYours) {
+        log.warn({ id, approver: via.approver?.userId, reason: err.message }, 'approval decision refused');
+        return render(res, 403, via, { text: err.message, error: true });
+      }
       if (!(err instanceof ApprovalError)) throw err;
-      await render(res, 409, { text: err.message, error: true });
+      await render(res, 409, via, { text: err.message, error: true });
     }
   };
 
@@ -215,8 +251,9 @@ export function approvalsPage(store: ApprovalsPart, token: string, definitions?:
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/approvals' && !url.pathname.startsWith('/approvals/')) return false;
 
+    if (approvers?.route(req, res, url.pathname)) return true;
     const query = url.searchParams.get('token');
-    if (req.method === 'GET' && url.pathname === '/approvals' && query !== null) {
+    if (!approvers && req.method === 'GET' && url.pathname === '/approvals' && query !== null) {
       if (!same(query, token)) {
         send(res, 401, page('Unauthorized', '<p>Wrong token.</p>'));
         return true;
@@ -232,6 +269,10 @@ export function approvalsPage(store: ApprovalsPart, token: string, definitions?:
     }
 
     const via = authenticated(req);
+    if (!via && approvers) {
+      approvers.signInFirst(req, res, url.pathname).catch((err: Error) => failed(res, err, 502));
+      return true;
+    }
     if (!via) {
       send(res, 401, page('Unauthorized', '<p>Open this page as <code>/approvals?token=…</code> with the gateway\'s <code>http.approvals_token</code>.</p>'), {
         'www-authenticate': 'Bearer',
@@ -239,6 +280,12 @@ export function approvalsPage(store: ApprovalsPart, token: string, definitions?:
       return true;
     }
 
+    if (req.method === 'POST' && url.pathname === SIGN_OUT_PATH && approvers) {
+      checkedForm(req, res, via)
+        .then((form) => form && approvers.signOut(req, res))
+        .catch((err: Error) => failed(res, err, 400));
+      return true;
+    }
     if (req.method === 'POST' && url.pathname === ACCEPT_PATH && definitions) {
       accept(req, res, via).catch((err: Error) => failed(res, err, 400));
       return true;
@@ -252,7 +299,7 @@ export function approvalsPage(store: ApprovalsPart, token: string, definitions?:
       const show = async () => {
         const done = await store.get(url.searchParams.get('done') ?? '');
         const verb = done && DONE_TEXT[done.status];
-        await render(res, 200, done && verb ? { text: `${verb} ${done.id} (${done.tool}).` } : undefined);
+        await render(res, 200, via, done && verb ? { text: `${verb} ${done.id} (${done.tool}).` } : undefined);
       };
       show().catch((err: Error) => failed(res, err, 503));
       return true;

@@ -188,7 +188,11 @@ export class Gateway extends EventEmitter {
       config: loaded.config,
       audit: this.audit,
       approvals: this.approvals,
-      approver: approverCheck(keyPath, () => loaded.config.http.approvals_token),
+      approver: approverCheck(
+        keyPath,
+        () => loaded.config.http.approvals_token,
+        () => ({ required: loaded.config.confirmation.approvers !== undefined, mayApproveOwn: loaded.config.confirmation.approvers_may_approve_own_calls }),
+      ),
       forward: forwardTo(pool, this.calls, perUser),
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),

@@ -13,10 +13,11 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { approvalsPage } from './approvalsPage.js';
+import { ApproverSessions } from './approverSignIn.js';
 import { checkContinue, readBody, reply } from './body.js';
 import { checkPerUser, consentBaseOf, consentPage } from './consentPage.js';
 import { hostGuard, isLoopback } from './hostGuard.js';
-import { checkHostOAuth } from './hostAuth/config.js';
+import { checkApprovers, checkHostOAuth } from './hostAuth/config.js';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
 import type { ConfirmVia } from '../config/schema.js';
 import type { Principal } from '../guards/types.js';
@@ -25,6 +26,7 @@ import { Policy } from '../policy/policy.js';
 import { isPerUser } from '../upstream/auth/index.js';
 import { log } from '../log.js';
 import type { Gateway } from './gateway.js';
+import type { HostAuth } from './hostAuth/index.js';
 import { checkMetrics, opsRoutes } from './ops.js';
 import { InFlightIds, requestIds } from './sameId.js';
 import { sameSecret } from './secret.js';
@@ -78,8 +80,9 @@ const KEEP_ALIVE_MS = 65_000;
 
 /**
  * Every token must name a persona personas.yaml defines, and carry the user id the
- * persona's identity needs: otherwise its sessions could not make a single call.
- * @throws ConfigError naming `http.tokens.<i>`.
+ * persona's identity needs: otherwise its sessions could not make a single call. Runs the
+ * `http.oauth` and `confirmation.approvers` checks too, before anything starts.
+ * @throws ConfigError naming `http.tokens.<i>` or the key at fault.
  */
 export function checkTokens(loaded: LoadedConfig, host = loaded.config.http.host): void {
   if (loaded.httpError) throw loaded.httpError;
@@ -94,6 +97,7 @@ export function checkTokens(loaded: LoadedConfig, host = loaded.config.http.host
   };
   tokens.forEach((t, i) => check(`http.tokens.${i}`, t.persona, t.user_id));
   checkHostOAuth(loaded);
+  checkApprovers(loaded);
   if (!anonymous) return;
   if (!isLoopback(host)) {
     throw new ConfigError(
@@ -111,6 +115,20 @@ export interface HttpFace {
   /** The port actually bound (useful with port 0). */
   port: number;
   close(): Promise<void>;
+}
+
+/** The approvals page's sign-in of approvers, where `confirmation.approvers` is set (checkApprovers has run). */
+function approverSessions(gateway: Gateway, hostAuth: HostAuth | undefined, host: string, port: number): ApproverSessions | undefined {
+  const { confirmation, per_user } = gateway.loaded.config;
+  if (!hostAuth || !confirmation.approvers) return undefined;
+  return new ApproverSessions({
+    signIn: hostAuth.browserAs((confirmation.approvers_sign_in ?? per_user.sign_in)!),
+    rules: confirmation.approvers,
+    mayApproveOwn: confirmation.approvers_may_approve_own_calls,
+    // With http.oauth the base comes from its resource (or per_user.public_url); the address is only the fallback's form.
+    base: consentBaseOf(gateway.loaded, `http://${host}:${port}`),
+    sessionMinutes: confirmation.approvers_session_minutes,
+  });
 }
 
 /** Serves the gateway over Streamable HTTP on `host:port`. Resolves once listening. */
@@ -147,7 +165,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
-  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token, gateway.store) : undefined;
+  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token, gateway.store, approverSessions(gateway, hostAuth, host, port)) : undefined;
   const ops = opsRoutes(gateway, { refuse, sessions: () => sessions.size });
   /** The per-user consent page, once the bound address is known (its default base URL). */
   let consent: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;

@@ -9,7 +9,9 @@
  * approval only if its signature verifies over the statement of the call in hand
  * (statement.ts), so neither running the CLI without the key nor writing the store
  * directly approves anything. A decision taken on the approvals page is signed with an
- * HMAC of `http.approvals_token`, which the gateway holds and hosts do not.
+ * HMAC of `http.approvals_token`, which the gateway holds and hosts do not; where
+ * approvers sign in with the identity provider (`confirmation.approvers`), the approver's
+ * user id is signed with it, and a page decision without one no longer counts.
  *
  * What it cannot do: an agent whose shell runs as the approver's OS user can read the
  * key like that user can. Keep the key with a user (or a machine) the agent's shell is not.
@@ -19,7 +21,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writ
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isPostgresUrl } from '../store/location.js';
 import type { Approval } from '../store/types.js';
-import { signedText } from './statement.js';
+import { parseStatement, signedText } from './statement.js';
 
 export type Decision = 'approved' | 'denied';
 
@@ -106,7 +108,10 @@ function readPublicKey(path: string): KeyObject | undefined {
   }
 }
 
-/** A decision's proof: `<ed25519|hmac>:<expiry, epoch ms>:<signature, base64>`. */
+/**
+ * A decision's proof: `<ed25519|hmac|idp>:<expiry, epoch ms>:<signature, base64>`; `idp`
+ * is the page's HMAC over a decision that names its approver (the row's `decidedBy`).
+ */
 interface Proof {
   kind: string;
   expiresAt: number;
@@ -114,7 +119,7 @@ interface Proof {
 }
 
 function parseProof(proof: string | undefined): Proof | undefined {
-  const m = /^(ed25519|hmac):(\d{1,16}):([A-Za-z0-9+/=]+)$/.exec(proof ?? '');
+  const m = /^(ed25519|hmac|idp):(\d{1,16}):([A-Za-z0-9+/=]+)$/.exec(proof ?? '');
   return m ? { kind: m[1]!, expiresAt: Number(m[2]), signature: m[3]! } : undefined;
 }
 
@@ -128,10 +133,33 @@ export function cliProof(key: KeyObject, request: Decided, decision: Decision, e
   return `ed25519:${expiresAt}:${sign(null, signedText(request.statement, request.id, decision, expiresAt), key).toString('base64')}`;
 }
 
-/** The approvals page's signature of a decision on `request`, valid until `expiresAt`. */
-export function webProof(approvalsToken: string, request: Decided, decision: Decision, expiresAt: number): string {
-  return `hmac:${expiresAt}:${hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt))}`;
+/**
+ * The approvals page's signature of a decision on `request`, valid until `expiresAt`; with
+ * `approver` (their user id, signed in with the identity provider) it signs their id too,
+ * and the row must say `decidedBy: approverDecider(approver)`.
+ */
+export function webProof(approvalsToken: string, request: Decided, decision: Decision, expiresAt: number, approver?: string): string {
+  const signature = hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt, approver));
+  return `${approver === undefined ? 'hmac' : 'idp'}:${expiresAt}:${signature}`;
 }
+
+/** The `decidedBy` of a decision taken on the page by a signed-in approver: `web:<user id>`. */
+export const approverDecider = (userId: string): string => `web:${userId}`;
+
+/** The approver a `decidedBy` names (`web:<user id>`), or undefined. */
+function approverOf(decidedBy: string | undefined): string | undefined {
+  return decidedBy?.startsWith('web:') && decidedBy.length > 4 ? decidedBy.slice(4) : undefined;
+}
+
+/** What the gateway asks of page decisions where approvers sign in with the identity provider. */
+export interface ApproverPolicy {
+  /** `confirmation.approvers` is set: a page decision must name its approver. */
+  required: boolean;
+  /** `confirmation.approvers_may_approve_own_calls`. */
+  mayApproveOwn: boolean;
+}
+
+const NO_APPROVERS: ApproverPolicy = { required: false, mayApproveOwn: false };
 
 export type Verdict = { valid: true; expiresAt: number } | { valid: false; reason: string };
 
@@ -155,9 +183,9 @@ function same(a: string, b: string): boolean {
 /**
  * The gateway's check of decisions: CLI decisions against `<keyPath>.pub` as read now (a
  * key created or replaced later counts after a restart), page decisions against
- * `approvalsToken`.
+ * `approvalsToken` and, for signed-in approvers, `policy`.
  */
-export function approverCheck(keyPath: string, approvalsToken: () => string | undefined): ApproverCheck {
+export function approverCheck(keyPath: string, approvalsToken: () => string | undefined, policy: () => ApproverPolicy = () => NO_APPROVERS): ApproverCheck {
   const pub = readPublicKey(publicKeyPath(keyPath));
   return {
     keyId: pub ? keyIdOf(pub) : 'none',
@@ -165,7 +193,10 @@ export function approverCheck(keyPath: string, approvalsToken: () => string | un
       if (a.status !== 'approved' && a.status !== 'denied') return { valid: false, reason: `the request is ${a.status}` };
       const proof = parseProof(a.proof);
       if (!proof) return { valid: false, reason: 'no approver signature' };
-      const text = signedText(statement, a.id, a.status, proof.expiresAt);
+      const approver = proof.kind === 'idp' ? approverOf(a.decidedBy) : undefined;
+      if (proof.kind === 'idp' && approver === undefined) return { valid: false, reason: 'the decision names no approver' };
+      if (proof.kind === 'hmac' && policy().required) return { valid: false, reason: 'a page decision without a signed-in approver does not count where confirmation.approvers is set' };
+      const text = signedText(statement, a.id, a.status, proof.expiresAt, approver);
       let signed = false;
       if (proof.kind === 'ed25519') signed = pub !== undefined && verify(null, text, pub, Buffer.from(proof.signature, 'base64'));
       else {
@@ -173,6 +204,9 @@ export function approverCheck(keyPath: string, approvalsToken: () => string | un
         signed = token !== undefined && same(hmac(token, text), proof.signature);
       }
       if (!signed) return { valid: false, reason: 'no valid approver signature over this call' };
+      if (approver !== undefined && a.status === 'approved' && !policy().mayApproveOwn && parseStatement(statement)?.caller === `user ${approver}`) {
+        return { valid: false, reason: `${approver} approved their own call, and confirmation.approvers_may_approve_own_calls is false` };
+      }
       if (proof.expiresAt <= now) return { valid: false, reason: `the signed approval expired at ${new Date(proof.expiresAt).toISOString()}` };
       return { valid: true, expiresAt: proof.expiresAt };
     },

@@ -32,9 +32,17 @@ function approvalRows(list: Approval[], now: number): string[][] {
       s?.caller ?? a.userId ?? '-',
       duration(now - a.createdAt),
       a.status === 'pending' || a.status === 'approved' ? duration(a.expiresAt - now, Math.ceil) : '-',
+      a.decidedBy ?? '-',
       compact(a.args),
     ];
   });
+}
+
+/** Who decided, in words: `web:<id>` is an approver signed in with the identity provider on the page. */
+function deciderText(decidedBy: string): string {
+  if (decidedBy === 'cli') return 'cli (the approver key)';
+  if (decidedBy === 'web') return 'web (the approvals page, http.approvals_token)';
+  return decidedBy.startsWith('web:') ? `${decidedBy.slice(4)} (the approvals page, signed in with the identity provider)` : decidedBy;
 }
 
 /** `approvals show ID`: every part of the statement a person signs, and whether it can be signed. */
@@ -54,7 +62,7 @@ function showText(a: Approval, now: number): string {
       `  statement     ${shortDigest(a)}`,
     );
   }
-  if (a.decidedBy) lines.push(`  decided by    ${a.decidedBy} at ${timestamp(a.decidedAt ?? 0)}`);
+  if (a.decidedBy) lines.push(`  decided by    ${deciderText(a.decidedBy)} at ${timestamp(a.decidedAt ?? 0)}`);
   if (problem) lines.push(`  not approvable: ${problem}`);
   return `${lines.join('\n')}\n`;
 }
@@ -148,7 +156,7 @@ export async function approvalsCommand(args: string[], stores: Pick<Store, 'appr
     const list = await store.list({ all: values.all === true });
     if (values.json) io.out(`${JSON.stringify(list.map(({ proof: _, ...a }) => ({ ...a, ...review(a) })), null, 2)}\n`);
     else if (list.length === 0) io.out(values.all ? 'no approval requests\n' : 'no pending approvals\n');
-    else io.out(table(['ID', 'STATUS', 'TOOL', 'UPSTREAM', 'PERSONA', 'CALLER', 'AGE', 'EXPIRES IN', 'ARGUMENTS'], approvalRows(list, store.clock())));
+    else io.out(table(['ID', 'STATUS', 'TOOL', 'UPSTREAM', 'PERSONA', 'CALLER', 'AGE', 'EXPIRES IN', 'DECIDED BY', 'ARGUMENTS'], approvalRows(list, store.clock())));
     return 0;
   }
   if (verb === 'show' && id !== undefined) {

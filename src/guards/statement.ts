@@ -136,9 +136,13 @@ const idNames = (id: string, statement: string): boolean =>
 /** Whether `shown` (a stored request's arguments) is what the statement says the person is shown. */
 const showsArguments = (s: Statement, shown: unknown): boolean => digestOf(shown) === s.shown;
 
-/** The bytes a decision signs: the statement, the request id (the nonce), the decision and the approval's expiry. */
-export function signedText(statement: string, id: string, decision: 'approved' | 'denied', expiresAt: number): Buffer {
-  return Buffer.from(`tool-curator approval v2\n${statement}\nid ${id}\ndecision ${decision}\nexpires ${expiresAt}`);
+/**
+ * The bytes a decision signs: the statement, the request id (the nonce), the decision, the
+ * approval's expiry and, for an approver signed in with the identity provider, their user id.
+ */
+export function signedText(statement: string, id: string, decision: 'approved' | 'denied', expiresAt: number, approver?: string): Buffer {
+  const by = approver === undefined ? '' : `\napprover ${JSON.stringify(approver)}`;
+  return Buffer.from(`tool-curator approval v2\n${statement}\nid ${id}\ndecision ${decision}\nexpires ${expiresAt}${by}`);
 }
 
 /** A stored request as a person reviews it: its statement's parts, and why it cannot be approved, if it cannot. */

@@ -22,6 +22,7 @@ import { checkPerUser, consentBaseOf } from '../../src/gateway/consentPage.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
+import { Browser } from '../helpers/browser.js';
 import { startIdp, type Idp } from '../helpers/idp.js';
 import { freePort } from '../helpers/process.js';
 import { BACKENDS, setupBackends } from '../helpers/stores.js';
@@ -30,25 +31,6 @@ import { startProtectedServer, type ProtectedServer } from '../upstream/authServ
 setupBackends();
 
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-
-/** A browser: cookies per origin, redirects followed by hand. */
-class Browser {
-  private readonly jar = new Map<string, Map<string, string>>();
-  constructor(cookies: Record<string, Record<string, string>> = {}) {
-    for (const [origin, pairs] of Object.entries(cookies)) this.jar.set(origin, new Map(Object.entries(pairs)));
-  }
-  async get(url: string, method = 'GET'): Promise<Response> {
-    const origin = new URL(url).origin;
-    const cookies = this.jar.get(origin) ?? new Map<string, string>();
-    const r = await fetch(url, { method, redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const c of r.headers.getSetCookie()) {
-      const pair = c.split(';')[0]!;
-      cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
-    }
-    this.jar.set(origin, cookies);
-    return r;
-  }
-}
 
 describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
   let idp: Idp;

@@ -47,8 +47,8 @@ describe('approvals command', () => {
     const io = capture();
     expect(await approvalsCommand(['list'], db, keyPath, io)).toBe(0);
     const [header, row, ...rest] = io.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID\s+STATUS\s+TOOL\s+UPSTREAM\s+PERSONA\s+CALLER\s+AGE\s+EXPIRES IN\s+ARGUMENTS$/);
-    expect(row!.split(/\s{2,}/)).toEqual([a.id, 'pending', 'make_payment', 'finance.make_payment', 'student', 'user S0001', '0m', '10m', '{"student_id":"S0001","amount":100}']);
+    expect(header).toMatch(/^ID\s+STATUS\s+TOOL\s+UPSTREAM\s+PERSONA\s+CALLER\s+AGE\s+EXPIRES IN\s+DECIDED BY\s+ARGUMENTS$/);
+    expect(row!.split(/\s{2,}/)).toEqual([a.id, 'pending', 'make_payment', 'finance.make_payment', 'student', 'user S0001', '0m', '10m', '-', '{"student_id":"S0001","amount":100}']);
     expect(rest).toEqual([]);
   });
 

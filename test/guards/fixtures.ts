@@ -56,7 +56,7 @@ export const personas = personasSchema.parse({
 export const policy = new Policy(personas);
 
 export const config: Pick<GatewayConfig, 'confirmation' | 'audit'> = {
-  confirmation: { actions: ['get_fee_dues_legacy'], read_only: [], approval_ttl_minutes: 10, wait_seconds: { stdio: 0, http: 0 } },
+  confirmation: { actions: ['get_fee_dues_legacy'], read_only: [], approval_ttl_minutes: 10, wait_seconds: { stdio: 0, http: 0 }, approvers_may_approve_own_calls: false, approvers_session_minutes: 30 },
   audit: { redact: ['password', 'token', 'secret', 'api_key'], max_value_bytes: 4096 },
 };
 

@@ -30,6 +30,8 @@ export interface IdpOptions {
   publicClient: { id: string; redirectUri: string };
   /** A public client for a web page's own sign-in (the gateway's consent page), redirecting to `redirectUri`. */
   webClient?: { id: string; redirectUri: string };
+  /** More such clients (the approvals page's own). */
+  webClients?: { id: string; redirectUri: string }[];
   /** The resource server's own client, allowed to introspect. */
   introspector: { id: string; secret: string };
 }
@@ -68,9 +70,14 @@ export async function startIdp(options: IdpOptions): Promise<Idp> {
     clients: [
       ...Object.entries(services).map(([id, s]) => ({ client_id: id, client_secret: s.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] })),
       { client_id: options.publicClient.id, token_endpoint_auth_method: 'none', application_type: 'native', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: [options.publicClient.redirectUri] },
-      ...(options.webClient
-        ? [{ client_id: options.webClient.id, token_endpoint_auth_method: 'none', application_type: 'native', grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: [options.webClient.redirectUri] }]
-        : []),
+      ...[...(options.webClient ? [options.webClient] : []), ...(options.webClients ?? [])].map((c) => ({
+        client_id: c.id,
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [c.redirectUri],
+      })),
       { client_id: options.introspector.id, client_secret: options.introspector.secret, grant_types: [], redirect_uris: [], response_types: [] },
     ],
     findAccount: (_ctx: unknown, id: string) => (options.accounts[id] ? { accountId: id, claims: () => ({ sub: id }) } : undefined),

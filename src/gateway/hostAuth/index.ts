@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { LoadedConfig } from '../../config/load.js';
-import type { ConfirmVia } from '../../config/schema.js';
+import type { ConfirmVia, SignInClientConfig } from '../../config/schema.js';
 import type { Principal } from '../../guards/types.js';
 import { log } from '../../log.js';
 import { browserSignIn, type BrowserSignIn } from './browser.js';
@@ -39,6 +39,8 @@ export interface HostAuth {
   signIn(req: IncomingMessage, res: ServerResponse): Promise<SignedIn | undefined>;
   /** A person's sign-in in the browser, for the per-user consent page; set with `per_user.sign_in`. */
   browser?: BrowserSignIn;
+  /** A person's sign-in in the browser as `client` (the approvals page's own client). */
+  browserAs(client: SignInClientConfig): BrowserSignIn;
 }
 
 /** Runs the SDK's express-style bearer middleware on a plain node:http exchange; resolves with the token's AuthInfo, or undefined once it has answered. */
@@ -82,8 +84,10 @@ export function createHostAuth(loaded: LoadedConfig): HostAuth | undefined {
   };
 
   const signInClient = loaded.config.per_user.sign_in;
+  const browserAs = (client: SignInClientConfig) => browserSignIn(oauth, issuer, verifier, client);
   return {
-    ...(signInClient && { browser: browserSignIn(oauth, issuer, verifier, signInClient) }),
+    ...(signInClient && { browser: browserAs(signInClient) }),
+    browserAs,
     serveMetadata: metadataHandler(oauth, issuer),
     async signIn(req, res) {
       const info = await bearer(middleware, req, res);

@@ -4,7 +4,7 @@
  * and `http.oauth.user_claim` names the user id. Pure functions over claims: the token
  * was checked before anything here runs.
  */
-import type { ClaimCondition, PersonaRule } from '../../config/schema.js';
+import type { ApproverRule, ClaimCondition, PersonaRule } from '../../config/schema.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -74,6 +74,24 @@ export function matchPersona(rules: PersonaRule[], claims: Claims): PersonaMatch
   return { rule, label: `http.oauth.personas.${i} (${rule.when ? rule.when.map(describe).join(' and ') : 'any signed-in user'})` };
 }
 
+/**
+ * The first `confirmation.approvers` rule all of whose conditions hold for these claims
+ * and which covers calls of `persona` (any persona, when `persona` is undefined), with its
+ * label for the log; `undefined` when none does.
+ *
+ * ### Usage
+ * ```ts
+ * matchApprover([{ when: [{ claim: 'groups', includes: ['payments-approvers'] }] }], { groups: ['payments-approvers'] }, 'student');
+ * // 'confirmation.approvers.0 (groups includes payments-approvers)'
+ * ```
+ */
+export function matchApprover(rules: ApproverRule[], claims: Claims, persona?: string | null): string | undefined {
+  const i = rules.findIndex(
+    (r) => r.when.every((c) => holds(claims, c)) && (persona === undefined || !r.personas || (persona !== null && r.personas.includes(persona))),
+  );
+  return i < 0 ? undefined : `confirmation.approvers.${i} (${rules[i]!.when.map(describe).join(' and ')})`;
+}
+
 /** A claim value as it may be shown back to its own holder: bounded, never the token. */
 function shown(value: unknown): string {
   const text = JSON.stringify(value) ?? 'undefined';
@@ -84,7 +102,7 @@ function shown(value: unknown): string {
  * What a refused host is told: the claims the rules read, as the token had them, so the
  * person can see which group or domain is missing. At most 20 claims.
  */
-export function seenClaims(rules: PersonaRule[], claims: Claims): string {
+export function seenClaims(rules: { when?: ClaimCondition[] | undefined }[], claims: Claims): string {
   const paths = [...new Set(rules.flatMap((r) => (r.when ?? []).map((c) => c.claim)))].slice(0, 20);
   return paths.map((p) => `${p}=${claimAt(claims, p) === undefined ? '(absent)' : shown(claimAt(claims, p))}`).join(', ');
 }

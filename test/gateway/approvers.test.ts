@@ -1,0 +1,300 @@
+/**
+ * Approvers are people of the organisation's identity provider (`confirmation.approvers`
+ * beside `http.oauth`), end to end on loopback: a real OpenID provider (oidc-provider)
+ * that hosts and the approvals page sign in with, the hostel server as the upstream, the
+ * gateway's HTTP face in process and SDK clients as hosts with tokens the provider issued
+ * them (authorization code + PKCE). An approver signs in through the browser flow and
+ * approves a parked call, which then runs with exactly its arguments; a signed-in person
+ * no rule names gets 403; the host's own bearer token — of a user in the approvers'
+ * group, same provider, same audience — approves nothing; a user cannot approve their
+ * own call; an approver for another persona cannot decide this one; the store row, the
+ * audit row and `approvals show` name the approver. On both store backends.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { discoverAuthorizationServerMetadata, exchangeAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { approvalsPage } from '../../src/gateway/approvalsPage.js';
+import { ApproverSessions } from '../../src/gateway/approverSignIn.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { createHostAuth } from '../../src/gateway/hostAuth/index.js';
+import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
+import { approvalsCommand } from '../../src/guards/commands.js';
+import type { Approval } from '../../src/store/types.js';
+import { Browser } from '../helpers/browser.js';
+import { startIdp, type Idp } from '../helpers/idp.js';
+import { freePort } from '../helpers/process.js';
+import { ROOT } from '../helpers/reference.js';
+import { BACKENDS, setupBackends } from '../helpers/stores.js';
+import { text } from '../guards/university.js';
+
+setupBackends();
+
+const APPROVALS_TOKEN = 'approvals-token-0123456789abcdef';
+const HOST_REDIRECT = 'http://127.0.0.1:8976/callback';
+
+describe.each(BACKENDS)('approvers signed in with the identity provider (store on $kind)', (backend) => {
+  let idp: Idp;
+  let loaded: LoadedConfig;
+  let gateway: Gateway;
+  let face: HttpFace;
+  let base: string;
+  let resource: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    resource = `${base}/mcp`;
+    idp = await startIdp({
+      resources: [resource],
+      scope: 'mcp:tools',
+      accounts: {
+        sam: { groups: ['students'], preferred_username: 'S0001' },
+        bea: { groups: ['students', 'payments-approvers'], preferred_username: 'S0002' },
+        ann: { groups: ['staff', 'payments-approvers'], preferred_username: 'ann' },
+        fay: { groups: ['staff', 'faculty-approvers'], preferred_username: 'fay' },
+        tom: { groups: ['staff'], preferred_username: 'tom' },
+      },
+      services: {},
+      publicClient: { id: 'test-host', redirectUri: HOST_REDIRECT },
+      webClients: [{ id: 'tc-approvals', redirectUri: `${base}/approvals/signin/callback` }],
+      introspector: { id: 'tool-curator', secret: 'introspection-secret-0123456789abcdef' },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'tc-approvers-'));
+    const personas = { student: { identity: { student_id: '${user_id}' }, allow: ['hostel.*'], confirm: 'actions' }, faculty: { allow: ['hostel.get_*'], confirm: 'actions' } };
+    writeFileSync(join(dir, 'personas.yaml'), JSON.stringify(personas));
+    const config = {
+      upstreams: { hostel: { command: process.execPath, args: [join(ROOT, 'dist/mock-servers/hostel.js')], env: { UNIVERSITY_DB: join(dir, 'university.db') } } },
+      curator: { mode: 'none' },
+      store: await backend.fresh(),
+      policy: { personas: join(dir, 'personas.yaml') },
+      http: {
+        approvals_token: APPROVALS_TOKEN,
+        oauth: { issuer: idp.issuer, resource, scopes: ['mcp:tools'], user_claim: 'preferred_username', personas: [{ persona: 'student', when: { claim: 'groups', includes: 'students' } }] },
+      },
+      confirmation: {
+        // A parked call answers at once: the host calls again once it is approved.
+        wait_seconds: { stdio: 0, http: 0 },
+        approvers: [{ claim: 'groups', includes: 'payments-approvers' }, { when: { claim: 'groups', includes: 'faculty-approvers' }, personas: ['faculty'] }],
+        approvers_sign_in: { client_id: 'tc-approvals' },
+      },
+      timeouts: { startup_ms: 120_000, list_wait_ms: 120_000, call_ms: 60_000 },
+    };
+    writeFileSync(join(dir, 'gateway.config.yaml'), JSON.stringify(config));
+    loaded = loadConfig(join(dir, 'gateway.config.yaml'));
+    gateway = await Gateway.start(loaded, { noEmbedder: true });
+    face = await serveHttp(gateway, port, '127.0.0.1');
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await face?.close();
+    await gateway?.close();
+    await idp?.close();
+  });
+
+  /** A host's access token for `login`: the authorization code flow with PKCE as the host's client, through the SDK's client functions. */
+  async function hostToken(login: string): Promise<string> {
+    const metadata = await discoverAuthorizationServerMetadata(idp.issuer);
+    const clientInformation = { client_id: 'test-host' };
+    const { authorizationUrl, codeVerifier } = await startAuthorization(idp.issuer, { metadata, clientInformation, redirectUrl: HOST_REDIRECT, scope: 'openid mcp:tools', resource: new URL(resource) });
+    const back = await idp.authorize(authorizationUrl, login);
+    const tokens = await exchangeAuthorization(idp.issuer, { metadata, clientInformation, authorizationCode: back.searchParams.get('code')!, codeVerifier, redirectUri: HOST_REDIRECT, resource: new URL(resource) });
+    return tokens.access_token;
+  }
+
+  async function host(token: string): Promise<Client> {
+    const client = new Client({ name: 'signed-in-host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(resource), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    clients.push(client);
+    return client;
+  }
+
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, undefined, { timeout: 120_000 })) as CallToolResult;
+
+  /** The pending request of `user`'s call with `args`. */
+  async function pendingOf(user: string, args: Record<string, unknown>): Promise<Approval> {
+    const mine = (await gateway.store.approvals.list()).filter((a) => a.userId === user && Object.entries(args).every(([k, v]) => a.args[k] === v));
+    expect(mine).toHaveLength(1);
+    return mine[0]!;
+  }
+
+  /**
+   * A browser signed in on the approvals page as `login`, through the identity provider;
+   * and the page's answer to the sign-in. `page` serves the page (default: the gateway's);
+   * the provider redirects to the gateway's address, which the browser maps to `page`.
+   */
+  async function signIn(login: string, page = base, browser = new Browser()): Promise<{ browser: Browser; landed: Response }> {
+    const toIdp = await browser.get(`${page}/approvals`);
+    expect(toIdp.status).toBe(302);
+    const location = new URL(toIdp.headers.get('location')!);
+    expect(location.origin).toBe(idp.issuer);
+    expect(location.searchParams.get('client_id')).toBe('tc-approvals');
+    expect(location.searchParams.get('code_challenge_method')).toBe('S256');
+    const back = await idp.authorize(location, login, `${base}/approvals/signin/callback`);
+    return { browser, landed: await browser.get(`${page}${back.pathname}${back.search}`) };
+  }
+
+  /** Posts the page's own form for `verb` on request `id`, as the signed-in browser would. */
+  async function decide(browser: Browser, id: string, verb: 'approve' | 'deny'): Promise<Response> {
+    const html = await (await browser.get(`${base}/approvals`)).text();
+    const form = new RegExp(`action="/approvals/${id}/${verb}"><input type="hidden" name="csrf" value="([^"]+)"><input type="hidden" name="statement" value="([^"]+)">`).exec(html);
+    expect(form, html).not.toBeNull();
+    return browser.post(`${base}/approvals/${id}/${verb}`, { csrf: form![1]!, statement: form![2]! });
+  }
+
+  let sam: Client;
+  let beaToken: string;
+  let bea: Client;
+  const ARGS = { category: 'plumbing', description: 'the tap in room 12 leaks' };
+
+  it("the host's own token, of a user in the approvers' group, approves nothing", async () => {
+    sam = await host(await hostToken('sam'));
+    const parked = await call(sam, 'raise_maintenance_request', ARGS);
+    expect(text(parked)).toContain("raise_maintenance_request awaits a person's approval");
+    const request = await pendingOf('S0001', ARGS);
+    beaToken = await hostToken('bea');
+    // The token works for MCP: bea's host is signed in, and she is in the approvers' group.
+    bea = await host(beaToken);
+    for (const attempt of [
+      fetch(`${base}/approvals`, { headers: { authorization: `Bearer ${beaToken}` }, redirect: 'manual' }),
+      fetch(`${base}/approvals/${request.id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${beaToken}` }, redirect: 'manual' }),
+      fetch(`${base}/approvals/${request.id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${APPROVALS_TOKEN}` }, redirect: 'manual' }),
+      fetch(`${base}/approvals?token=${APPROVALS_TOKEN}`, { headers: { authorization: `Bearer ${beaToken}` }, redirect: 'manual' }),
+    ]) {
+      const r = await attempt;
+      expect(r.status).toBe(401);
+      expect(await r.text()).toContain('accepts no bearer token');
+    }
+    // As a page sign-in, the page's check refuses it: it was issued to the host's client.
+    const signIn = createHostAuth(loaded)!.browserAs({ client_id: 'tc-approvals' });
+    await expect(signIn.check(beaToken)).rejects.toThrow('issued to client "test-host", not to this page\'s client "tc-approvals"');
+    expect((await gateway.store.approvals.get(request.id))?.status).toBe('pending');
+  }, 300_000);
+
+  it('an approver signs in through the browser and approves; the parked call then runs with exactly its arguments', async () => {
+    const request = await pendingOf('S0001', ARGS);
+    const { browser, landed } = await signIn('ann');
+    expect(landed.status, await landed.clone().text()).toBe(303);
+    expect(landed.headers.get('location')).toBe('/approvals');
+    const cookie = landed.headers.getSetCookie().find((c) => c.startsWith('tc_approver='))!;
+    expect(cookie).toMatch(/^tc_approver=[\w-]+; Path=\/approvals; HttpOnly; SameSite=Lax; Max-Age=1800$/);
+    const html = await (await browser.get(`${base}/approvals`)).text();
+    expect(html).toContain('Signed in as ann.');
+    // A form without the session's CSRF field decides nothing.
+    expect((await browser.post(`${base}/approvals/${request.id}/approve`, { csrf: 'forged' })).status).toBe(403);
+    const approved = await decide(browser, request.id, 'approve');
+    expect(approved.status, await approved.clone().text()).toBe(303);
+    expect(await gateway.store.approvals.get(request.id)).toMatchObject({ status: 'approved', decidedBy: 'web:ann' });
+    expect((await gateway.store.approvals.get(request.id))!.proof).toMatch(/^idp:\d+:/);
+
+    // Other arguments are another call: not approved by this.
+    const other = await call(sam, 'raise_maintenance_request', { ...ARGS, description: 'the tap in room 13 leaks' });
+    expect(text(other)).not.toContain('request_id');
+    const ran = await call(sam, 'raise_maintenance_request', ARGS);
+    expect(ran.isError, text(ran)).toBeFalsy();
+    const result = JSON.parse(text(ran)) as { request_id: number; category: string; status: string };
+    expect(result).toMatchObject({ category: 'plumbing', status: 'open' });
+    const status = JSON.parse(text(await call(sam, 'get_maintenance_request_status', {}))) as { request_id: number; description: string }[];
+    expect(status.find((r) => r.request_id === result.request_id)?.description).toBe(ARGS.description);
+
+    expect((await gateway.store.approvals.get(request.id))?.status).toBe('used');
+    const audit = (await gateway.store.audit.tail(50)).filter((r) => r.tool === 'raise_maintenance_request' && r.decision === 'approved');
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ userId: 'S0001', persona: 'student', args: { ...ARGS, student_id: 'S0001' }, outcome: 'ok' });
+    expect(audit[0]!.notes).toContain(`approval ${request.id} by web:ann`);
+
+    const out: string[] = [];
+    expect(await approvalsCommand(['show', request.id], gateway.store, '/nonexistent/approver.key', { out: (s) => void out.push(s), err: () => undefined })).toBe(0);
+    expect(out.join('')).toContain('decided by    ann (the approvals page, signed in with the identity provider)');
+  }, 300_000);
+
+  it('a signed-in person no approvers rule names gets 403, and no session', async () => {
+    const { landed } = await signIn('tom');
+    expect(landed.status).toBe(403);
+    expect(await landed.text()).toContain('You signed in as tom, who is not an approver on this gateway: no rule of confirmation.approvers matches (claims seen: groups=[&#34;staff&#34;])');
+    expect(landed.headers.getSetCookie().some((c) => c.startsWith('tc_approver='))).toBe(false);
+  }, 300_000);
+
+  it("an approver for another persona's calls cannot decide this one", async () => {
+    const electrical = { ...ARGS, category: 'electrical' };
+    expect(text(await call(sam, 'raise_maintenance_request', electrical))).toContain('awaits');
+    const request = await pendingOf('S0001', electrical);
+    const { browser, landed } = await signIn('fay');
+    expect(landed.status).toBe(303);
+    const refused = await decide(browser, request.id, 'approve');
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('You (fay) may not decide calls made as persona student');
+    expect((await gateway.store.approvals.get(request.id))?.status).toBe('pending');
+  }, 300_000);
+
+  it('a user cannot approve their own call (by default), may deny it, and the denial is theirs', async () => {
+    const drawer = { category: 'furniture', description: 'my desk drawer is stuck' };
+    expect(text(await call(bea, 'raise_maintenance_request', drawer))).toContain('awaits');
+    const request = await pendingOf('S0002', drawer);
+    const { browser, landed } = await signIn('bea');
+    expect(landed.status).toBe(303);
+    const refused = await decide(browser, request.id, 'approve');
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain(`Request ${request.id} is your own call (student, user S0002), and another approver must approve it`);
+    expect((await gateway.store.approvals.get(request.id))?.status).toBe('pending');
+    const denied = await decide(browser, request.id, 'deny');
+    expect(denied.status).toBe(303);
+    expect(await gateway.store.approvals.get(request.id)).toMatchObject({ status: 'denied', decidedBy: 'web:S0002' });
+    expect(text(await call(bea, 'raise_maintenance_request', drawer))).toContain('a person denied raise_maintenance_request');
+  }, 300_000);
+
+  it('signing out ends the session: the page then sends the browser to the identity provider again', async () => {
+    const { browser, landed } = await signIn('ann');
+    expect(landed.status).toBe(303);
+    const html = await (await browser.get(`${base}/approvals`)).text();
+    const csrf = /action="\/approvals\/signout"><input type="hidden" name="csrf" value="([^"]+)">/.exec(html)![1]!;
+    expect((await browser.post(`${base}/approvals/signout`, { csrf: 'forged' })).status).toBe(403);
+    const out = await browser.post(`${base}/approvals/signout`, { csrf });
+    expect(out.status).toBe(200);
+    expect(await out.text()).toContain('Signed out.');
+    expect(browser.cookies(base).has('tc_approver')).toBe(false);
+    expect((await browser.get(`${base}/approvals`)).status).toBe(302);
+  }, 300_000);
+
+  it('sessions are bounded in number (the oldest ends) and in time (then the approver signs in again)', async () => {
+    let clock = Date.now();
+    const sessions = new ApproverSessions({
+      signIn: createHostAuth(loaded)!.browserAs({ client_id: 'tc-approvals' }),
+      rules: loaded.config.confirmation.approvers!,
+      mayApproveOwn: false,
+      base,
+      sessionMinutes: 1,
+      maxSessions: 2,
+      now: () => clock,
+    });
+    const handler = approvalsPage(gateway.store.approvals, APPROVALS_TOKEN, undefined, sessions);
+    const server = createServer((req, res) => void (handler(req, res) || res.writeHead(404).end()));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const page = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const signedIn = [];
+      for (const login of ['ann', 'fay', 'ann']) {
+        const { browser, landed } = await signIn(login, page);
+        expect(landed.status).toBe(303);
+        signedIn.push(browser);
+      }
+      expect(sessions.size).toBe(2);
+      const status = async (b: Browser) => (await b.get(`${page}/approvals`)).status;
+      expect(await Promise.all(signedIn.map(status))).toEqual([302, 200, 200]);
+      clock += 61_000;
+      expect(await Promise.all(signedIn.slice(1).map(status))).toEqual([302, 302]);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }, 300_000);
+});
