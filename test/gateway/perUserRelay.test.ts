@@ -6,10 +6,12 @@
  * their own account's notes and get their own prompt text through the same gateway, never
  * the other's nor the gateway's own account's; a user without consent sees none of them
  * and gets the consent link when reading one (in the error, or as a URL elicitation); a
- * URI the persona denies is refused for every user, consent or not.
+ * URI the persona denies is refused for every user, consent or not; doctor counts the
+ * users who hold their own authorization.
  */
 import { McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoctor } from '../../src/gateway/doctor.js';
 import { linkIn, startPerUserGateway, type Host, type PerUserGateway } from '../helpers/perUser.js';
 import { BACKENDS, setupBackends } from '../helpers/stores.js';
 
@@ -120,5 +122,18 @@ describe.each(BACKENDS)('per-user resources and prompts on $kind', (backend) => 
     expect(g.upstream.subscriptions.filter((s) => s.endsWith('notes://secret'))).toEqual([]);
     expect([alice.asked.length, bob.asked.length]).toEqual([1, 1]);
     expect(await g.tokensOf('carol')).toBeUndefined();
+  }, 300_000);
+
+  it('doctor reports the catalog authorization and how many users hold their own, never a token', async () => {
+    const report = await runDoctor(g.loaded.file);
+    const perUser = report.findings.filter((f) => f.check === 'per-user');
+    expect(perUser.map((f) => [f.level, f.key])).toEqual([
+      ['ok', 'upstreams.tracker.auth.per_user'],
+      ['ok', 'per_user.public_url'],
+    ]);
+    expect(perUser[0]!.message).toBe("tracker: acts with each user's own account; the gateway's own (catalog) authorization lists its 2 tools; 2 user(s) hold their own authorization (tool-curator auth tracker --users)");
+    expect(perUser[1]!.message).toBe(`consent links start at ${g.base}/oauth/consent/; the upstreams' redirect URI is ${g.base}/oauth/callback`);
+    const everything = JSON.stringify(report);
+    for (const secret of g.upstream.provider.secrets) expect(everything).not.toContain(secret);
   }, 300_000);
 });
