@@ -9,7 +9,7 @@
  * URI the persona denies is refused for every user, consent or not; doctor counts the
  * users who hold their own authorization.
  */
-import { McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ResourceListChangedNotificationSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/gateway/doctor.js';
 import { linkIn, startPerUserGateway, type Host, type PerUserGateway } from '../helpers/perUser.js';
@@ -70,6 +70,9 @@ describe.each(BACKENDS)('per-user resources and prompts on $kind', (backend) => 
 
   it('a host with URL elicitation is asked to connect on its first read, then reads its own account', async () => {
     alice = await g.host('alice', 'alice-at-tracker');
+    const changed: string[] = [];
+    alice.client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => void changed.push(n.method));
+    carol.client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => void changed.push(`carol ${n.method}`));
     const r = await alice.client.readResource({ uri: 'notes://mine' }, LONG);
     expect(textOf(r)).toBe('notes of alice-at-tracker');
     expect(alice.asked).toHaveLength(1);
@@ -78,8 +81,9 @@ describe.each(BACKENDS)('per-user resources and prompts on $kind', (backend) => 
     // Her lists now hold the upstream's items as her account lists them, less what the persona denies.
     expect((await alice.client.listResources()).resources.map((x) => x.uri)).toEqual(['notes://mine']);
     expect((await alice.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['greeting']);
-    // Carol's lists are as before.
+    // Carol's lists are as before; only alice's sessions were told hers changed.
     expect((await carol.client.listResources()).resources).toEqual([]);
+    await expect.poll(() => changed).toEqual(['notifications/resources/list_changed']);
   }, 300_000);
 
   it("two users each read their own notes and get their own prompt text, never the other's", async () => {
