@@ -10,6 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { NeedsAuthorizationError } from '../upstream/auth/errors.js';
+import type { ListKind } from '../upstream/lists.js';
 import type { RelayedUpstream } from '../upstream/types.js';
 import type { UserConnections } from '../upstream/users.js';
 import { RelayError } from './errors.js';
@@ -92,8 +93,8 @@ export class PerUserRelay {
   }
 
   /** Listens to users' own connections: their list changes (kind, user) and resource updates (upstream, user, uri). */
-  listen(lists: (kind: 'resources' | 'prompts', user: string) => void, updated: (server: string, user: string, uri: string) => void): void {
-    this.opts.users.on('lists-changed', (_server: string, user: string, kind: 'resources' | 'prompts') => lists(kind, user));
+  listen(lists: (kind: ListKind, user: string) => void, updated: (server: string, user: string, uri: string) => void): void {
+    this.opts.users.on('lists-changed', (_server: string, user: string, kind: ListKind) => lists(kind, user));
     this.opts.users.on('resource-updated', updated);
   }
 }
