@@ -10,14 +10,15 @@
  *    sends `notifications/elicitation/complete`, and runs;
  *  - else as an error result carrying the link, for the model to show the user.
  *
- * The link works once, for `per_user.link_minutes`, and only for that user.
+ * The link works once, for `per_user.link_minutes`, and only for that user. The relay's
+ * reads, prompt gets and subscriptions of such an upstream offer it the same way (`offer`).
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import { errorResult, type CallContext } from '../guards/types.js';
-import type { CallRelay } from '../relay/calls.js';
+import type { CallRelay, HostRequest } from '../relay/calls.js';
 import type { OAuthKey, Store } from '../store/types.js';
 import { isPerUser, NeedsAuthorizationError } from '../upstream/auth/index.js';
 import { userKey, type UserConnections } from '../upstream/users.js';
@@ -33,6 +34,8 @@ export interface PerUserCallsOptions {
   relay: CallRelay;
   /** Where browsers reach the consent page (`<base>/oauth/consent/…`); undefined without the HTTP face. */
   consentBase: () => string | undefined;
+  /** A user has just connected their account of `server` here (their lists now hold its items). */
+  connected?: (server: string, user: string) => void;
 }
 
 /**
@@ -83,30 +86,42 @@ export class PerUserCalls {
       return await run();
     } catch (err) {
       if (!(err instanceof NeedsAuthorizationError)) throw err;
-      return this.offerConsent(ctx, tool, cfg, user, err, run);
+      const refused = await this.offer(ctx.host, server, user, err, `call ${tool.name}`, ctx.notes);
+      if (refused !== undefined) return errorResult(refused);
+    }
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof NeedsAuthorizationError) return errorResult(`upstream "${server}" still refuses the account user "${user}" connected (${err.reason}); call ${tool.name} again for a new link`);
+      throw err;
     }
   }
 
-  private async offerConsent(ctx: CallContext, tool: ToolRecord, cfg: RemoteUpstreamConfig, user: string, why: NeedsAuthorizationError, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
-    const server = tool.server;
+  /**
+   * Offers `user` the consent link for `server`: as a URL elicitation related to `host`'s
+   * request where the host declared URL elicitation (then waits for the consent), else in
+   * the message. Used for tool calls and for the relay's reads, gets and subscriptions.
+   * @param again what the user is to do once connected (`call whoami`, `read <uri>`).
+   * @param notes the call's audit notes, if any.
+   * @returns undefined once the user has connected (the request may run), else the message for the host.
+   */
+  async offer(host: HostRequest | undefined, server: string, user: string, why: NeedsAuthorizationError, again: string, notes: string[] = []): Promise<string | undefined> {
+    const cfg = this.opts.config.upstreams[server] as RemoteUpstreamConfig;
     const base = this.opts.consentBase();
     const reason = why.reason === 'step_up' ? ` (it asks for more scope${why.scope ? `: "${why.scope}"` : ''})` : why.reason === 'rejected' ? ' (the authorization was withdrawn or has lapsed)' : '';
     if (!base) {
-      return errorResult(`upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}; this gateway serves no consent page (it needs serve --http)`);
+      return `upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}; this gateway serves no consent page (it needs serve --http)`;
     }
     const { link_minutes, wait_seconds } = this.opts.config.per_user;
     const key = { upstream: server, subject: user, url: cfg.url };
     const before = await this.opts.store.oauth.get(key, 'tokens');
     const url = await consentLink(this.opts.store, base, server, user, link_minutes);
-    ctx.notes.push(`consent link for ${server} offered to ${user}${reason}`);
-    const host = ctx.host;
+    notes.push(`consent link for ${server} offered to ${user}${reason}`);
     const asker = host?.session.server;
-    const showLink = () =>
-      errorResult(
-        `upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}. ` +
-          `Show the user this link to connect it (it works once, within ${link_minutes} minutes, and only for them): ${url} — then call ${tool.name} again.`,
-      );
-    if (!host || !asker?.getClientCapabilities()?.elicitation?.url) return showLink();
+    const showLink =
+      `upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}. ` +
+      `Show the user this link to connect it (it works once, within ${link_minutes} minutes, and only for them): ${url} — then ${again} again.`;
+    if (!host || !asker?.getClientCapabilities()?.elicitation?.url) return showLink;
     const elicitationId = randomUUID();
     const answer = await asker
       .elicitInput(
@@ -115,18 +130,14 @@ export class PerUserCalls {
       )
       // A host that fails the elicitation (times out, errs) still gets the link, for the model to show.
       .catch(() => undefined);
-    if (!answer) return showLink();
-    if (answer.action !== 'accept') return errorResult(`the user did not connect their ${server} account (${answer.action}); the call was not made`);
+    if (!answer) return showLink;
+    if (answer.action !== 'accept') return `the user did not connect their ${server} account (${answer.action}); nothing was sent to ${server}`;
     if (!(await consentStored(this.opts.store, key, before, wait_seconds * 1000, host.signal))) {
-      return errorResult(`user "${user}" has not finished connecting their ${server} account yet; once done in the browser, call ${tool.name} again`);
+      return `user "${user}" has not finished connecting their ${server} account yet; once done in the browser, ${again} again`;
     }
     await asker.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: host.requestId })().catch(() => undefined);
-    ctx.notes.push(`${user} connected their ${server} account`);
-    try {
-      return await run();
-    } catch (err) {
-      if (err instanceof NeedsAuthorizationError) return errorResult(`upstream "${server}" still refuses the account user "${user}" connected (${err.reason}); call ${tool.name} again for a new link`);
-      throw err;
-    }
+    notes.push(`${user} connected their ${server} account`);
+    this.opts.connected?.(server, user);
+    return undefined;
   }
 }

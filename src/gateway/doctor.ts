@@ -1,8 +1,9 @@
 /**
  * `tool-curator doctor`: checks a configuration end to end without serving — the config
  * files, the store, every upstream (started for real: state, tool count, start and ping
- * latency, auth state), each persona's pattern coverage, and the embedder that would be
- * active and why. Each finding has a level; any error or warning makes the exit code 1.
+ * latency, auth state; per-user upstreams' authorizations and consent settings), each
+ * persona's pattern coverage, and the embedder that would be active and why. Each finding
+ * has a level; any error or warning makes the exit code 1.
  */
 import { existsSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -23,11 +24,12 @@ import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
 import { learnedCounts } from './learning.js';
 import { checkDefinitions } from './doctorDefinitions.js';
+import { perUserFindings } from './doctorPerUser.js';
 
 export type Level = 'ok' | 'info' | 'warn' | 'error';
 
 export interface Finding {
-  /** What was checked: `config`, `store`, `upstream`, `pinned` (tool definitions), `persona`, `embedder`. */
+  /** What was checked: `config`, `store`, `upstream`, `per-user` (upstreams acting with each user's account), `pinned` (tool definitions), `persona`, `embedder`. */
   check: string;
   level: Level;
   /** The file a config finding is about. */
@@ -264,7 +266,8 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
   findings.push(...learningFindings(loaded, counts));
 
   // Upstreams first, the embedder after: loading a model beside them would skew their latencies.
-  const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded, store))).finally(() => store?.close());
+  const checked = await Promise.all(Object.entries(loaded.config.upstreams).map(([name, cfg]) => checkUpstream(name, cfg, loaded, store)));
+  const perUser = await perUserFindings(loaded, checked.map((c) => c.report), store).finally(() => store?.close());
   const embedder = await checkEmbedder(loaded);
   const upstreams = checked.map((c) => c.report);
   for (const u of upstreams) {
@@ -276,6 +279,7 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
       findings.push({ check: 'upstream', level: 'warn', key: `upstreams.${u.name}`, message });
     }
   }
+  findings.push(...perUser);
   const byServer = new Map(checked.filter((c) => c.tools.length > 0).map((c) => [c.report.name, c.tools]));
   findings.push(...(await checkDefinitions(loaded, byServer)));
   const catalog = buildCatalog(byServer, new ActionRules(loaded.config.confirmation).classify);

@@ -15,7 +15,7 @@ import { overrideIssues } from '../catalog/overrides.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { openConfiguredStore } from '../config/store.js';
-import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { approverCheck, approverKeyPath, definitionProofValid } from '../guards/approver.js';
@@ -31,6 +31,7 @@ import { ActionRules } from '../policy/actions.js';
 import { Policy } from '../policy/policy.js';
 import { widenings } from '../policy/widening.js';
 import { CallRelay, UPSTREAM_CAPABILITIES } from '../relay/calls.js';
+import { PerUserRelay } from '../relay/perUser.js';
 import { Relay } from '../relay/relay.js';
 import type { ApprovalsPart, Store } from '../store/types.js';
 import { isPerUser, upstreamAuth } from '../upstream/auth/index.js';
@@ -158,30 +159,36 @@ export class Gateway extends EventEmitter {
     );
     // The annotations a person accepted (or first seen) decide; an upstream's new ones never loosen confirmation.
     this.actionRules = new ActionRules(loaded.config.confirmation, this.pins.acceptedAnnotations);
-    const { relay, timeouts } = loaded.config;
-    this.relay = new Relay(pool, this.policy, { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms }, Object.keys(loaded.config.upstreams));
+    const { relay, timeouts, per_user, upstreams } = loaded.config;
     this.calls = new CallRelay({
       mayUse: (persona, upstream) => this.allowedFor(persona).some((t) => t.server === upstream),
       requestMs: timeouts.call_max_ms,
       maxLogPerSecond: relay.max_log_per_second,
     });
     pool.on('connected', (name: string, client: Client) => this.calls.attach(name, client));
-    const { per_user, upstreams } = loaded.config;
-    this.users = Object.values(upstreams).some(isPerUser)
-      ? new UserConnections({
-          baseDir: loaded.baseDir,
-          startupMs: timeouts.startup_ms,
-          callMs: timeouts.call_ms,
-          callMaxMs: timeouts.call_max_ms,
-          maxResultBytes: relay.max_result_bytes,
-          capabilities: UPSTREAM_CAPABILITIES,
-          store,
-          maxConnections: per_user.max_connections,
-          idleMs: per_user.idle_minutes * 60_000,
-          onConnected: (key, client) => this.calls.attach(key, client, false),
-        })
-      : undefined;
-    const perUser = this.users && new PerUserCalls({ config: loaded.config, store, users: this.users, relay: this.calls, consentBase: () => this.consentBase });
+    const perUserUpstreams = Object.fromEntries(Object.entries(upstreams).filter(([, cfg]) => isPerUser(cfg))) as Record<string, RemoteUpstreamConfig>;
+    this.users =
+      Object.keys(perUserUpstreams).length > 0
+        ? new UserConnections({
+            baseDir: loaded.baseDir,
+            startupMs: timeouts.startup_ms,
+            callMs: timeouts.call_ms,
+            callMaxMs: timeouts.call_max_ms,
+            maxResultBytes: relay.max_result_bytes,
+            maxItems: relay.max_items,
+            capabilities: UPSTREAM_CAPABILITIES,
+            store,
+            maxConnections: per_user.max_connections,
+            idleMs: per_user.idle_minutes * 60_000,
+            onConnected: (key, client) => this.calls.attach(key, client, false),
+          })
+        : undefined;
+    const perUser =
+      this.users &&
+      new PerUserCalls({ config: loaded.config, store, users: this.users, relay: this.calls, consentBase: () => this.consentBase, connected: (_server, user) => this.relay.userConnected(user) });
+    const relayPerUser = perUser && new PerUserRelay({ users: this.users!, upstreams: perUserUpstreams, offer: (who, server, why, again) => perUser.offer(who.host, server, who.userId, why, again) });
+    const relayBounds = { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms };
+    this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), undefined, relayPerUser);
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,

@@ -5,27 +5,30 @@
  * resources/updated notifications meant for it.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CompleteRequestSchema,
-  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
-import { RelayError } from './errors.js';
 import type { ListKind } from '../upstream/lists.js';
-import { RESOURCE_NOT_FOUND, type Relay } from './relay.js';
+import type { Relay } from './relay.js';
+import type { RelayCaller } from './types.js';
 
 export interface RelaySession {
   sessionId: string;
   persona?: string;
+  /** The session's user id: per-user upstreams' items come through this user's own connection. */
+  userId?: string;
   /** Resolves once the upstreams have connected (the gateway's catalogReady): requests wait for it, as tools/list does. */
   ready?: Promise<unknown>;
 }
@@ -35,7 +38,7 @@ export interface RelaySession {
  * ```ts
  * const caps = relay.capabilities();
  * const server = new Server(info, { capabilities: { tools: {}, ...caps } });
- * const detach = attachRelay(server, relay, { sessionId, persona }, caps);
+ * const detach = attachRelay(server, relay, { sessionId, persona, userId }, caps);
  * // on session close:
  * await detach();
  * ```
@@ -43,47 +46,47 @@ export interface RelaySession {
  * @returns a function that stops the notifications and drops the session's subscriptions.
  */
 export function attachRelay(server: Server, relay: Relay, who: RelaySession, caps: ServerCapabilities): () => Promise<void> {
-  const { persona, sessionId } = who;
+  const { persona, sessionId, userId } = who;
+  const session = { id: sessionId, persona, server };
+  /** The caller of one request: a consent link it needs is asked as a URL elicitation related to it. */
+  const caller = (extra: RequestHandlerExtra<ServerRequest, ServerNotification>): RelayCaller => ({
+    persona,
+    userId,
+    host: { session, requestId: extra.requestId, signal: extra.signal, sendNotification: (n) => extra.sendNotification(n) },
+  });
   // Lists and reads wait for the upstreams as tools/list does; a request that arrives
   // during start-up is answered once they have connected (each within startup_ms).
-  const after = <T>(answer: () => T | Promise<T>) => async () => {
-    await who.ready;
-    return answer();
-  };
+  const after =
+    <R, T>(answer: (req: R, who: RelayCaller) => Promise<T>) =>
+    async (req: R, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+      await who.ready;
+      return answer(req, caller(extra));
+    };
   if (caps.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, (req) => after(() => relay.listResources(persona, req.params?.cursor))());
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) => after(() => relay.listTemplates(persona, req.params?.cursor))());
-    server.setRequestHandler(ReadResourceRequestSchema, (req) => after(() => relay.read(persona, req.params.uri))());
+    server.setRequestHandler(ListResourcesRequestSchema, after((req, c) => relay.listResources(c, req.params?.cursor)));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, after((req, c) => relay.listTemplates(c, req.params?.cursor)));
+    server.setRequestHandler(ReadResourceRequestSchema, after((req, c) => relay.read(c, req.params.uri)));
   }
   if (caps.resources?.subscribe) {
-    server.setRequestHandler(SubscribeRequestSchema, async (req) => {
-      await who.ready;
-      const target = relay.resolveUri(persona, req.params.uri);
-      if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${req.params.uri}`, { uri: req.params.uri });
-      const notify = (uri: string) => void server.sendResourceUpdated({ uri }).catch((err: Error) => log.debug({ session: sessionId, err: err.message }, 'could not send resources/updated'));
-      try {
-        await relay.subscriptions.subscribe(sessionId, target, notify);
-      } catch (err) {
-        const e = err instanceof McpError ? RelayError.from(err) : new RelayError(ErrorCode.InternalError, (err as Error).message);
-        throw new RelayError(e.code, `could not subscribe to ${req.params.uri}: ${e.message}`);
-      }
-      return {};
-    });
-    server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
-      await who.ready;
-      // Whatever the persona may read now: a subscription held from before a reload can still be dropped.
-      const target = relay.locate(req.params.uri);
-      if (target) await relay.subscriptions.unsubscribe(sessionId, target.server, target.uri);
-      return {};
-    });
+    const notify = (uri: string) => void server.sendResourceUpdated({ uri }).catch((err: Error) => log.debug({ session: sessionId, err: err.message }, 'could not send resources/updated'));
+    server.setRequestHandler(
+      SubscribeRequestSchema,
+      after(async (req, c) => (await relay.subscribe(sessionId, c, req.params.uri, notify), {})),
+    );
+    server.setRequestHandler(
+      UnsubscribeRequestSchema,
+      after(async (req, c) => (await relay.unsubscribe(sessionId, c, req.params.uri), {})),
+    );
   }
   if (caps.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, (req) => after(() => relay.listPrompts(persona, req.params?.cursor))());
-    server.setRequestHandler(GetPromptRequestSchema, (req) => after(() => relay.getPrompt(persona, req.params.name, req.params.arguments))());
+    server.setRequestHandler(ListPromptsRequestSchema, after((req, c) => relay.listPrompts(c, req.params?.cursor)));
+    server.setRequestHandler(GetPromptRequestSchema, after((req, c) => relay.getPrompt(c, req.params.name, req.params.arguments)));
   }
-  if (caps.completions) server.setRequestHandler(CompleteRequestSchema, (req) => after(() => relay.complete(persona, req.params))());
+  if (caps.completions) server.setRequestHandler(CompleteRequestSchema, after((req, c) => relay.complete(c, req.params)));
 
-  const onListChanged = (kind: ListKind) => {
+  // A user's own list changed: only that user's sessions are told.
+  const onListChanged = (kind: ListKind, user?: string) => {
+    if (user !== undefined && user !== userId) return;
     const send = kind === 'resources' ? caps.resources && (() => server.sendResourceListChanged()) : caps.prompts && (() => server.sendPromptListChanged());
     if (send) send().catch((err: Error) => log.debug({ session: sessionId, err: err.message }, `could not send ${kind} list_changed`));
   };

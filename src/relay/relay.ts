@@ -3,10 +3,19 @@
  * aggregate over the connected upstreams (names from names.ts), filtered by the
  * persona, paginated by the gateway (cursor.ts), and every request routed back to the
  * upstream that owns the item under the upstream's own name or URI. Content passes
- * through unchanged; only the sizes are bounded. Emits `list-changed` (kind) when an
- * upstream's resources or prompts change.
+ * through unchanged; only the sizes are bounded. Emits `list-changed` (kind, user?) when an
+ * upstream's resources or prompts change (with a user: only that user's own lists did).
+ *
+ * A per-user upstream's items (perUser.ts) are a user's own: their lists through their
+ * own connection join that user's aggregate, and their reads, gets, completions and
+ * subscriptions go through it. For everyone else — users who have not connected that
+ * account, sessions without a user id — the upstream's items, as the gateway's own
+ * account lists them, are routing only: never listed, never read through; a request
+ * naming one is offered the consent link. Persona patterns and resource deny rules apply
+ * to them exactly as to any upstream's, before any consent is offered.
  */
 import { EventEmitter } from 'node:events';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   ErrorCode,
   McpError,
@@ -22,12 +31,16 @@ import {
 import type { Policy } from '../policy/policy.js';
 import { RelayError } from './errors.js';
 import type { UpstreamPool } from '../upstream/pool.js';
+import { userKey } from '../upstream/users.js';
 import { paginate } from './cursor.js';
 import type { ListKind } from '../upstream/lists.js';
 import { canonicalUri } from '../policy/uri.js';
-import { buildRelayCatalog, inGatewayScheme, MemoryRelayNames, prefixUri, unprefixUri, type RelayCatalog, type RelayEntry, type RelayNameMemory } from './names.js';
+import { inGatewayScheme, MemoryRelayNames, prefixUri, unprefixUri, type RelayCatalog, type RelayNameMemory } from './names.js';
 import { expansion, keepValues } from './completion.js';
-import { Subscriptions } from './subscriptions.js';
+import type { PerUserRelay } from './perUser.js';
+import { Subscriptions, type Channel, type Notify } from './subscriptions.js';
+import type { RelayCaller } from './types.js';
+import { RelayViews, type View } from './views.js';
 
 /** JSON-RPC error code for an unknown resource (MCP spec, resources). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -59,48 +72,47 @@ async function fromUpstream<T>(what: string, p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (err) {
+    if (err instanceof RelayError) throw err;
     if (err instanceof McpError) throw RelayError.from(err);
     throw new RelayError(ErrorCode.InternalError, `${what} failed: ${(err as Error).message}`);
   }
 }
 
-type View = {
-  key: string;
-  catalog: RelayCatalog;
-  /** By exposed URI: canonical, or prefixed with a canonical upstream URI. */
-  resources: Map<string, RelayEntry<Resource>>;
-  templates: Map<string, RelayCatalog['templates'][number]>;
-  prompts: Map<string, RelayEntry<Prompt>>;
-};
 
 export class Relay extends EventEmitter {
   readonly subscriptions: Subscriptions;
-  private changes = 0;
   private started = false;
-  private cached?: View;
   private readonly servers: ReadonlySet<string>;
+  private readonly views: RelayViews;
 
   /**
    * @param servers every configured upstream, in config order.
    * @param names where exposed names are remembered (names.ts); default: for this process's life.
+   * @param perUser the per-user upstreams' side (perUser.ts); absent when none is configured.
    */
   constructor(
     private readonly pool: UpstreamPool,
     private readonly policy: Policy,
     private readonly bounds: RelayBounds,
     servers: Iterable<string>,
-    private readonly names: RelayNameMemory = new MemoryRelayNames(),
+    names: RelayNameMemory = new MemoryRelayNames(),
+    private readonly perUser?: PerUserRelay,
   ) {
     super();
     this.setMaxListeners(0);
     this.servers = new Set(servers);
+    this.views = new RelayViews(pool, this.servers, names, perUser);
     this.subscriptions = new Subscriptions(pool);
+    perUser?.listen(
+      (kind, user) => this.emit('list-changed', kind, user),
+      (server, user, uri) => this.subscriptions.updated(userKey(server, user), uri),
+    );
     pool.on('relay-change', (_server: string, kind: ListKind) => {
-      this.changes++;
-      if (this.started) this.view();
+      this.views.changed();
+      if (this.started) this.views.shared();
       this.emit('list-changed', kind);
     });
-    pool.on('connected', () => void (this.started && this.view()));
+    pool.on('connected', () => void (this.started && this.views.shared()));
   }
 
   /**
@@ -110,7 +122,7 @@ export class Relay extends EventEmitter {
    */
   start(): void {
     this.started = true;
-    this.view();
+    this.views.shared();
   }
 
   /**
@@ -124,16 +136,9 @@ export class Relay extends EventEmitter {
     return { resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true }, completions: {} };
   }
 
-  /** The aggregate, rebuilt when an upstream's lists change or an upstream comes or goes. */
-  private view(): View {
-    const upstreams = this.pool.relayed();
-    const key = `${this.changes}:${upstreams.map((u) => u.name).join(',')}`;
-    if (this.cached?.key !== key) {
-      const catalog = buildRelayCatalog(upstreams, this.names, [...this.servers]);
-      const byExposed = <T extends { exposed: string }>(xs: T[]) => new Map(xs.map((e) => [e.exposed, e]));
-      this.cached = { key, catalog, resources: byExposed(catalog.resources), templates: byExposed(catalog.templates), prompts: byExposed(catalog.prompts) };
-    }
-    return this.cached;
+  /** A user has just connected a per-user upstream's account: that user's sessions re-list. */
+  userConnected(user: string): void {
+    for (const kind of ['resources', 'prompts'] as const) this.emit('list-changed', kind, user);
   }
 
   private allows(persona: string | undefined, kind: 'resources' | 'prompts', e: { server: string; upstream: string; exposed: string }): boolean {
@@ -141,49 +146,48 @@ export class Relay extends EventEmitter {
   }
 
   /** Whether a reading of a URI of `server` expands one of its templates the persona may use. */
-  private viaTemplate(persona: string | undefined, server: string): (reading: string) => boolean {
-    const templates = this.view().catalog.templates.filter((e) => e.server === server && e.matcher);
+  private viaTemplate(v: View, persona: string | undefined, server: string): (reading: string) => boolean {
+    const templates = v.catalog.templates.filter((e) => e.server === server && e.matcher);
     return (reading) => templates.some((e) => e.matcher!.match(reading) !== null && this.allows(persona, 'resources', e));
   }
 
-  private resourceAllowed(persona: string | undefined, server: string, uri: string, exposed: string): boolean {
-    return this.policy.isResourceAllowed(persona, server, uri, { exposed, viaTemplate: this.viaTemplate(persona, server) });
+  private resourceAllowed(v: View, persona: string | undefined, server: string, uri: string, exposed: string): boolean {
+    return this.policy.isResourceAllowed(persona, server, uri, { exposed, viaTemplate: this.viaTemplate(v, persona, server) });
   }
 
-  /** One page of the persona's resources (`cursor` from the previous page). */
-  listResources(persona: string | undefined, cursor?: string): { resources: Resource[]; nextCursor?: string } {
-    const v = this.view();
+  /** One page of the caller's resources (`cursor` from the previous page). */
+  async listResources(who: RelayCaller, cursor?: string): Promise<{ resources: Resource[]; nextCursor?: string }> {
+    const v = await this.views.for(who);
     // A resource pattern must name a listed resource: an allowed template lets the persona read what it expands to, not list it.
-    const all = v.catalog.resources.filter((e) => this.policy.isResourceAllowed(persona, e.server, e.upstream, { exposed: e.exposed })).map((e) => e.item);
+    const all = v.catalog.resources.filter((e) => !v.routingOnly.has(e.server) && this.policy.isResourceAllowed(who.persona, e.server, e.upstream, { exposed: e.exposed })).map((e) => e.item);
     const { items, nextCursor } = paginate(all, this.bounds.pageSize, 'resources', v.key, cursor);
     return { resources: items, ...(nextCursor && { nextCursor }) };
   }
 
-  listTemplates(persona: string | undefined, cursor?: string): { resourceTemplates: ResourceTemplate[]; nextCursor?: string } {
-    const v = this.view();
-    const all = v.catalog.templates.filter((e) => this.allows(persona, 'resources', e)).map((e) => e.item);
+  async listTemplates(who: RelayCaller, cursor?: string): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }> {
+    const v = await this.views.for(who);
+    const all = v.catalog.templates.filter((e) => !v.routingOnly.has(e.server) && this.allows(who.persona, 'resources', e)).map((e) => e.item);
     const { items, nextCursor } = paginate(all, this.bounds.pageSize, 'templates', v.key, cursor);
     return { resourceTemplates: items, ...(nextCursor && { nextCursor }) };
   }
 
-  listPrompts(persona: string | undefined, cursor?: string): { prompts: Prompt[]; nextCursor?: string } {
-    const v = this.view();
-    const all = v.catalog.prompts.filter((e) => this.allows(persona, 'prompts', e)).map((e) => e.item);
+  async listPrompts(who: RelayCaller, cursor?: string): Promise<{ prompts: Prompt[]; nextCursor?: string }> {
+    const v = await this.views.for(who);
+    const all = v.catalog.prompts.filter((e) => !v.routingOnly.has(e.server) && this.allows(who.persona, 'prompts', e)).map((e) => e.item);
     const { items, nextCursor } = paginate(all, this.bounds.pageSize, 'prompts', v.key, cursor);
     return { prompts: items, ...(nextCursor && { nextCursor }) };
   }
 
   /**
-   * The upstream and canonical upstream URI behind `uri`, whatever the persona: a prefixed
-   * URI names its server (a URI in the gateway's scheme naming no configured upstream is
-   * refused); otherwise a listed resource, then an unprefixed template that matches
-   * (config order), then the only upstream that offers resources, if only one does
+   * The upstream and canonical upstream URI behind `uri` in `v`, whatever the persona: a
+   * prefixed URI names its server (a URI in the gateway's scheme naming no configured
+   * upstream is refused); otherwise a listed resource, then an unprefixed template that
+   * matches (config order), then the only upstream that offers resources, if only one does
    * (servers may serve and accept subscriptions for URIs they do not list). The URI is
    * canonicalised first (policy/uri.ts): what does not parse is refused.
    * @returns undefined when refused or unknown.
    */
-  locate(uri: string): UriTarget | undefined {
-    const v = this.view();
+  private locate(v: View, uri: string): UriTarget | undefined {
     const prefixed = unprefixUri(uri, this.servers);
     if (prefixed) {
       const c = canonicalUri(prefixed.uri);
@@ -196,7 +200,7 @@ export class Relay extends EventEmitter {
     if (listed) return { server: listed.server, uri: listed.upstream, exposed: c.uri };
     const t = v.catalog.templates.find((e) => e.exposed === e.upstream && e.matcher?.match(c.uri));
     if (t) return { server: t.server, uri: c.uri, exposed: c.uri };
-    const owners = this.pool.relayed().filter((u) => u.caps.resources);
+    const owners = v.upstreams.filter((u) => u.caps.resources);
     return owners.length === 1 ? { server: owners[0]!.name, uri: c.uri, exposed: c.uri } : undefined;
   }
 
@@ -204,17 +208,28 @@ export class Relay extends EventEmitter {
    * `locate`, if the persona may read the URI: allowed by a resource pattern over it, or by
    * one over an allowed template it expands, in every reading, and denied in none
    * (Policy.isResourceAllowed). The target's `uri` is the one string both decided on and
-   * forwarded.
+   * forwarded. A per-user upstream's URI is decided on the same way, before any consent.
    * @returns undefined when refused, unknown or not allowed: the three look the same to the host.
    */
-  resolveUri(persona: string | undefined, uri: string): UriTarget | undefined {
-    const target = this.locate(uri);
-    return target && this.resourceAllowed(persona, target.server, target.uri, target.exposed) ? target : undefined;
+  async resolveUri(who: RelayCaller, uri: string): Promise<UriTarget | undefined> {
+    return this.resolveIn(await this.views.for(who), who.persona, uri);
   }
-  private client(server: string) {
+
+  private resolveIn(v: View, persona: string | undefined, uri: string): UriTarget | undefined {
+    const target = this.locate(v, uri);
+    return target && this.resourceAllowed(v, persona, target.server, target.uri, target.exposed) ? target : undefined;
+  }
+
+  /**
+   * Runs `fn` on the connection that serves the caller for `server`: the caller's own for a
+   * per-user upstream (consent offered as needed), the upstream's shared one otherwise.
+   * @param again what the user does once connected ("read <uri>"), for consent messages.
+   */
+  private async through<T>(who: RelayCaller, server: string, what: string, again: string, fn: (client: Client) => Promise<T>): Promise<T> {
+    if (this.perUser?.has(server)) return fromUpstream(what, this.perUser.request(who, server, again, fn));
     const client = this.pool.client(server);
     if (!client) throw new RelayError(ErrorCode.InternalError, `upstream "${server}" is unavailable; try again later`);
-    return client;
+    return fromUpstream(what, fn(client));
   }
 
   private bounded<T>(result: T, what: string): T {
@@ -226,30 +241,33 @@ export class Relay extends EventEmitter {
   }
 
   /** resources/read through the owning upstream; contents as sent, URIs re-prefixed when the host used a prefixed one. */
-  async read(persona: string | undefined, uri: string): Promise<ReadResourceResult> {
-    const target = this.resolveUri(persona, uri);
+  async read(who: RelayCaller, uri: string): Promise<ReadResourceResult> {
+    const target = await this.resolveUri(who, uri);
     if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-    const result = await fromUpstream(`reading ${uri}`, this.client(target.server).readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
+    const result = await this.through(who, target.server, `reading ${uri}`, `read ${uri}`, (c) => c.readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
     this.bounded(result, `resource ${uri}`);
     if (target.exposed === target.uri) return result;
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
   }
 
   /** prompts/get with the host's arguments, under the upstream's own prompt name. */
-  async getPrompt(persona: string | undefined, name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
-    const e = this.view().prompts.get(name);
-    if (!e || !this.allows(persona, 'prompts', e)) throw new RelayError(ErrorCode.InvalidParams, `unknown prompt ${name}; prompts/list shows the prompts you may use`);
-    const result = await fromUpstream(`prompt ${name}`, this.client(e.server).getPrompt({ name: e.upstream, ...(args && { arguments: args }) }, { timeout: this.bounds.callMs }));
+  async getPrompt(who: RelayCaller, name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
+    const e = (await this.views.for(who)).prompts.get(name);
+    if (!e || !this.allows(who.persona, 'prompts', e)) throw new RelayError(ErrorCode.InvalidParams, `unknown prompt ${name}; prompts/list shows the prompts you may use`);
+    const params = { name: e.upstream, ...(args && { arguments: args }) };
+    const result = await this.through(who, e.server, `prompt ${name}`, `get the prompt ${name}`, (c) => c.getPrompt(params, { timeout: this.bounds.callMs }));
     return this.bounded(result, `prompt ${name}`);
   }
 
   /**
    * completion/complete, routed by its ref: a prompt name, or a resource template (or
    * resource) URI. Values that would lead to a resource the persona may not read are left
-   * out (completion.ts).
+   * out (completion.ts). A per-user upstream the caller has not connected suggests nothing
+   * (no consent link for a keystroke).
    */
-  async complete(persona: string | undefined, params: CompleteRequest['params']): Promise<CompleteResult> {
-    const v = this.view();
+  async complete(who: RelayCaller, params: CompleteRequest['params']): Promise<CompleteResult> {
+    const { persona } = who;
+    const v = await this.views.for(who);
     const { ref } = params;
     let server: string | undefined;
     let upstreamRef: CompleteRequest['params']['ref'] | undefined;
@@ -259,7 +277,7 @@ export class Relay extends EventEmitter {
       if (e && this.allows(persona, 'prompts', e)) [server, upstreamRef] = [e.server, { ...ref, name: e.upstream }];
     } else {
       template = v.templates.get(ref.uri);
-      const listed = template ? undefined : this.resolveUri(persona, ref.uri);
+      const listed = template ? undefined : this.resolveIn(v, persona, ref.uri);
       if (template && this.allows(persona, 'resources', template)) [server, upstreamRef] = [template.server, { ...ref, uri: template.upstream }];
       else if (listed && v.resources.has(listed.exposed)) [server, upstreamRef] = [listed.server, { ...ref, uri: listed.uri }];
     }
@@ -267,17 +285,47 @@ export class Relay extends EventEmitter {
       const what = ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource template ${ref.uri}`;
       throw new RelayError(ErrorCode.InvalidParams, `unknown ${what}; nothing to complete`);
     }
-    const caps = this.pool.relayed().find((u) => u.name === server)?.caps;
+    const caps = v.upstreams.find((u) => u.name === server)?.caps;
     // The owner offers no completions: no suggestions, which is what the spec lets a server answer.
-    if (!caps?.completions) return { completion: { values: [], hasMore: false } };
-    const result = await fromUpstream('completion', this.client(server).complete({ ...params, ref: upstreamRef }, { timeout: this.bounds.callMs }));
+    if (!caps?.completions || v.routingOnly.has(server)) return { completion: { values: [], hasMore: false } };
+    const request = { ...params, ref: upstreamRef };
+    const result = await this.through(who, server, 'completion', 'complete', (c) => c.complete(request, { timeout: this.bounds.callMs }));
     const owner = server;
     const matcher = template?.matcher;
     return keepValues(result, (value) => {
       if (this.policy.isResourceDenied(persona, owner, value)) return false;
       if (!matcher) return template === undefined;
       const uri = expansion(matcher, params, value);
-      return uri !== undefined && this.resourceAllowed(persona, owner, uri, uri);
+      return uri !== undefined && this.resourceAllowed(v, persona, owner, uri, uri);
     });
+  }
+
+  /** The subscription channel of `server` for the caller: their own connection for a per-user upstream, else the shared one. */
+  private channel(who: RelayCaller, server: string): Channel | undefined {
+    const perUser = this.perUser;
+    if (!perUser?.has(server)) return undefined;
+    const user = who.userId ?? '';
+    return { via: userKey(server, user), subscribe: (uri) => perUser.subscribe(who, server, uri), unsubscribe: (uri) => perUser.unsubscribe(server, user, uri) };
+  }
+
+  /**
+   * resources/subscribe for one session, if the persona may read the URI.
+   * @throws RelayError: not found, or the upstream's refusal.
+   */
+  async subscribe(sessionId: string, who: RelayCaller, uri: string, notify: Notify): Promise<void> {
+    const target = await this.resolveUri(who, uri);
+    if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    try {
+      await this.subscriptions.subscribe(sessionId, target, notify, this.channel(who, target.server));
+    } catch (err) {
+      const e = err instanceof RelayError ? err : err instanceof McpError ? RelayError.from(err) : new RelayError(ErrorCode.InternalError, (err as Error).message);
+      throw new RelayError(e.code, `could not subscribe to ${uri}: ${e.message}`);
+    }
+  }
+
+  /** resources/unsubscribe, whatever the persona may read now: a subscription held from before a reload can still be dropped. */
+  async unsubscribe(sessionId: string, who: RelayCaller, uri: string): Promise<void> {
+    const target = this.locate(await this.views.for(who), uri);
+    if (target) await this.subscriptions.unsubscribe(sessionId, this.channel(who, target.server)?.via ?? target.server, target.uri);
   }
 }

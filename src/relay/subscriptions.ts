@@ -1,6 +1,7 @@
 /**
- * resources/subscribe across sessions: one upstream subscription per (upstream, URI),
- * counted over the sessions that hold it. The first session's subscribe goes upstream,
+ * resources/subscribe across sessions: one upstream subscription per (channel, URI),
+ * counted over the sessions that hold it. A channel is an upstream's shared connection, or
+ * one user's own connection to a per-user upstream (`<upstream>@<user>`). The first session's subscribe goes upstream,
  * the last one's unsubscribe (or its session's end) too. An upstream's
  * `notifications/resources/updated` goes to exactly the sessions subscribed to that URI,
  * under the URI each of them used; after a reconnect the upstream is subscribed again.
@@ -11,8 +12,15 @@ import { log } from '../log.js';
 /** Sends `notifications/resources/updated` for `uri` to one session. */
 export type Notify = (uri: string) => void;
 
+/** Where subscriptions go: `via` names it (the upstream, or `<upstream>@<user>`). */
+export interface Channel {
+  via: string;
+  subscribe(uri: string): Promise<void>;
+  unsubscribe(uri: string): Promise<void>;
+}
+
 interface Subscription {
-  server: string;
+  channel: Channel;
   uri: string;
   /** session id → the URI that session subscribed with, and how to reach it. */
   sessions: Map<string, { exposed: string; notify: Notify }>;
@@ -31,33 +39,45 @@ export class Subscriptions {
     pool.on('reconnected', (server: string) => void this.resubscribe(server));
   }
 
-  /** Number of sessions holding (server, uri); 0 when nobody does. */
-  holders(server: string, uri: string): number {
-    return this.subs.get(keyOf(server, uri))?.sessions.size ?? 0;
+  /** Number of sessions holding (via, uri); 0 when nobody does. */
+  holders(via: string, uri: string): number {
+    return this.subs.get(keyOf(via, uri))?.sessions.size ?? 0;
+  }
+
+  /** An upstream's shared connection as a channel. */
+  private shared(server: string): Channel {
+    return {
+      via: server,
+      subscribe: async (uri) => {
+        const client = this.pool.client(server);
+        if (!client) throw new Error(`upstream "${server}" is unavailable; try again later`);
+        await client.subscribeResource({ uri });
+      },
+      unsubscribe: async (uri) => void (await this.pool.client(server)?.unsubscribeResource({ uri })),
+    };
   }
 
   /**
    * Adds the session; subscribes upstream when it is the first.
+   * @param channel default: the shared connection of `target.server`.
    * @throws the upstream's error when its subscribe fails (the session is not added).
    */
-  async subscribe(sessionId: string, target: { server: string; uri: string; exposed: string }, notify: Notify): Promise<void> {
-    const key = keyOf(target.server, target.uri);
+  async subscribe(sessionId: string, target: { server: string; uri: string; exposed: string }, notify: Notify, channel = this.shared(target.server)): Promise<void> {
+    const key = keyOf(channel.via, target.uri);
     if (this.subs.get(key)?.sessions.has(sessionId)) return;
     if (this.held(sessionId).length >= MAX_SUBSCRIPTIONS_PER_SESSION) {
       throw new Error(`this session already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions; unsubscribe from some first`);
     }
     let sub = this.subs.get(key);
     if (!sub) {
-      sub = { server: target.server, uri: target.uri, sessions: new Map() };
+      sub = { channel, uri: target.uri, sessions: new Map() };
       this.subs.set(key, sub);
     }
     const first = sub.sessions.size === 0;
     sub.sessions.set(sessionId, { exposed: target.exposed, notify });
     if (!first) return;
     try {
-      const client = this.pool.client(target.server);
-      if (!client) throw new Error(`upstream "${target.server}" is unavailable; try again later`);
-      await client.subscribeResource({ uri: target.uri });
+      await channel.subscribe(target.uri);
     } catch (err) {
       sub.sessions.delete(sessionId);
       if (sub.sessions.size === 0) this.subs.delete(key);
@@ -66,37 +86,37 @@ export class Subscriptions {
   }
 
   /** Removes the session; unsubscribes upstream when no session holds the URI any more. */
-  async unsubscribe(sessionId: string, server: string, uri: string): Promise<void> {
-    const key = keyOf(server, uri);
+  async unsubscribe(sessionId: string, via: string, uri: string): Promise<void> {
+    const key = keyOf(via, uri);
     const sub = this.subs.get(key);
     if (!sub?.sessions.delete(sessionId) || sub.sessions.size > 0) return;
     this.subs.delete(key);
     try {
-      await this.pool.client(server)?.unsubscribeResource({ uri });
+      await sub.channel.unsubscribe(uri);
     } catch (err) {
-      log.warn({ upstream: server, uri, err: (err as Error).message }, 'upstream unsubscribe failed');
+      log.warn({ upstream: via, uri, err: (err as Error).message }, 'upstream unsubscribe failed');
     }
   }
 
   /** A session ended: drop all its subscriptions. */
   async dropSession(sessionId: string): Promise<void> {
-    await Promise.all(this.held(sessionId).map((s) => this.unsubscribe(sessionId, s.server, s.uri)));
+    await Promise.all(this.held(sessionId).map((s) => this.unsubscribe(sessionId, s.channel.via, s.uri)));
   }
 
   private held(sessionId: string): Subscription[] {
     return [...this.subs.values()].filter((s) => s.sessions.has(sessionId));
   }
 
-  private updated(server: string, uri: string): void {
-    const sub = this.subs.get(keyOf(server, uri));
+  /** `uri` changed upstream, as the connection `via` says: each session holding it is told. */
+  updated(via: string, uri: string): void {
+    const sub = this.subs.get(keyOf(via, uri));
     for (const { exposed, notify } of sub?.sessions.values() ?? []) notify(exposed);
   }
 
   private async resubscribe(server: string): Promise<void> {
-    const client = this.pool.client(server);
     for (const sub of this.subs.values()) {
-      if (sub.server !== server) continue;
-      await client?.subscribeResource({ uri: sub.uri }).catch((err: Error) => log.warn({ upstream: server, uri: sub.uri, err: err.message }, 'could not subscribe again after reconnect'));
+      if (sub.channel.via !== server) continue;
+      await sub.channel.subscribe(sub.uri).catch((err: Error) => log.warn({ upstream: server, uri: sub.uri, err: err.message }, 'could not subscribe again after reconnect'));
     }
   }
 }

@@ -31,4 +31,14 @@ export interface HostRequest {
   sendNotification(notification: ServerNotification): Promise<void>;
 }
 
+/** Who asks for a relayed list, read, prompt or completion. */
+export interface RelayCaller {
+  /** Undefined when no personas.yaml is configured. */
+  readonly persona?: string;
+  /** The session's user id: a per-user upstream's items come through this user's own connection only. */
+  readonly userId?: string;
+  /** The host's request, for a consent link asked as a URL elicitation related to it. */
+  readonly host?: HostRequest;
+}
+
 export { RelayError } from './errors.js';

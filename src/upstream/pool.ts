@@ -305,6 +305,15 @@ export class UpstreamPool extends EventEmitter {
     return [...this.upstreams.values()].filter((u) => u.state === 'ready' && u.caps && !isPerUser(u.cfg)).map((u) => ({ name: u.name, caps: u.caps!, lists: u.lists }));
   }
 
+  /**
+   * The per-user upstreams' lists as the gateway's own (catalog) account sees them, in config
+   * order: only for routing a user's request to that user's own connection or consent link
+   * (relay/perUser.ts); never shown to a host or read through.
+   */
+  perUserCatalog(): RelayedUpstream[] {
+    return [...this.upstreams.values()].filter((u) => u.state === 'ready' && u.caps && isPerUser(u.cfg)).map((u) => ({ name: u.name, caps: u.caps!, lists: u.lists }));
+  }
+
   /** The client of a ready upstream, for relayed requests; undefined while it is unavailable. */
   client(server: string): Client | undefined {
     const u = this.upstreams.get(server);

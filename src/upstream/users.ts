@@ -7,9 +7,21 @@
  * A user without consent, or whose grant was withdrawn, gets NeedsAuthorizationError: the
  * gateway turns it into a consent link (gateway/consent.ts). The pool's own connection to
  * such an upstream only lists its tools (pool.ts).
+ *
+ * A user's connection also carries that user's resources, templates and prompts (listed
+ * once per connection, again after its list_changed) and their reads, gets, completions
+ * and subscriptions (`request`, `subscribe`). Events: `lists-changed` (upstream, user,
+ * kind) and `resource-updated` (upstream, user, uri), from that user's connection only.
  */
+import { EventEmitter } from 'node:events';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { Store } from '../store/types.js';
@@ -17,7 +29,8 @@ import { NeedsAuthorizationError } from './auth/errors.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { forwardCall, type CallTarget } from './call.js';
 import { connectUpstream, type Connection } from './connect.js';
-import { DEFAULT_MAX_RESULT_BYTES, type CallOptions } from './types.js';
+import { fetchLists, type ListKind, type RelayLists } from './lists.js';
+import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type RelayedUpstream } from './types.js';
 
 export interface UserConnectionsOptions {
   baseDir: string;
@@ -29,8 +42,10 @@ export interface UserConnectionsOptions {
   /** What the gateway's client declares to the upstream (what the relay can pass on). */
   capabilities?: ClientCapabilities;
   store: Pick<Store, 'oauth' | 'lock' | 'events'>;
-  /** Connections kept open across users. */
+  /** Connections kept open across users (those holding a subscription stay open beyond it). */
   maxConnections: number;
+  /** Items per list of a user's resources, templates and prompts (config `relay.max_items`). Default 5000. */
+  maxItems?: number;
   /** A connection unused this long is closed, in ms. */
   idleMs: number;
   /** Each new connection, with its relay key `<upstream>@<user>`, before its first call (the relay's handlers). */
@@ -45,22 +60,28 @@ interface Entry {
   provider: StoreOAuthProvider;
   lastUsed: number;
   inFlight: number;
+  /** The user's lists through this connection; dropped by its list_changed. */
+  lists?: Promise<RelayLists>;
+  /** URIs this connection is subscribed to: while any, it is neither idle nor evicted. */
+  subscribed: Set<string>;
 }
 
 /** The relay key of a user's connection: questions it asks go only to that user's call. */
 export const userKey = (upstream: string, user: string) => `${upstream}@${user}`;
 
-export class UserConnections {
+export class UserConnections extends EventEmitter {
   /** By `upstream\0user`, least recently used first. */
   private readonly entries = new Map<string, Entry>();
   private readonly sweeper: NodeJS.Timeout;
-  private readonly unsubscribe: () => void;
+  private readonly stopEvents: () => void;
 
   constructor(private readonly opts: UserConnectionsOptions) {
+    super();
+    this.setMaxListeners(0);
     this.sweeper = setInterval(() => this.sweep(), Math.min(opts.idleMs, 60_000));
     this.sweeper.unref();
     // A logout (here or on another replica) closes the user's connection at once.
-    this.unsubscribe = opts.store.events.on('oauth', ({ upstream, subject }) => {
+    this.stopEvents = opts.store.events.on('oauth', ({ upstream, subject }) => {
       if (subject !== '' && this.entries.has(`${upstream}\0${subject}`)) void this.closeIfLoggedOut(upstream, subject);
     });
   }
@@ -97,13 +118,10 @@ export class UserConnections {
     entry.inFlight++;
     try {
       try {
-        conn = await entry.conn;
+        conn = await this.connected(id, entry);
       } catch (err) {
-        // A connection that never opened is not kept: the next call tries again. Only this
-        // one goes: a newer entry another call opened meanwhile stays.
-        void this.close(id, entry);
         if (err instanceof NeedsAuthorizationError) throw err;
-        return { isError: true, content: [{ type: 'text', text: `upstream "${upstream}" is unavailable: ${(err as Error).message}` }] };
+        return { isError: true, content: [{ type: 'text', text: (err as Error).message }] };
       }
       const limits = { callMs: this.opts.callMs, callMaxMs: this.opts.callMaxMs, maxResultBytes: this.opts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES };
       const result = await forwardCall(target, tool, args, relayed, limits);
@@ -112,6 +130,80 @@ export class UserConnections {
     } finally {
       entry.inFlight--;
       entry.lastUsed = Date.now();
+    }
+  }
+
+  /**
+   * Runs `fn` (a read, a get, a completion) on the user's own connection, opened if need be.
+   * @throws NeedsAuthorizationError when the user has no consent (or it was withdrawn, or a
+   *   step-up is asked for); the upstream's error as it came; an Error naming the upstream
+   *   when the connection cannot be opened.
+   */
+  async request<T>(upstream: string, cfg: RemoteUpstreamConfig, user: string, fn: (client: Client) => Promise<T>): Promise<T> {
+    const id = `${upstream}\0${user}`;
+    const entry = this.open(upstream, cfg, user);
+    entry.inFlight++;
+    try {
+      const conn = await this.connected(id, entry);
+      try {
+        return await fn(conn.client);
+      } catch (err) {
+        const explained = conn.explain?.(err);
+        if (!(explained instanceof NeedsAuthorizationError)) throw err;
+        // A step-up concerns this request only; anything else ends the connection's use.
+        if (explained.reason !== 'step_up') void this.close(id, entry);
+        throw explained;
+      }
+    } finally {
+      entry.inFlight--;
+      entry.lastUsed = Date.now();
+    }
+  }
+
+  /**
+   * The user's own resources, templates and prompts of `upstream`, as their account lists
+   * them; undefined when the user holds no tokens for it (nothing is opened then) or their
+   * connection cannot be opened. Listed once per connection and again after its list_changed.
+   */
+  async lists(upstream: string, cfg: RemoteUpstreamConfig, user: string): Promise<RelayedUpstream | undefined> {
+    if ((await this.opts.store.oauth.get({ upstream, subject: user, url: cfg.url }, 'tokens')) === undefined) return undefined;
+    const id = `${upstream}\0${user}`;
+    const entry = this.open(upstream, cfg, user);
+    entry.inFlight++;
+    try {
+      const conn = await this.connected(id, entry).catch(() => undefined);
+      if (!conn) return undefined;
+      const caps = conn.client.getServerCapabilities() ?? {};
+      entry.lists ??= fetchLists(upstream, conn.client, caps, { timeoutMs: cfg.startup_timeout_ms ?? this.opts.startupMs, maxItems: this.opts.maxItems ?? 5000 });
+      return { name: upstream, caps, lists: await entry.lists };
+    } finally {
+      entry.inFlight--;
+      entry.lastUsed = Date.now();
+    }
+  }
+
+  /** Subscribes the user's own connection to `uri`; it stays open while it holds a subscription. Throws as `request`. */
+  async subscribe(upstream: string, cfg: RemoteUpstreamConfig, user: string, uri: string): Promise<void> {
+    await this.request(upstream, cfg, user, (client) => client.subscribeResource({ uri }, { timeout: this.opts.callMs }));
+    this.entries.get(`${upstream}\0${user}`)?.subscribed.add(uri);
+  }
+
+  /** Ends the user's subscription to `uri`, if their connection is still open (a closed one holds none). */
+  async unsubscribe(upstream: string, user: string, uri: string): Promise<void> {
+    const entry = this.entries.get(`${upstream}\0${user}`);
+    if (!entry?.subscribed.delete(uri)) return;
+    const conn = await entry.conn.catch(() => undefined);
+    await conn?.client.unsubscribeResource({ uri }, { timeout: this.opts.callMs }).catch((err: Error) => log.warn({ upstream, user, uri, err: err.message }, 'upstream unsubscribe failed'));
+  }
+
+  /** The entry's connection; one that never opened is dropped (only this one: a newer entry stays) so the next request tries again. */
+  private async connected(id: string, entry: Entry): Promise<Connection> {
+    try {
+      return await entry.conn;
+    } catch (err) {
+      void this.close(id, entry);
+      if (err instanceof NeedsAuthorizationError) throw err;
+      throw new Error(`upstream "${entry.upstream}" is unavailable: ${(err as Error).message}`);
     }
   }
 
@@ -130,13 +222,21 @@ export class UserConnections {
     const ms = cfg.startup_timeout_ms ?? this.opts.startupMs;
     const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider, { capabilities: this.opts.capabilities, maxMessageBytes: this.opts.maxResultBytes }).then((c) => {
       this.opts.onConnected?.(userKey(upstream, user), c.client);
+      const changed = (kind: ListKind) => {
+        const e = this.entries.get(id);
+        if (e?.conn === conn) e.lists = undefined;
+        this.emit('lists-changed', upstream, user, kind);
+      };
+      c.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => changed('resources'));
+      c.client.setNotificationHandler(PromptListChangedNotificationSchema, () => changed('prompts'));
+      c.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void this.emit('resource-updated', upstream, user, n.params.uri));
       c.client.onclose = () => {
         if (this.entries.get(id)?.conn === conn) this.entries.delete(id);
       };
       return c;
     });
     conn.catch(() => undefined);
-    entry = { upstream, user, conn, provider, lastUsed: Date.now(), inFlight: 0 };
+    entry = { upstream, user, conn, provider, lastUsed: Date.now(), inFlight: 0, subscribed: new Set() };
     this.entries.set(id, entry);
     this.evict();
     return entry;
@@ -146,7 +246,7 @@ export class UserConnections {
   private evict(): void {
     for (const [id, e] of this.entries) {
       if (this.entries.size <= this.opts.maxConnections) break;
-      if (e.inFlight > 0) continue;
+      if (e.inFlight > 0 || e.subscribed.size > 0) continue;
       log.debug({ upstream: e.upstream, user: e.user }, 'closing the least recently used per-user upstream connection');
       void this.close(id, e);
     }
@@ -154,7 +254,7 @@ export class UserConnections {
 
   private sweep(): void {
     const now = Date.now();
-    for (const [id, e] of this.entries) if (e.inFlight === 0 && now - e.lastUsed > this.opts.idleMs) void this.close(id, e);
+    for (const [id, e] of this.entries) if (e.inFlight === 0 && e.subscribed.size === 0 && now - e.lastUsed > this.opts.idleMs) void this.close(id, e);
   }
 
   private async closeIfLoggedOut(upstream: string, user: string): Promise<void> {
@@ -174,7 +274,7 @@ export class UserConnections {
 
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
-    this.unsubscribe();
+    this.stopEvents();
     await Promise.all([...this.entries].map(([id, e]) => this.close(id, e)));
   }
 }

@@ -7,12 +7,15 @@
  * `write_note` needs the scope `notes:write` beyond the advertised `tools:read`: without
  * it the server answers 403 `insufficient_scope` (step-up). Which account a person signs
  * in with is the `account` cookie of the browser that visits /authorize (a session at the
- * upstream's own login); tokens issued through it act for that account.
+ * upstream's own login); tokens issued through it act for that account. Its resources
+ * (`notes://mine`, `notes://secret`), prompt (`greeting`, with a completable `topic`) and
+ * subscriptions answer for the account of the token that asks.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -21,6 +24,8 @@ import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprot
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 
 interface Issued {
   clientId: string;
@@ -41,6 +46,8 @@ export class TestAuthProvider implements OAuthServerProvider {
   /** Lifetime of new access tokens. */
   private readonly accessTtlMs = 3_600_000;
   authorizations = 0;
+  /** The scopes each authorization asked for, space-separated, in order. */
+  readonly scopesAsked: string[] = [];
   refreshes = 0;
   /** Every secret this server handed out (tokens, client secrets): none may appear in the gateway's output. */
   readonly secrets: string[] = [M2M_CLIENT.secret];
@@ -56,6 +63,7 @@ export class TestAuthProvider implements OAuthServerProvider {
 
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     this.authorizations++;
+    this.scopesAsked.push((params.scopes ?? []).join(' '));
     const code = randomUUID();
     const account = /(?:^|;\s*)account=([^;]+)/.exec(res.req.headers.cookie ?? '')?.[1];
     this.codes.set(code, { client: client.client_id, params, account });
@@ -137,6 +145,8 @@ export interface ProtectedServer {
   mcpUrl: string;
   /** Token requests seen, by grant type. */
   grants: string[];
+  /** resources/subscribe requests seen, as `<account> <uri>`. */
+  subscriptions: string[];
   close(): Promise<void>;
 }
 
@@ -148,6 +158,7 @@ export async function startProtectedServer(): Promise<ProtectedServer> {
   const mcpUrl = `${base}/mcp`;
   const provider = new TestAuthProvider();
   const grants: string[] = [];
+  const subscriptions: string[] = [];
   const app = express();
   app.use(express.urlencoded({ extended: false }));
   app.post('/token', (req, res, next) => {
@@ -180,6 +191,19 @@ export async function startProtectedServer(): Promise<ProtectedServer> {
     server.registerTool('write_note', { description: 'Writes a note (needs the scope notes:write)', annotations: { readOnlyHint: false, destructiveHint: false } }, async (extra) => ({
       content: [{ type: 'text', text: `note written with scopes [${extra.authInfo?.scopes.join(' ')}]` }],
     }));
+    const account = (auth: AuthInfo | undefined) => String(auth?.extra?.account ?? `client ${auth?.clientId}`);
+    server.registerResource('my-notes', 'notes://mine', { description: "The account's own notes", mimeType: 'text/plain' }, async (uri, extra) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: `notes of ${account(extra.authInfo)}` }],
+    }));
+    server.registerResource('secret-notes', 'notes://secret', { mimeType: 'text/plain' }, async (uri, extra) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: `secret of ${account(extra.authInfo)}` }],
+    }));
+    const topics = ['daily', 'weekly'];
+    server.registerPrompt('greeting', { description: 'Greets the account', argsSchema: { topic: completable(z.string(), (v) => topics.filter((t) => t.startsWith(v))) } }, async ({ topic }, extra) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Hello ${account(extra.authInfo)}, about ${topic}` } }],
+    }));
+    server.server.registerCapabilities({ resources: { subscribe: true } });
+    server.server.setRequestHandler(SubscribeRequestSchema, (req, extra) => (subscriptions.push(`${account(extra.authInfo)} ${req.params.uri}`), {}));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close());
     await server.connect(transport);
@@ -191,6 +215,7 @@ export async function startProtectedServer(): Promise<ProtectedServer> {
     provider,
     mcpUrl,
     grants,
+    subscriptions,
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());

@@ -1,0 +1,154 @@
+/**
+ * A gateway with one per-user upstream (`tracker`, `auth: { oauth, per_user: true }`) on
+ * loopback, for the per-user tests: a real OpenID provider (oidc-provider, idp.ts) that
+ * hosts and the consent page sign in with, a real OAuth-protected MCP upstream with its own
+ * authorization server (test/upstream/authServer.ts; which account a person signs in with
+ * there is their browser's `account` cookie), the gateway's HTTP face in process, the
+ * operator's own (catalog) consent given, and SDK clients as hosts.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
+import { authCommand } from '../../src/upstream/auth/command.js';
+import { startProtectedServer, type ProtectedServer } from '../upstream/authServer.js';
+import { Browser } from './browser.js';
+import { startIdp, type Idp } from './idp.js';
+import { freePort } from './process.js';
+import type { Backend } from './stores.js';
+
+export const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+/** A consent link in a message. */
+export const linkIn = (message: string) => /(http:\/\/\S+\/oauth\/consent\/[A-Za-z0-9_-]+)/.exec(message)?.[1];
+
+export interface Host {
+  client: Client;
+  /** The URL elicitations the host received. */
+  asked: ElicitRequestURLParams[];
+}
+
+export interface PerUserGateway {
+  idp: Idp;
+  upstream: ProtectedServer;
+  loaded: LoadedConfig;
+  gateway: Gateway;
+  /** The gateway's HTTP face, `http://127.0.0.1:<port>`. */
+  base: string;
+  /**
+   * Plays the user's browser on a consent link: the gateway sends it to the identity
+   * provider, where it signs in as `login`; then to the upstream's authorization server,
+   * where it is signed in to `account`; then back to the gateway.
+   * @param finisher another browser that takes over at the upstream's authorization, if given.
+   * @returns the gateway's last answer (the "connected" page, or a refusal).
+   */
+  openConsent(link: string, login: string, account: string, finisher?: Browser): Promise<Response>;
+  /**
+   * A host signed in as `user` (a token of the identity provider's key); with URL
+   * elicitation, the user consents as `account` when asked (or the host fails the request, `failing`).
+   */
+  host(user: string, account?: string, failing?: boolean): Promise<Host>;
+  /** The user's stored tokens of `tracker` (JSON), if any. */
+  tokensOf(user: string): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts everything on `backend` with `personas` (personas.yaml text; the persona `staff`,
+ * which every host's token lands in) and the identity provider's `users`.
+ */
+export async function startPerUserGateway(backend: Backend, personas: string, users: string[]): Promise<PerUserGateway> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const resource = `${base}/mcp`;
+  const upstream = await startProtectedServer();
+  const idp = await startIdp({
+    resources: [resource],
+    scope: 'mcp:tools',
+    accounts: Object.fromEntries(users.map((u) => [u, { groups: ['staff'] }])),
+    services: {},
+    publicClient: { id: 'test-host', redirectUri: 'http://127.0.0.1:8976/callback' },
+    webClient: { id: 'tc-consent', redirectUri: `${base}/oauth/signin/callback` },
+    introspector: { id: 'tool-curator', secret: 'introspection-secret-0123456789abcdef' },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'tc-peruser-'));
+  writeFileSync(join(dir, 'personas.yaml'), personas);
+  const config = {
+    upstreams: { tracker: { url: upstream.mcpUrl, auth: { oauth: {}, per_user: true } } },
+    curator: { mode: 'none' },
+    store: await backend.fresh(),
+    policy: { personas: join(dir, 'personas.yaml') },
+    http: { oauth: { issuer: idp.issuer, resource, scopes: ['mcp:tools'], personas: [{ persona: 'staff', when: { claim: 'groups', includes: 'staff' } }] } },
+    per_user: { sign_in: { client_id: 'tc-consent' }, wait_seconds: 120 },
+    timeouts: { startup_ms: 60_000, call_ms: 60_000, call_max_ms: 300_000 },
+  };
+  writeFileSync(join(dir, 'gateway.config.yaml'), JSON.stringify(config));
+  const loaded = loadConfig(join(dir, 'gateway.config.yaml'));
+  // The operator's consent: the gateway's own authorization, which only lists the tools.
+  const lines: string[] = [];
+  const consented = authCommand(loaded, 'tracker', {
+    out: (line) => {
+      lines.push(line);
+      if (line.startsWith('http')) void fetch(line, { redirect: 'manual' }).then((r) => fetch(r.headers.get('location')!));
+    },
+  });
+  expect(await consented, lines.join('\n')).toBe(0);
+  const gateway = await Gateway.start(loaded, { noEmbedder: true });
+  const face: HttpFace = await serveHttp(gateway, port, '127.0.0.1');
+  const clients: Client[] = [];
+
+  async function openConsent(link: string, login: string, account: string, finisher?: Browser): Promise<Response> {
+    const browser = new Browser({ [new URL(upstream.mcpUrl).origin]: { account } });
+    const toIdp = await browser.get(link);
+    expect(toIdp.status, await toIdp.clone().text()).toBe(302);
+    const back = await idp.authorize(new URL(toIdp.headers.get('location')!), login, `${base}/oauth/signin/callback`);
+    const toUpstream = await browser.get(back.href);
+    if (toUpstream.status !== 302) return toUpstream;
+    const toGateway = await (finisher ?? browser).get(new URL(toUpstream.headers.get('location')!).href);
+    expect(toGateway.status).toBe(302);
+    return (finisher ?? browser).get(toGateway.headers.get('location')!);
+  }
+
+  async function host(user: string, account?: string, failing = false): Promise<Host> {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await idp.mint({ iss: idp.issuer, aud: resource, sub: user, scope: 'mcp:tools', groups: ['staff'], iat: now, exp: now + 600 });
+    const client = new Client({ name: `host-of-${user}`, version: '1.0.0' }, { capabilities: account ? { elicitation: { url: {} } } : {} });
+    const asked: ElicitRequestURLParams[] = [];
+    if (account) {
+      client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        asked.push(req.params as ElicitRequestURLParams);
+        if (failing) throw new Error('the host could not open a browser');
+        const page = await openConsent((req.params as ElicitRequestURLParams).url, user, account);
+        expect(page.status, await page.clone().text()).toBe(200);
+        return { action: 'accept' };
+      });
+    }
+    await client.connect(new StreamableHTTPClientTransport(new URL(resource), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    clients.push(client);
+    return { client, asked };
+  }
+
+  return {
+    idp,
+    upstream,
+    loaded,
+    gateway,
+    base,
+    openConsent,
+    host,
+    tokensOf: (user) => gateway.store.oauth.get({ upstream: 'tracker', subject: user, url: upstream.mcpUrl }, 'tokens'),
+    close: async () => {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await face.close();
+      await gateway.close();
+      await idp.close();
+      await upstream.close();
+    },
+  };
+}
