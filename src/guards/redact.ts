@@ -29,13 +29,34 @@ function containsRun(haystack: string[], needle: string[]): boolean {
   return false;
 }
 
+/** Field names whose verdict a predicate remembers: argument names repeat from call to call, and come from outside, so the memory is bounded. */
+const REMEMBERED_KEYS = 1024;
+
 /** A predicate telling whether a field name is to be redacted under `names`. */
 export function redactsField(names: string[]): (key: string) => boolean {
   const needles = names.map(words).filter((n) => n.length > 0);
+  const verdicts = new Map<string, boolean>();
   return (key) => {
-    const w = words(key);
-    return needles.some((n) => containsRun(w, n));
+    let hidden = verdicts.get(key);
+    if (hidden === undefined) {
+      const w = words(key);
+      hidden = needles.some((n) => containsRun(w, n));
+      if (verdicts.size < REMEMBERED_KEYS) verdicts.set(key, hidden);
+    }
+    return hidden;
   };
+}
+
+/** The predicate of each configured list (the config's arrays live as long as their config), built once rather than per call. */
+const predicates = new WeakMap<string[], (key: string) => boolean>();
+
+function predicateOf(names: string[]): (key: string) => boolean {
+  let hides = predicates.get(names);
+  if (!hides) {
+    hides = redactsField(names);
+    predicates.set(names, hides);
+  }
+  return hides;
 }
 
 /**
@@ -48,7 +69,7 @@ export function redactsField(names: string[]): (key: string) => boolean {
  * ```
  */
 export function redact<T>(value: T, names: string[]): T {
-  const hides = redactsField(names);
+  const hides = predicateOf(names);
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') {
