@@ -47,14 +47,16 @@ export function redactsField(names: string[]): (key: string) => boolean {
   };
 }
 
-/** The predicate of each configured list (the config's arrays live as long as their config), built once rather than per call. */
-const predicates = new WeakMap<string[], (key: string) => boolean>();
+/** The predicate of each list of names seen (keyed by its content, so a list edited in place is never judged by its old rules), built once rather than per call; a few lists are kept (the configured one, and its reloads). */
+const predicates = new Map<string, (key: string) => boolean>();
+const REMEMBERED_LISTS = 16;
 
 function predicateOf(names: string[]): (key: string) => boolean {
-  let hides = predicates.get(names);
+  const id = names.join('\0');
+  let hides = predicates.get(id);
   if (!hides) {
     hides = redactsField(names);
-    predicates.set(names, hides);
+    if (predicates.size < REMEMBERED_LISTS) predicates.set(id, hides);
   }
   return hides;
 }
