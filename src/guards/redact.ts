@@ -87,7 +87,7 @@ const MIN_ECHOED = 4;
 
 /** The string values `redact` hides in `value`: what an upstream may echo back in its error text. */
 export function redactedValues(value: unknown, names: string[]): string[] {
-  const hides = redactsField(names);
+  const hides = predicateOf(names);
   const found: string[] = [];
   const collect = (v: unknown, hidden: boolean): void => {
     if (Array.isArray(v)) for (const x of v) collect(x, hidden);
@@ -113,7 +113,7 @@ export function redactedValues(value: unknown, names: string[]): string[] {
 export function redactText(text: string, names: string[], echoed: readonly string[] = []): string {
   let out = text;
   for (const secret of [...new Set(echoed)].sort((a, b) => b.length - a.length)) out = out.split(secret).join(REDACTED);
-  const hides = redactsField(names);
+  const hides = predicateOf(names);
   // name, separator (quote, colon or equals), then a quoted value or a run up to a delimiter.
   out = out.replace(/([A-Za-z][\w.-]*)(["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&(){}[\]]+(?:\s+(?![A-Za-z][\w.-]*["']?\s*[:=]\s*[^\s=,;&(){}[\]])[^\s,;&(){}[\]]+)?)/g, (all, name: string, sep: string, value: string) => {
     if (!hides(name)) return all;
