@@ -9,10 +9,10 @@
  * new) is logged as a warning saying what widened. Changes to upstreams, the store, HTTP,
  * timeouts or the curator are logged as needing a restart.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import { resolveFrom } from '../config/load.js';
 import { log } from '../log.js';
+import { watchFiles } from './fileWatch.js';
 import type { Gateway } from './gateway.js';
 
 /** Quiet time after the last change event before reloading: editors write a file in several steps. */
@@ -42,37 +42,23 @@ export async function reloadAndLog(gateway: Gateway, why: string): Promise<void>
 }
 
 /**
- * Watches the configuration's folders (a file replaced by an editor's rename is seen too)
- * and reloads after each burst of changes to one of its files.
+ * Watches the configuration's files (a file replaced by an editor's rename is seen too,
+ * fileWatch.ts) and reloads after each burst of changes to one of them.
  * @returns a function that stops watching.
  */
 export function watchConfig(gateway: Gateway): () => void {
-  const files = configFiles(gateway);
-  const byDir = new Map<string, Set<string>>();
-  for (const f of files) byDir.set(dirname(f), (byDir.get(dirname(f)) ?? new Set()).add(basename(f)));
   let timer: NodeJS.Timeout | undefined;
   let running = Promise.resolve();
-  const schedule = (name: string) => {
+  const schedule = (file: string) => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      running = running.then(() => reloadAndLog(gateway, `${name} changed`));
+      running = running.then(() => reloadAndLog(gateway, `${basename(file)} changed`));
     }, RELOAD_DEBOUNCE_MS);
     timer.unref();
   };
-  const watchers: FSWatcher[] = [];
-  for (const [dir, names] of byDir) {
-    try {
-      const w = watch(dir, { persistent: false }, (_event, name) => {
-        if (name && names.has(name.toString())) schedule(name.toString());
-      });
-      w.on('error', (err) => log.warn({ dir, err: err.message }, 'configuration watch failed; SIGHUP still reloads'));
-      watchers.push(w);
-    } catch (err) {
-      log.warn({ dir, err: (err as Error).message }, 'cannot watch the configuration folder; SIGHUP still reloads');
-    }
-  }
+  const stop = watchFiles(configFiles(gateway), schedule, (file, err) => log.warn({ file, err: err.message }, 'cannot watch a configuration file; SIGHUP still reloads'));
   return () => {
     clearTimeout(timer);
-    for (const w of watchers) w.close();
+    stop();
   };
 }

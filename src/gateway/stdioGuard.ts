@@ -5,9 +5,11 @@
  * JSON-RPC (a request with `params: null`, a batch array) is dropped without an answer.
  *
  * Here each line from the host is bounded and checked first: a well-formed message goes
- * on to the SDK transport unchanged; an oversized line, unparseable JSON, a batch, or a
- * malformed request carrying an id gets a JSON-RPC error answer (-32700 / -32600) and the
- * gateway keeps serving. What carries no id a reply could name is logged and dropped.
+ * on to the SDK transport as the message the check parsed (the SDK's own reader would
+ * parse the same line with the same schema again: once is enough on every call's path);
+ * an oversized line, unparseable JSON, a batch, or a malformed request carrying an id gets
+ * a JSON-RPC error answer (-32700 / -32600) and the gateway keeps serving. What carries no
+ * id a reply could name is logged and dropped.
  */
 import { PassThrough, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -40,28 +42,31 @@ function isId(v: unknown): v is RequestId {
   return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 }
 
+/** One line from the host, checked: the message (as the SDK's schema parses it), or why it was rejected. */
+export type CheckedLine = { message: JSONRPCMessage; rejection?: undefined } | { rejection: Rejection };
+
 /**
- * Checks one complete line (without its newline). Returns undefined for a valid JSON-RPC
- * message, else the rejection. A malformed *response* (the host answering a request of
- * ours) has an id but must not be answered: it comes back without one.
+ * Checks one complete line (without its newline). Returns the parsed message for a valid
+ * JSON-RPC message, else the rejection. A malformed *response* (the host answering a
+ * request of ours) has an id but must not be answered: it comes back without one.
  */
-export function checkLine(line: string): Rejection | undefined {
+export function checkLine(line: string): CheckedLine {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    return { code: ErrorCode.ParseError, message: 'Parse error: the line is not JSON', answer: true };
+    return { rejection: { code: ErrorCode.ParseError, message: 'Parse error: the line is not JSON', answer: true } };
   }
-  if (Array.isArray(value)) return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line', answer: true };
+  if (Array.isArray(value)) return { rejection: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line', answer: true } };
   const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (parsed.success) return undefined;
+  if (parsed.success) return { message: parsed.data };
   const obj = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
   const issue = parsed.error.issues[0];
   const where = issue?.path.length ? ` at ${issue.path.slice(0, 4).join('.')}` : '';
   const message = `Invalid Request: not a valid JSON-RPC message${where}`;
   // Not a response (no result/error): a request, however broken, and answerable if its id is usable.
   const isRequest = !('result' in obj) && !('error' in obj);
-  return isRequest && isId(obj.id) ? { code: ErrorCode.InvalidRequest, message, id: obj.id, answer: true } : { code: ErrorCode.InvalidRequest, message, answer: false };
+  return { rejection: isRequest && isId(obj.id) ? { code: ErrorCode.InvalidRequest, message, id: obj.id, answer: true } : { code: ErrorCode.InvalidRequest, message, answer: false } };
 }
 
 /**
@@ -81,6 +86,40 @@ export function idFromHead(head: string): RequestId | undefined {
 }
 
 /**
+ * The SDK's stdio transport (its `send`, `close`, handlers), fed by the guard instead of
+ * reading a stream itself: its own stdin is an idle stream, and the host's input is read
+ * from `start` (so no message arrives before `onmessage` is set) until `close`.
+ */
+class GuardedStdioServerTransport extends StdioServerTransport {
+  constructor(
+    private readonly input: NodeJS.ReadableStream,
+    private readonly guard: NodeJS.WritableStream,
+    stdout: NodeJS.WritableStream,
+  ) {
+    super(new PassThrough(), stdout as never);
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.input.pipe(this.guard);
+  }
+
+  override async close(): Promise<void> {
+    this.input.unpipe(this.guard);
+    await super.close();
+  }
+
+  /** A checked message, handed on as the SDK's reader hands on the ones it parses (a throwing handler goes to `onerror`). */
+  deliver(message: JSONRPCMessage): void {
+    try {
+      this.onmessage?.(message);
+    } catch (err) {
+      this.onerror?.(err as Error);
+    }
+  }
+}
+
+/**
  * A StdioServerTransport on stdin/stdout whose input passes the guard first. Error
  * answers go out through the same transport's `send`, so they never interleave with
  * another message on stdout.
@@ -88,8 +127,6 @@ export function idFromHead(head: string): RequestId | undefined {
 export function guardedStdioTransport(opts: StdioGuardOptions = {}): StdioServerTransport {
   const max = opts.maxLineBytes ?? MAX_LINE_BYTES;
   const stdin = opts.stdin ?? process.stdin;
-  const checked = new PassThrough();
-  const transport = new StdioServerTransport(checked, (opts.stdout ?? process.stdout) as never, { maxBufferSize: max + 2 });
 
   const reject = (r: Rejection, bytes: number) => {
     log.warn({ bytes, code: r.code, id: r.id, reason: r.message }, r.answer ? 'host message rejected with an error answer' : 'host message dropped (no id to answer)');
@@ -106,9 +143,9 @@ export function guardedStdioTransport(opts: StdioGuardOptions = {}): StdioServer
   const acceptLine = (line: Buffer) => {
     const text = line.toString('utf8').replace(/\r$/, '');
     if (!text.trim()) return;
-    const r = checkLine(text);
-    if (r) reject(r, line.length);
-    else checked.write(`${text}\n`);
+    const checked = checkLine(text);
+    if (checked.rejection) reject(checked.rejection, line.length);
+    else transport.deliver(checked.message);
   };
 
   /** The start of the current line, while it is within the bound. */
@@ -145,11 +182,7 @@ export function guardedStdioTransport(opts: StdioGuardOptions = {}): StdioServer
       }
       done();
     },
-    final(done) {
-      checked.end();
-      done();
-    },
   });
-  stdin.pipe(sink);
+  const transport = new GuardedStdioServerTransport(stdin, sink, opts.stdout ?? process.stdout);
   return transport;
 }

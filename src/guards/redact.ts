@@ -29,13 +29,36 @@ function containsRun(haystack: string[], needle: string[]): boolean {
   return false;
 }
 
+/** Field names whose verdict a predicate remembers: argument names repeat from call to call, and come from outside, so the memory is bounded. */
+const REMEMBERED_KEYS = 1024;
+
 /** A predicate telling whether a field name is to be redacted under `names`. */
 export function redactsField(names: string[]): (key: string) => boolean {
   const needles = names.map(words).filter((n) => n.length > 0);
+  const verdicts = new Map<string, boolean>();
   return (key) => {
-    const w = words(key);
-    return needles.some((n) => containsRun(w, n));
+    let hidden = verdicts.get(key);
+    if (hidden === undefined) {
+      const w = words(key);
+      hidden = needles.some((n) => containsRun(w, n));
+      if (verdicts.size < REMEMBERED_KEYS) verdicts.set(key, hidden);
+    }
+    return hidden;
   };
+}
+
+/** The predicate of each list of names seen (keyed by its content, so a list edited in place is never judged by its old rules), built once rather than per call; a few lists are kept (the configured one, and its reloads). */
+const predicates = new Map<string, (key: string) => boolean>();
+const REMEMBERED_LISTS = 16;
+
+function predicateOf(names: string[]): (key: string) => boolean {
+  const id = names.join('\0');
+  let hides = predicates.get(id);
+  if (!hides) {
+    hides = redactsField(names);
+    if (predicates.size < REMEMBERED_LISTS) predicates.set(id, hides);
+  }
+  return hides;
 }
 
 /**
@@ -48,7 +71,7 @@ export function redactsField(names: string[]): (key: string) => boolean {
  * ```
  */
 export function redact<T>(value: T, names: string[]): T {
-  const hides = redactsField(names);
+  const hides = predicateOf(names);
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') {
@@ -64,7 +87,7 @@ const MIN_ECHOED = 4;
 
 /** The string values `redact` hides in `value`: what an upstream may echo back in its error text. */
 export function redactedValues(value: unknown, names: string[]): string[] {
-  const hides = redactsField(names);
+  const hides = predicateOf(names);
   const found: string[] = [];
   const collect = (v: unknown, hidden: boolean): void => {
     if (Array.isArray(v)) for (const x of v) collect(x, hidden);
@@ -90,7 +113,7 @@ export function redactedValues(value: unknown, names: string[]): string[] {
 export function redactText(text: string, names: string[], echoed: readonly string[] = []): string {
   let out = text;
   for (const secret of [...new Set(echoed)].sort((a, b) => b.length - a.length)) out = out.split(secret).join(REDACTED);
-  const hides = redactsField(names);
+  const hides = predicateOf(names);
   // name, separator (quote, colon or equals), then a quoted value or a run up to a delimiter.
   out = out.replace(/([A-Za-z][\w.-]*)(["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;&(){}[\]]+(?:\s+(?![A-Za-z][\w.-]*["']?\s*[:=]\s*[^\s=,;&(){}[\]])[^\s,;&(){}[\]]+)?)/g, (all, name: string, sep: string, value: string) => {
     if (!hides(name)) return all;

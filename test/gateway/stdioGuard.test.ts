@@ -1,5 +1,5 @@
 /**
- * The stdio guard on its own: which lines pass to the SDK transport unchanged, which get
+ * The stdio guard on its own: which lines pass to the SDK transport (as parsed messages), which get
  * an error answer (and with which id), and that line splitting holds across arbitrary
  * chunk boundaries and over the size bound.
  */
@@ -10,20 +10,20 @@ import { checkLine, guardedStdioTransport, idFromHead } from '../../src/gateway/
 
 describe('checkLine', () => {
   it('passes valid requests, notifications and responses', () => {
-    expect(checkLine('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toBeUndefined();
-    expect(checkLine('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toBeUndefined();
-    expect(checkLine('{"jsonrpc":"2.0","id":"x","result":{}}')).toBeUndefined();
+    expect(checkLine('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toEqual({ message: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+    expect(checkLine('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toEqual({ message: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    expect(checkLine('{"jsonrpc":"2.0","id":"x","result":{}}')).toEqual({ message: { jsonrpc: '2.0', id: 'x', result: {} } });
   });
 
   it('rejects with the id a request carries, -32700 without id for bad JSON, and drops what has no usable id', () => {
-    expect(checkLine('{"jsonrpc":"2.0","id":9,"method":"tools/list","params":null}')).toMatchObject({ code: -32600, id: 9, answer: true });
-    expect(checkLine('{"jsonrpc":"1.0","id":"a","method":"ping"}')).toMatchObject({ code: -32600, id: 'a', answer: true });
-    expect(checkLine('{"jsonrpc":"2.0","id":3}')).toMatchObject({ code: -32600, id: 3, answer: true });
-    expect(checkLine('{"jsonrpc":"2.0","id":1,"method":')).toEqual({ code: -32700, message: 'Parse error: the line is not JSON', answer: true });
-    expect(checkLine('[{"jsonrpc":"2.0","id":1,"method":"ping"}]')).toMatchObject({ code: -32600, answer: true });
-    expect(checkLine('{"jsonrpc":"2.0","id":null,"method":"ping"}')).toMatchObject({ answer: false });
-    expect(checkLine('{"jsonrpc":"2.0","method":7}')).toMatchObject({ answer: false });
-    expect(checkLine('{"jsonrpc":"2.0","id":4,"result":{},"error":{}}')).toMatchObject({ answer: false });
+    expect(checkLine('{"jsonrpc":"2.0","id":9,"method":"tools/list","params":null}').rejection).toMatchObject({ code: -32600, id: 9, answer: true });
+    expect(checkLine('{"jsonrpc":"1.0","id":"a","method":"ping"}').rejection).toMatchObject({ code: -32600, id: 'a', answer: true });
+    expect(checkLine('{"jsonrpc":"2.0","id":3}').rejection).toMatchObject({ code: -32600, id: 3, answer: true });
+    expect(checkLine('{"jsonrpc":"2.0","id":1,"method":').rejection).toEqual({ code: -32700, message: 'Parse error: the line is not JSON', answer: true });
+    expect(checkLine('[{"jsonrpc":"2.0","id":1,"method":"ping"}]').rejection).toMatchObject({ code: -32600, answer: true });
+    expect(checkLine('{"jsonrpc":"2.0","id":null,"method":"ping"}').rejection).toMatchObject({ answer: false });
+    expect(checkLine('{"jsonrpc":"2.0","method":7}').rejection).toMatchObject({ answer: false });
+    expect(checkLine('{"jsonrpc":"2.0","id":4,"result":{},"error":{}}').rejection).toMatchObject({ answer: false });
   });
 });
 
