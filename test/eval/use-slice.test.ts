@@ -26,6 +26,8 @@ describe.skipIf(withoutEvalData)('public slice with USE', () => {
       const m = r.results[0]!;
       expect(m.queries).toBe(100);
       expect(m.ranAs).toBe('hybrid');
+      // every gold tool of these sets is in the catalog: the no-match rule must not answer any query
+      expect(m.noMatch).toBe(0);
       expect(m.complete10).toBeGreaterThanOrEqual(FLOORS[set].complete10);
       expect(m.ndcg10).toBeGreaterThanOrEqual(FLOORS[set].ndcg10);
     } finally {
