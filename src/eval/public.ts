@@ -3,7 +3,7 @@
  * for each query's shortlist and averages the ranking metrics of that shortlist.
  */
 import { createCurator, DEFAULT_FUSION } from '../curator/index.js';
-import type { ApproximateOptions, CuratorMode, Fusion, ToolCurator } from '../curator/types.js';
+import type { ApproximateOptions, CuratorMode, Fusion, Mechanism, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingCache } from '../store/types.js';
 import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './data.js';
@@ -28,6 +28,8 @@ export interface PublicEvalOptions {
   approximate?: Partial<ApproximateOptions>;
   /** Learning from use by replay (replay.ts): each mode scores the test half before and after replaying the traffic half. Default false. */
   replay?: boolean;
+  /** Mechanisms switched off (CuratorOptions.off). Default none. */
+  off?: readonly Mechanism[];
 }
 
 export interface ModeResult extends RetrievalMetrics {
@@ -86,7 +88,7 @@ export function memoizeQueries(embedder: Embedder, cache?: EmbeddingCache): Embe
  * half before and after replaying the traffic half (replay.ts).
  */
 export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: Embedder | null, options: PublicEvalOptions = {}): Promise<ModeResult[]> {
-  const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache, approximate: options.approximate });
+  const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache, approximate: options.approximate, off: options.off });
   await curator.buildIndex(set.tools);
   const cases = options.sample ? everyKth(set.cases, options.sample) : set.cases;
   if (!options.replay) return [await score(curator, mode, cases, set.tools, options)];
