@@ -54,22 +54,22 @@ export class ServerMap {
   }
 
   /**
-   * Per catalog index, `weight` × the BM25 score of the tool's server for `text`, scaled
-   * by the best server's (0 for a server that matches no word of it).
+   * The lift of each catalog index: `weight` × the BM25 score of the tool's server for
+   * `text`, scaled by the best server's (0 for a server that matches no word of it);
+   * undefined when no server matches. A lookup, not an array: the work is per server.
    *
    * ### Usage
    * ```ts
-   * servers.lift('make a Word report with a table and a PDF copy', 0.2)  // Float64Array, one entry per catalog tool
+   * const lift = servers.lift('make a Word report with a table and a PDF copy', 0.2);
+   * lift?.(indexOfAddTable)  // 0.2 when the word processor is the best server
    * ```
    */
-  lift(text: string, weight: number): Float64Array {
+  lift(text: string, weight: number): ((index: number) => number) | undefined {
     const hits = this.index.query(text);
-    const out = new Float64Array(this.serverOf.length);
     const top = hits[0]?.score ?? 0;
-    if (top <= 0) return out;
+    if (top <= 0) return undefined;
     const byServer = new Float64Array(this.index.size);
     for (const h of hits) byServer[h.index] = (weight * h.score) / top;
-    for (let i = 0; i < out.length; i++) out[i] = byServer[this.serverOf[i]!]!;
-    return out;
+    return (index) => byServer[this.serverOf[index]!]!;
   }
 }
