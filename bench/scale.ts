@@ -174,6 +174,8 @@ async function quality(sets: readonly PublicSet[], union: ToolRecord[], rename: 
       await own.buildIndex(set.tools);
       const cases: PublicCase[] = ALL_QUERIES.includes(set.name) ? set.cases : everyKth(set.cases, QUALITY_SAMPLE);
       const names = rename.get(set.name)!;
+      // A set's tools by their union names (a tool's server is its own server where the set names one, mcptoolbenchpp's).
+      const ownNames = new Set(set.tools.map((t) => names.get(t.name) ?? t.name));
       const accOwn = new MetricsAccumulator();
       const accUnion = new MetricsAccumulator();
       let foreign = 0;
@@ -181,7 +183,7 @@ async function quality(sets: readonly PublicSet[], union: ToolRecord[], rename: 
         accOwn.add((await own.select(c.query, set.tools, { topK: TOP_K })).tools.map((t) => t.name), c.gold);
         const top = (await inUnion.select(c.query, union, { topK: TOP_K })).tools;
         accUnion.add(top.map((t) => t.name), c.gold.map((g) => names.get(g) ?? g));
-        foreign += top.slice(0, TOP_K).filter((t) => t.server !== set.name).length;
+        foreign += top.slice(0, TOP_K).filter((t) => !ownNames.has(t.name)).length;
       }
       rows.push({ set: set.name, queries: cases.length, mode, own: accOwn.result(), union: accUnion.result(), foreign: foreign / (cases.length || 1) });
     }

@@ -55,9 +55,9 @@ async function run(line: ParsedCommand): Promise<number> {
       await index(line.flags);
       return 0;
     case 'eval': {
-      const { mode, fusion, sample, approximate, replay, json, refresh } = line.flags;
+      const { mode, fusion, sample, approximate, replay, json, refresh, off } = line.flags;
       try {
-        return await evalCommand(line.args[0]!, { mode, fusion, topK: line.flags['top-k'], sample, approximate, replay, json, refresh, config: line.flags.config });
+        return await evalCommand(line.args[0]!, { mode, fusion, topK: line.flags['top-k'], sample, approximate, replay, json, refresh, config: line.flags.config, off: off?.split(',').map((m) => m.trim()) });
       } catch (err) {
         if (err instanceof EvalUsageError) throw new UsageError(`eval: ${err.message}\nusage: ${usageLine('eval')}`);
         throw err;

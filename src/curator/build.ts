@@ -69,10 +69,13 @@ export async function buildLookups(tools: readonly ToolRecord[], fields: readonl
   return lookups;
 }
 
-/** The BM25 index of `tools` (of their `fields` when computed already), built in chunks so requests are served in between. */
-export async function buildBm25(tools: readonly ToolRecord[], extra: ExtraContext, fields?: readonly RetrievalFields[]): Promise<Bm25Index> {
+/**
+ * The BM25 index of `tools` (of their `fields` when computed already), built in chunks so
+ * requests are served in between; `spelling` false: no spelling correction (Bm25Index).
+ */
+export async function buildBm25(tools: readonly ToolRecord[], extra: ExtraContext, fields?: readonly RetrievalFields[], spelling = true): Promise<Bm25Index> {
   const all = fields ?? (await buildFields(tools, extra));
-  const index = new Bm25Index();
+  const index = new Bm25Index([], { spelling });
   for (let at = 0; at < all.length; at += BM25_CHUNK) {
     index.add(all.slice(at, at + BM25_CHUNK), at);
     await yieldToEventLoop();

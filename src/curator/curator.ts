@@ -13,9 +13,9 @@ import { buildBm25, buildDense, buildFields, buildLookups, cachedTrust } from '.
 import { ExactNames } from './exactNames.js';
 import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, reserveOf } from './expand.js';
 import { explain } from './explain.js';
-import { DEFAULT_FUSION, type Fusion } from './fusion.js';
+import { bm25Coverage, DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { withinLimit } from './limit.js';
-import { confidentLexicalHits } from './lexical.js';
+import { confidentLexicalHits, requestSentences } from './lexical.js';
 import { LearnedIndex, LearnedTerms, type LearnedExemplars } from './learned.js';
 import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
 import { retrieveAll, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
@@ -23,8 +23,10 @@ import { assembleShortlist } from './shortlist.js';
 import { MAX_PARTS, splitQuery } from './split.js';
 import type { ProgressListener } from './progress.js';
 import { ScriptProfile } from './script.js';
+import { ServerMap } from './servers.js';
+import { contentTerms, literalTerms } from './tokenize.js';
 import type { CatalogTrust } from './trust.js';
-import { DEFAULT_APPROXIMATE, type ApproximateOptions, type CuratorMode, type ExtraContext, type Selection, type SelectOptions, type ToolCurator } from './types.js';
+import { DEFAULT_APPROXIMATE, type ApproximateOptions, type CuratorMode, type ExtraContext, type Mechanism, type Selection, type SelectOptions, type ToolCurator } from './types.js';
 
 /**
  * Default limit: the most tools a selection returns. 17 = the reference system's top_k of
@@ -71,6 +73,8 @@ export interface CuratorOptions {
    * DEFAULT_APPROXIMATE (from 20,000 tools, i8). `{ from: Infinity }`: always exact.
    */
   approximate?: Partial<ApproximateOptions>;
+  /** Mechanisms switched off (types.ts MECHANISMS), to measure each one's share; default none. */
+  off?: readonly Mechanism[];
 }
 
 interface Index extends Retrievers {
@@ -110,10 +114,12 @@ class Curator implements ToolCurator {
   private searchableWaiters: (() => void)[] = [];
   /** The latest learn() input: applied to every index built from now on. */
   private learnedInput: LearnedExemplars = {};
+  private readonly off: ReadonlySet<Mechanism>;
 
   constructor(private readonly options: CuratorOptions) {
     this.threshold = options.lowConfidenceThreshold ?? LOW_CONFIDENCE;
     this.fusion = options.fusion ?? DEFAULT_FUSION;
+    this.off = new Set(options.off ?? []);
     this.embedderLoaded = Promise.resolve(options.embedder).then(
       (e) => (this.embedder = e),
       (err: unknown) => {
@@ -156,7 +162,7 @@ class Curator implements ToolCurator {
         if (i !== undefined && found.length > 0) deps.set(i, found);
       }
       const fields = await buildFields(tools, extra);
-      const bm25 = await buildBm25(tools, extra, fields);
+      const bm25 = await buildBm25(tools, extra, fields, !this.off.has('spelling'));
       if (!current()) return;
       // On a large catalog BM25 answers first and the name and script lookups join a moment
       // later (about a second at 100,000 tools): until then no query is taken for a tool
@@ -167,8 +173,9 @@ class Curator implements ToolCurator {
       const learnedTerms = await this.learnedTerms(byName, tools.length);
       if (!current()) return;
       // Published with no wait since the learned terms were built: they are the latest learn()'s.
+      const servers = this.off.has('servers') ? undefined : ServerMap.build(tools, fields);
       let base: Index = {
-        tools, names, byName, deps, bm25, dense: null, ...lookups,
+        tools, names, byName, deps, bm25, dense: null, ...lookups, ...(servers && { servers }),
         ...(learnedTerms && { learnedTerms }),
         pinned: new Set(extra.pinned ?? []),
         pools: new WeakMap(),
@@ -311,7 +318,7 @@ class Curator implements ToolCurator {
   }
 
   private async rank(index: Index, query: string, mask: Uint8Array, pool: number[], topK: number, wantExplain: boolean, useDense: boolean, scope?: string): Promise<Selection> {
-    const parts = splitQuery(query);
+    const parts = splitQuery(query, !this.off.has('result-steps'));
     const texts = parts.length > 1 ? [query, ...parts] : [query];
     const vectors = useDense ? await this.embedQueries(index, texts) : null;
     const mode = vectors ? (this.mode === 'dense' ? 'dense' : 'hybrid') : 'bm25';
@@ -319,14 +326,18 @@ class Curator implements ToolCurator {
     const depth = wantExplain ? Infinity : rankingDepth(topK);
     const learned = vectors && index.learned ? vectors.map((v) => index.learned!.passages(scope, v)) : [];
     const terms = index.learnedTerms && scope !== undefined ? { index: index.learnedTerms, scope } : undefined;
-    const rankings: Ranking[] = retrieveAll(index, mode, texts, vectors ?? undefined, mask, this.fusion, depth, learned, terms);
+    // Server-level evidence is for requests of several steps (servers.ts): a single ask is its best tool's, not its server's.
+    const steps = parts.length > 1 || requestSentences(query).length > 1;
+    const rankings: Ranking[] = retrieveAll(steps ? index : { ...index, servers: undefined }, mode, texts, vectors ?? undefined, mask, this.fusion, depth, learned, terms);
     const whole = rankings[0]!;
 
     // The confident list is the limit less its reserve; confidence compares its head with the first tool it leaves out.
     const confident = topK - reserveOf(topK);
     const confidence = shortlistConfidence(whole.best, confident);
     const named = index.exact.match(query, mask).map((n) => n.index);
-    const signals = matchSignals(whole, index.scripts.foreign(query));
+    // Dense mode ranks without BM25, but the no-match rule asks both retrievers: BM25's coverage is measured all the same.
+    const evidence = mode === 'dense' ? { ...whole, coverage: bm25Coverage(index.bm25.query(query, mask, undefined, 1), contentTerms(query), index.bm25, literalTerms(query)) } : whole;
+    const signals = matchSignals(evidence, index.scripts.foreign(query));
     const noMatch = named.length === 0 ? judgeMatch(signals, this.embedder?.id) : undefined;
     if (noMatch) {
       const weak = weakMatchList(whole.order, index.tools, topK);
@@ -344,7 +355,7 @@ class Curator implements ToolCurator {
       pool,
     });
     // Exact names first, in the order the query names them; then the tools sentences of a long request name to BM25; then the assembled list.
-    const lexical = confidentLexicalHits(query, index.bm25, mask).filter((i) => !named.includes(i)).slice(0, Math.ceil(confident / 2));
+    const lexical = (this.off.has('lexical') ? [] : confidentLexicalHits(query, index.bm25, mask)).filter((i) => !named.includes(i)).slice(0, Math.ceil(confident / 2));
     const first = [...named, ...lexical];
     const ranked = [...first, ...assembled.tools.filter((i) => !first.includes(i))];
     const addedBy = [...named.map(() => 'exact-name'), ...lexical.map(() => 'lexical'), ...assembled.tools.flatMap((i, k) => (first.includes(i) ? [] : [assembled.addedBy[k]!]))];

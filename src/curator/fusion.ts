@@ -109,6 +109,7 @@ export interface FusedRanking {
  * Without a dense ranking the result is BM25's order (p is taken as 1); without BM25 hits,
  * the dense order. With a `depth`, only the first `depth` of the order are returned (top-k
  * selection over the whole pool, exactly the full order's first `depth`); default all.
+ * `lift` (per catalog index, servers.ts) is added to each tool's score-fusion score.
  *
  * ### Usage
  * ```ts
@@ -117,7 +118,7 @@ export interface FusedRanking {
  * // { order: [7, 4, 1], score: [0.5 · 0.75 + 0.5, 0.5, 0], rrf: [0.5/62 + 0.5/61, 0.5/61, 0.5/63] }
  * ```
  */
-export function fuse(dense: DenseRanking | undefined, bm25: readonly Bm25Hit[], p: number, fusion: Fusion, depth = Infinity): FusedRanking {
+export function fuse(dense: DenseRanking | undefined, bm25: readonly Bm25Hit[], p: number, fusion: Fusion, depth = Infinity, lift?: (index: number) => number): FusedRanking {
   const share = dense ? Math.min(1, Math.max(0, p)) : 1;
   const lexical = new Map<number, number>();
   const top = bm25[0]?.score ?? 0;
@@ -135,7 +136,7 @@ export function fuse(dense: DenseRanking | undefined, bm25: readonly Bm25Hit[], 
   for (let k = 0; k < n; k++) {
     const index = base[k]!;
     const semantic = dense ? (span > 0 ? (dense.score[index]! - dense.min) / span : 1) : 0;
-    score[k] = (1 - share) * semantic + share * (lexical.get(index) ?? 0);
+    score[k] = (1 - share) * semantic + share * (lexical.get(index) ?? 0) + (lift ? lift(index) : 0);
     rrf[k] = rrfByTool.get(index) ?? 0;
   }
   // Ties keep the dense order (score desc, then catalog order), or BM25's order without dense.

@@ -7,4 +7,4 @@ export { DEFAULT_FUSION, FUSIONS, type Fusion } from './fusion.js';
 export type { CatalogTrust } from './trust.js';
 export { learnedScope, type LearnedExemplar, type LearnedExemplars } from './learned.js';
 export type { BuildProgress, ProgressListener } from './progress.js';
-export type { CuratorMode, ExtraContext, Explanation, Selection, SelectOptions, ToolCurator } from './types.js';
+export { MECHANISMS, type CuratorMode, type ExtraContext, type Explanation, type Mechanism, type Selection, type SelectOptions, type ToolCurator } from './types.js';

@@ -9,6 +9,7 @@ import type { LearnedPassages, LearnedTerms } from './learned.js';
 import { bm25Coverage, fuse, type Fusion } from './fusion.js';
 import { contentTerms, literalTerms } from './tokenize.js';
 import { RRF_DEPTH } from './rrf.js';
+import { SERVER_LIFT, type ServerMap } from './servers.js';
 import { bm25Share, type CatalogTrust } from './trust.js';
 
 /** A ranking of allowed tools plus what each retriever said, for explanations. */
@@ -36,6 +37,8 @@ export interface Retrievers {
   bm25: Bm25Index;
   dense: DenseIndex | null;
   trust?: CatalogTrust;
+  /** The catalog's servers (servers.ts): hybrid lifts a tool by how much of the query its server covers. Absent for a one-server catalog or with the lift off. */
+  servers?: ServerMap;
 }
 
 /**
@@ -86,7 +89,8 @@ export function retrieveAll(
     const p = d ? bm25Share(coverage, r.trust) : 1;
     // `fusion` is hybrid's choice; one retriever alone is ranked, and explained, by its own score.
     const used = mode === 'hybrid' ? fusion : 'score';
-    const f = fuse(d, bm25, p, used, depth);
+    const lift = d && mode === 'hybrid' && r.servers ? r.servers.lift(text, SERVER_LIFT) : undefined;
+    const f = fuse(d, bm25, p, used, depth, lift);
     const passages = d ? learned[k] : undefined;
     return { order: f.order, score: f.score, rrf: f.rrf, fused: used === 'rrf' ? f.rrf : f.score, best: f.best, bm25, dense: d, coverage, ...(passages && { learned: passages }) };
   });

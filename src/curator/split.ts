@@ -80,8 +80,8 @@ function resultStep(part: string): string {
 
 /**
  * The parts of a compound query, trimmed: cut at the markers and before a result step
- * (RESULT_VERBS); parts without a content word ("also, please") are dropped. A query with
- * no marker, or with one meaningful part, gives `[query]`.
+ * (RESULT_VERBS; not with `resultSteps` false); parts without a content word ("also,
+ * please") are dropped. A query with no marker, or with one meaningful part, gives `[query]`.
  *
  * ### Usage
  * ```ts
@@ -91,10 +91,10 @@ function resultStep(part: string): string {
  * splitQuery('Get the forecast, saved at /tmp/a.md')  // ['Get the forecast', 'save at file']
  * ```
  */
-export function splitQuery(query: string): string[] {
+export function splitQuery(query: string, resultSteps = true): string[] {
   const parts = query
     .split(MARKER)
-    .flatMap((p) => p.split(RESULT_STEP))
+    .flatMap((p) => (resultSteps ? p.split(RESULT_STEP) : [p]))
     .map((p) => resultStep(p.trim()))
     .filter((p) => contentTerms(p).length > 0);
   if (parts.length <= 1) return [query.trim()];

@@ -7,6 +7,16 @@ import type { LearnedExemplars } from './learned.js';
 import type { CatalogTrust } from './trust.js';
 
 /** Domain knowledge beside the catalog, all optional, keyed by exposed tool name. */
+/**
+ * Mechanisms of the ranked pipeline that `CuratorOptions.off` can switch off, to measure
+ * each one's share (docs/EVAL.md): `servers` (server-level evidence for multi-step
+ * requests, servers.ts), `lexical` (confident lexical hits of long requests, lexical.ts),
+ * `result-steps` (a save/send/post step split off as a part of its own, split.ts),
+ * `spelling` (query terms the catalog lacks spelling-corrected, typos.ts).
+ */
+export const MECHANISMS = ['servers', 'lexical', 'result-steps', 'spelling'] as const;
+export type Mechanism = (typeof MECHANISMS)[number];
+
 export interface ExtraContext {
   /** Synonym string appended to a tool's retrieval text (domain_synonyms.json). */
   synonyms?: Record<string, string>;

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
-import type { CuratorMode, Fusion } from '../curator/types.js';
+import type { CuratorMode, Fusion, Mechanism } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingStore } from '../store/embeddings.js';
 import type { SuiteCase } from './suite.js';
@@ -77,6 +77,8 @@ export interface CatalogSuiteOptions {
   fusion?: Fusion;
   /** Learning from use by replay (university.ts scoreWithReplay). Default false. */
   replay?: boolean;
+  /** Mechanisms switched off (CuratorOptions.off). Default none. */
+  off?: readonly Mechanism[];
 }
 
 /**
@@ -93,7 +95,7 @@ export async function runCatalogSuite(cases: readonly SuiteCase[], suitePath: st
   const fusion = options.fusion ?? 'score';
   const results: UniversityModeResult[] = [];
   for (const mode of options.modes) {
-    const curator = createCurator({ mode, fusion, embedder: options.embedder, cache: options.cache });
+    const curator = createCurator({ mode, fusion, embedder: options.embedder, cache: options.cache, off: options.off });
     await curator.buildIndex(tools);
     results.push(...(await scoreWithReplay(curator, cases, () => tools, { topK }, options.replay === true)).map((r) => ({ mode, ...r })));
   }

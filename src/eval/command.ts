@@ -16,7 +16,7 @@
  * Document and query embeddings are cached in $TOOL_CURATOR_EVAL_CACHE (default
  * .tool-curator/eval.db), seeded from the config's `curator.vectors`, so a re-run embeds nothing.
  */
-import { FUSIONS, type Fusion } from '../curator/index.js';
+import { FUSIONS, MECHANISMS, type Fusion, type Mechanism } from '../curator/index.js';
 import type { CuratorMode } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
 import { openDb } from '../store/db.js';
@@ -44,6 +44,8 @@ export interface EvalOptions {
   refresh?: boolean;
   /** Learning from use by replay (replay.ts): the test half before and after replaying the traffic half. Not for calibrate or all. */
   replay?: boolean;
+  /** Mechanisms switched off (curator MECHANISMS), to measure each one's share. Default none. */
+  off?: readonly string[];
   /** Where notes for the user go (how fresh the catalog is). Default stderr. */
   note?: (line: string) => void;
 }
@@ -57,6 +59,9 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
   const modes = modeArg === 'all' ? (['bm25', 'dense', 'hybrid'] as CuratorMode[]) : [modeArg];
   const fusion = options.fusion;
   if (modes.some((m) => !MODES.includes(m)) || (fusion !== undefined && !FUSIONS.includes(fusion))) throw new EvalUsageError(`unknown mode ${modeArg} or fusion ${fusion}`);
+  const unknown = (options.off ?? []).filter((m) => !(MECHANISMS as readonly string[]).includes(m));
+  if (unknown.length > 0) throw new EvalUsageError(`unknown mechanism ${unknown.join(', ')} for --off; known: ${MECHANISMS.join(', ')}`);
+  const off = options.off as readonly Mechanism[] | undefined;
   const suite = /\.ya?ml$/.test(target) ? target : target === 'all' ? UNIVERSITY_SUITE : undefined;
   // A suite's `all` includes `none`: the whole allowed list is the baseline its token reduction is measured against.
   const suiteModes = modeArg === 'all' ? MODES : modes;
@@ -84,7 +89,7 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
     if (target === 'dev' || target === 'all') {
       const queries = embedder && memoizeQueries(embedder, cache);
       for (const mode of modes) {
-        for (const { report, learned } of await runDevSuite(mode, queries, cache, topK, fusion, replay)) {
+        for (const { report, learned } of await runDevSuite(mode, queries, cache, topK, fusion, replay, off)) {
           const name = learned === undefined ? mode : `${mode} + learned (${learned})`;
           out[`dev:${name}`] = { ...report, cases: undefined };
           print(formatSuiteReport(`dev suite${replay ? ', test half' : ''}, ${name}`, report));
@@ -95,8 +100,8 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
       const configPath = options.config ?? (process.env.TOOL_CURATOR_CONFIG || 'gateway.config.yaml');
       const queries = embedder && memoizeQueries(embedder, cache);
       const result: UniversityResult = file.catalog
-        ? await runCatalogSuite(cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion, replay })
-        : await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion, snapshot: !options.refresh, note: options.note, replay });
+        ? await runCatalogSuite(cases, suite, file.catalog, { modes: suiteModes, embedder: queries, cache, topK, fusion, replay, off })
+        : await runUniversitySuite(cases, { configPath, modes: suiteModes, embedder: queries, cache, topK, fusion, snapshot: !options.refresh, note: options.note, replay, off });
       out.suite = {
         ...result,
         file: suite,
@@ -110,7 +115,7 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
     }
     const results: PublicEvalResult[] = [];
     for (const set of sets) {
-      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, replay, ...(options.approximate ? { approximate: { from: 0 } } : {}) }));
+      results.push(await runPublicEval(set, modes, embedder, { cache, topK, sample, fusion, replay, off, ...(options.approximate ? { approximate: { from: 0 } } : {}) }));
       out.public = results;
     }
     if (results.length > 0) print(formatPublicTable(results));

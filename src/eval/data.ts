@@ -100,7 +100,8 @@ export function loadPublicSet(name: PublicSetName, dir = evalDataDir()): PublicS
   const tools: ToolRecord[] = rows.map((r) => {
     nameOf.set(String(r.tool_id), String(r.name));
     return {
-      server: name, upstreamName: String(r.name), name: String(r.name),
+      server: typeof r.server === 'string' ? r.server : name, upstreamName: String(r.name), name: String(r.name),
+      ...(typeof r.server_title === 'string' && { serverTitle: r.server_title }),
       description: typeof r.description === 'string' ? r.description : '',
       inputSchema: inputSchema(r), isAction: false,
     };

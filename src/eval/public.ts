@@ -3,7 +3,7 @@
  * for each query's shortlist and averages the ranking metrics of that shortlist.
  */
 import { createCurator, DEFAULT_FUSION } from '../curator/index.js';
-import type { ApproximateOptions, CuratorMode, Fusion, ToolCurator } from '../curator/types.js';
+import type { ApproximateOptions, CuratorMode, Fusion, Mechanism, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import type { EmbeddingCache } from '../store/types.js';
 import { everyKth, loadPublicSet, type PublicSet, type PublicSetName } from './data.js';
@@ -28,6 +28,8 @@ export interface PublicEvalOptions {
   approximate?: Partial<ApproximateOptions>;
   /** Learning from use by replay (replay.ts): each mode scores the test half before and after replaying the traffic half. Default false. */
   replay?: boolean;
+  /** Mechanisms switched off (CuratorOptions.off). Default none. */
+  off?: readonly Mechanism[];
 }
 
 export interface ModeResult extends RetrievalMetrics {
@@ -41,6 +43,12 @@ export interface ModeResult extends RetrievalMetrics {
   p99Ms: number;
   /** Set on the result after a replay: how many learned exemplars the curator ranked with. */
   learned?: number;
+  /**
+   * Queries the curator answered with its no-match rule (Selection.noMatch) although every
+   * gold tool is in the catalog: each one is a query it wrongly called unanswerable
+   * (issue 22's target: 0 on every public set).
+   */
+  noMatch: number;
 }
 
 export interface PublicEvalResult {
@@ -80,7 +88,7 @@ export function memoizeQueries(embedder: Embedder, cache?: EmbeddingCache): Embe
  * half before and after replaying the traffic half (replay.ts).
  */
 export async function evaluateMode(set: PublicSet, mode: CuratorMode, embedder: Embedder | null, options: PublicEvalOptions = {}): Promise<ModeResult[]> {
-  const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache, approximate: options.approximate });
+  const curator = createCurator({ mode, fusion: options.fusion, embedder, cache: options.cache, approximate: options.approximate, off: options.off });
   await curator.buildIndex(set.tools);
   const cases = options.sample ? everyKth(set.cases, options.sample) : set.cases;
   if (!options.replay) return [await score(curator, mode, cases, set.tools, options)];
@@ -96,17 +104,20 @@ async function score(curator: ToolCurator, mode: CuratorMode, cases: PublicSet['
   const times: number[] = [];
   const ranAs = new Map<CuratorMode, number>();
   let shortlist = 0;
+  let noMatch = 0;
+  const known = new Set(tools.map((t) => t.name));
   for (const c of cases) {
     const t0 = performance.now();
     const s = await curator.select(c.query, tools, { topK, ...(learnedScope !== undefined && { learnedScope }) });
     times.push(performance.now() - t0);
     acc.add(s.tools.map((t) => t.name), c.gold);
     shortlist += s.tools.length;
+    if (s.noMatch && c.gold.length > 0 && c.gold.every((g) => known.has(g))) noMatch++;
     ranAs.set(s.mode, (ranAs.get(s.mode) ?? 0) + 1);
   }
   times.sort((a, b) => a - b);
   const most = [...ranAs].sort((a, b) => b[1] - a[1])[0]?.[0] ?? mode;
-  return { mode, ranAs: most, ...acc.result(), avgShortlist: shortlist / (cases.length || 1), p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99) };
+  return { mode, ranAs: most, ...acc.result(), avgShortlist: shortlist / (cases.length || 1), noMatch, p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99) };
 }
 
 /**

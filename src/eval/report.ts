@@ -27,20 +27,23 @@ function modeLabel(mode: string, ranAs: string, learned?: number): string {
   return `${ranAs === mode ? mode : `${mode} (ran as ${ranAs})`}${learned === undefined ? '' : ` + learned (${learned})`}`;
 }
 
-/** One row per (set, retriever): curator modes first, then the baselines marked "(ref)". */
+/**
+ * One row per (set, retriever): curator modes first, then the baselines marked "(ref)".
+ * "no-match": queries the no-match rule answered although their gold is in the catalog.
+ */
 export function formatPublicTable(results: readonly PublicEvalResult[]): string {
   const lines = [
-    '| data set | queries | retriever | R@5 | R@10 | Complete@10 | nDCG@10 | MRR | avg list |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| data set | queries | retriever | R@5 | R@10 | Complete@10 | nDCG@10 | MRR | avg list | no-match |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     r.results.forEach((m, i) => {
       const mode = m.mode === 'hybrid' ? `hybrid, ${r.fusion}` : m.mode;
       const name = modeLabel(mode, m.ranAs === m.mode ? mode : m.ranAs, m.learned);
-      lines.push(`| ${i === 0 ? `${r.set} (${r.tools} tools)` : ''} | ${i === 0 ? m.queries : ''} | ${name} | ${f3(m.recall5)} | ${f3(m.recall10)} | ${f3(m.complete10)} | ${f3(m.ndcg10)} | ${f3(m.mrr)} | ${m.avgShortlist.toFixed(1)} |`);
+      lines.push(`| ${i === 0 ? `${r.set} (${r.tools} tools)` : ''} | ${i === 0 ? m.queries : ''} | ${name} | ${f3(m.recall5)} | ${f3(m.recall10)} | ${f3(m.complete10)} | ${f3(m.ndcg10)} | ${f3(m.mrr)} | ${m.avgShortlist.toFixed(1)} | ${m.noMatch} |`);
     });
     for (const [name, b] of Object.entries(BASELINES[r.set] ?? {})) {
-      lines.push(`| | | ${name} (ref) | ${f3(b.recall5)} | ${f3(b.recall10)} | ${f3(b.complete10)} | ${f3(b.ndcg10)} | ${f3(b.mrr)} | 10 |`);
+      lines.push(`| | | ${name} (ref) | ${f3(b.recall5)} | ${f3(b.recall10)} | ${f3(b.complete10)} | ${f3(b.ndcg10)} | ${f3(b.mrr)} | 10 | |`);
     }
   }
   return lines.join('\n');

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createCurator } from '../curator/index.js';
-import type { CuratorMode, Fusion, ToolCurator } from '../curator/types.js';
+import type { CuratorMode, Fusion, Mechanism, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { readSnapshot, snapshotAge } from '../gateway/catalogSnapshot.js';
 import { extraContext } from '../gateway/curatorSetup.js';
@@ -136,6 +136,8 @@ export interface UniversityOptions {
   fusion?: Fusion;
   /** Learning from use by replay (replay.ts): score the test half, replay the traffic half, score the test half again. Default false. */
   replay?: boolean;
+  /** Mechanisms switched off (CuratorOptions.off). Default none. */
+  off?: readonly Mechanism[];
   /**
    * Take the catalog from the gateway's catalog snapshot (gateway/catalogSnapshot.ts) when
    * there is one for the config's upstreams, instead of starting them. Default false.
@@ -254,7 +256,7 @@ export async function runUniversitySuite(cases: readonly SuiteCase[], options: U
     const results: UniversityModeResult[] = [];
     for (const mode of options.modes) {
       const ranAs = new Map<CuratorMode, number>();
-      const curator = asHostSees(createCurator({ mode, fusion, approximate: loaded.config.curator.approximate, embedder: options.embedder, cache: options.cache }), ranAs);
+      const curator = asHostSees(createCurator({ mode, fusion, approximate: loaded.config.curator.approximate, embedder: options.embedder, cache: options.cache, off: options.off }), ranAs);
       await curator.buildIndex(catalog, extraContext(loaded));
       results.push(...(await scoreWithReplay(curator, cases, allowedFor, { topK, pinned }, options.replay === true, ranAs)).map((r) => ({ mode, ...r })));
     }

@@ -31,3 +31,9 @@ it('eval <suite> --sample N runs the slice of about N cases, and the next run re
   expect(second.stderr).not.toContain('upstreams connected');
   expect((JSON.parse(second.stdout) as { suite: typeof suite }).suite.results).toEqual(suite.results);
 }, 3 * CLI_TIMEOUT_MS);
+
+it('eval --off names an unknown mechanism and the known ones, exit 2', () => {
+  const r = spawnSync(process.execPath, [CLI, 'eval', 'livemcpbench', '--mode', 'bm25', '--off', 'servers,telepathy'], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
+  expect(r.stderr).toContain('unknown mechanism telepathy for --off; known: servers, lexical, result-steps, spelling');
+  expect(r.status).toBe(2);
+});

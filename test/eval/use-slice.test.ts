@@ -16,6 +16,9 @@ import { withoutEvalData } from '../helpers/evalData.js';
 // tokenizer fixes; before them 0.970 / 0.874 and 0.880 / 0.725)
 // (2026-11-29 before the catalog trust: 0.930 / 0.755 and 0.880 / 0.669)
 const FLOORS = { mcptoolbenchpp: { complete10: 0.94, ndcg10: 0.844 }, api_bank: { complete10: 0.85, ndcg10: 0.695 } } as const;
+// queries of the slice the no-match rule answers although their gold is in the catalog, measured 2026-12-02:
+// mcptoolbenchpp 0, api_bank 1 (a paraphrase just under USE Lite's floor; docs/EVAL.md "Issue 22, second round")
+const NO_MATCH_CEILINGS = { mcptoolbenchpp: 0, api_bank: 1 } as const;
 
 describe.skipIf(withoutEvalData)('public slice with USE', () => {
   test.each(Object.keys(FLOORS) as (keyof typeof FLOORS)[])('%s: hybrid above its floors', async (set) => {
@@ -26,6 +29,7 @@ describe.skipIf(withoutEvalData)('public slice with USE', () => {
       const m = r.results[0]!;
       expect(m.queries).toBe(100);
       expect(m.ranAs).toBe('hybrid');
+      expect(m.noMatch).toBeLessThanOrEqual(NO_MATCH_CEILINGS[set]);
       expect(m.complete10).toBeGreaterThanOrEqual(FLOORS[set].complete10);
       expect(m.ndcg10).toBeGreaterThanOrEqual(FLOORS[set].ndcg10);
     } finally {

@@ -3,7 +3,7 @@
  * on-topic dev cases (cases.ts), run through a curator.
  */
 import { createCurator } from '../../curator/index.js';
-import type { CuratorMode, Fusion } from '../../curator/types.js';
+import type { CuratorMode, Fusion, Mechanism } from '../../curator/types.js';
 import type { Embedder } from '../../embedding/types.js';
 import type { EmbeddingCache } from '../../store/types.js';
 import type { SuiteReport } from '../suite.js';
@@ -19,8 +19,8 @@ export const DEV_PINNED = ['get_my_profile'];
  * or with `replay` the test half before and after replaying the traffic half (replay.ts),
  * the second with how many learned exemplars it ranked with.
  */
-export async function runDevSuite(mode: CuratorMode, embedder: Embedder | null, cache?: EmbeddingCache, topK?: number, fusion?: Fusion, replay = false): Promise<{ report: SuiteReport; learned?: number }[]> {
-  const curator = createCurator({ mode, fusion, embedder, cache });
+export async function runDevSuite(mode: CuratorMode, embedder: Embedder | null, cache?: EmbeddingCache, topK?: number, fusion?: Fusion, replay = false, off?: readonly Mechanism[]): Promise<{ report: SuiteReport; learned?: number }[]> {
+  const curator = createCurator({ mode, fusion, embedder, cache, off });
   await curator.buildIndex(DEV_TOOLS, { synonyms: DEV_SYNONYMS, dependencies: DEV_DEPENDENCIES, pinned: DEV_PINNED });
   const results = await scoreWithReplay(curator, DEV_CASES.filter((c) => c.expected.length > 0), () => DEV_TOOLS, { topK, pinned: DEV_PINNED }, replay);
   return results.map(({ report, learned }) => ({ report, ...(learned !== undefined && { learned }) }));
