@@ -189,7 +189,7 @@ export class Gateway extends EventEmitter {
       audit: this.audit,
       approvals: this.approvals,
       approver: approverCheck(keyPath, () => loaded.config.http.approvals_token),
-      forward: forwardTo(pool, this.calls, perUser),
+      forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
       held: (name) => this.held.get(name),

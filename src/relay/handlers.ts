@@ -62,7 +62,12 @@ export function attachRelay(server: Server, relay: Relay, who: RelaySession, cap
       if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${req.params.uri}`, { uri: req.params.uri });
       const notify = (uri: string) => void server.sendResourceUpdated({ uri }).catch((err: Error) => log.debug({ session: sessionId, err: err.message }, 'could not send resources/updated'));
       try {
-        await relay.subscriptions.subscribe(sessionId, target, notify);
+        // Decided again at each update, so a reload that narrows access ends the subscription.
+        const mayRead = () => {
+          const now = relay.resolveUri(persona, req.params.uri);
+          return now?.server === target.server && now.uri === target.uri;
+        };
+        await relay.subscriptions.subscribe(sessionId, target, { notify, mayRead });
       } catch (err) {
         const e = err instanceof McpError ? RelayError.from(err) : new RelayError(ErrorCode.InternalError, (err as Error).message);
         throw new RelayError(e.code, `could not subscribe to ${req.params.uri}: ${e.message}`);

@@ -3,7 +3,8 @@
  * aggregate over the connected upstreams (names from names.ts), filtered by the
  * persona, paginated by the gateway (cursor.ts), and every request routed back to the
  * upstream that owns the item under the upstream's own name or URI. Content passes
- * through unchanged; only the sizes are bounded. Emits `list-changed` (kind) when an
+ * through unchanged but for resources the persona may not receive (withheld.ts); sizes
+ * are bounded. Emits `list-changed` (kind) when an
  * upstream's resources or prompts change.
  */
 import { EventEmitter } from 'node:events';
@@ -28,6 +29,8 @@ import { canonicalUri } from '../policy/uri.js';
 import { buildRelayCatalog, inGatewayScheme, MemoryRelayNames, prefixUri, unprefixUri, type RelayCatalog, type RelayEntry, type RelayNameMemory } from './names.js';
 import { expansion, keepValues } from './completion.js';
 import { Subscriptions } from './subscriptions.js';
+import type { MayReceive } from '../policy/contents.js';
+import { readableContents, withholdBlocks } from './withheld.js';
 
 /** JSON-RPC error code for an unknown resource (MCP spec, resources). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -211,6 +214,22 @@ export class Relay extends EventEmitter {
     const target = this.locate(uri);
     return target && this.resourceAllowed(persona, target.server, target.uri, target.exposed) ? target : undefined;
   }
+
+  /**
+   * How a resource URI that upstream `server` puts in an answer (an embedded resource, a
+   * resource link, a read's contents) is decided for the persona: as a read of it would be
+   * (a URI in the gateway's scheme for the upstream it names). Undefined for an open
+   * policy, whose answers pass unlooked-at.
+   */
+  mayReceive(persona: string | undefined, server: string): MayReceive | undefined {
+    if (this.policy.open) return undefined;
+    return (uri) => {
+      const prefixed = unprefixUri(uri, this.servers);
+      if (prefixed) return this.resourceAllowed(persona, prefixed.server, prefixed.uri, uri);
+      return !inGatewayScheme(uri) && this.resourceAllowed(persona, server, uri, uri);
+    };
+  }
+
   private client(server: string) {
     const client = this.pool.client(server);
     if (!client) throw new RelayError(ErrorCode.InternalError, `upstream "${server}" is unavailable; try again later`);
@@ -225,12 +244,21 @@ export class Relay extends EventEmitter {
     return result;
   }
 
-  /** resources/read through the owning upstream; contents as sent, URIs re-prefixed when the host used a prefixed one. */
+  /**
+   * resources/read through the owning upstream; contents as sent but for entries of URIs the
+   * persona may not receive (removed; none left reads as not found), URIs re-prefixed when
+   * the host used a prefixed one.
+   */
   async read(persona: string | undefined, uri: string): Promise<ReadResourceResult> {
+    const notFound = () => new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     const target = this.resolveUri(persona, uri);
-    if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-    const result = await fromUpstream(`reading ${uri}`, this.client(target.server).readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
-    this.bounded(result, `resource ${uri}`);
+    if (!target) throw notFound();
+    const answer = await fromUpstream(`reading ${uri}`, this.client(target.server).readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
+    this.bounded(answer, `resource ${uri}`);
+    const mayReceive = this.mayReceive(persona, target.server);
+    const contents = mayReceive ? readableContents(answer.contents, target.uri, mayReceive) : answer.contents;
+    if (contents.length === 0 && answer.contents.length > 0) throw notFound();
+    const result = contents === answer.contents ? answer : { ...answer, contents };
     if (target.exposed === target.uri) return result;
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
   }
@@ -240,7 +268,12 @@ export class Relay extends EventEmitter {
     const e = this.view().prompts.get(name);
     if (!e || !this.allows(persona, 'prompts', e)) throw new RelayError(ErrorCode.InvalidParams, `unknown prompt ${name}; prompts/list shows the prompts you may use`);
     const result = await fromUpstream(`prompt ${name}`, this.client(e.server).getPrompt({ name: e.upstream, ...(args && { arguments: args }) }, { timeout: this.bounds.callMs }));
-    return this.bounded(result, `prompt ${name}`);
+    this.bounded(result, `prompt ${name}`);
+    const mayReceive = this.mayReceive(persona, e.server);
+    if (!mayReceive) return result;
+    const blocks = result.messages.map((m) => m.content);
+    const kept = withholdBlocks(blocks, mayReceive);
+    return kept === blocks ? result : { ...result, messages: result.messages.map((m, i) => ({ ...m, content: kept[i]! })) };
   }
 
   /**

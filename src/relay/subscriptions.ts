@@ -3,7 +3,10 @@
  * counted over the sessions that hold it. The first session's subscribe goes upstream,
  * the last one's unsubscribe (or its session's end) too. An upstream's
  * `notifications/resources/updated` goes to exactly the sessions subscribed to that URI,
- * under the URI each of them used; after a reconnect the upstream is subscribed again.
+ * under the URI each of them used, if that session may still read it: a configuration
+ * reload that narrows access ends the subscriptions of sessions that may no longer read
+ * the URI (at its next update), and the upstream's when no session may. After a reconnect
+ * the upstream is subscribed again.
  */
 import type { UpstreamPool } from '../upstream/pool.js';
 import { log } from '../log.js';
@@ -11,11 +14,18 @@ import { log } from '../log.js';
 /** Sends `notifications/resources/updated` for `uri` to one session. */
 export type Notify = (uri: string) => void;
 
+/** One session's hold on a subscription: the URI it used, how to reach it, and whether it may still read the URI (by the rules in force now). */
+export interface Holder {
+  exposed: string;
+  notify: Notify;
+  mayRead: () => boolean;
+}
+
 interface Subscription {
   server: string;
   uri: string;
-  /** session id → the URI that session subscribed with, and how to reach it. */
-  sessions: Map<string, { exposed: string; notify: Notify }>;
+  /** session id → that session's hold. */
+  sessions: Map<string, Holder>;
 }
 
 /** Subscriptions one session may hold at once; a host asking for more gets an error, not unbounded state. */
@@ -40,7 +50,7 @@ export class Subscriptions {
    * Adds the session; subscribes upstream when it is the first.
    * @throws the upstream's error when its subscribe fails (the session is not added).
    */
-  async subscribe(sessionId: string, target: { server: string; uri: string; exposed: string }, notify: Notify): Promise<void> {
+  async subscribe(sessionId: string, target: { server: string; uri: string; exposed: string }, holder: Omit<Holder, 'exposed'>): Promise<void> {
     const key = keyOf(target.server, target.uri);
     if (this.subs.get(key)?.sessions.has(sessionId)) return;
     if (this.held(sessionId).length >= MAX_SUBSCRIPTIONS_PER_SESSION) {
@@ -52,7 +62,7 @@ export class Subscriptions {
       this.subs.set(key, sub);
     }
     const first = sub.sessions.size === 0;
-    sub.sessions.set(sessionId, { exposed: target.exposed, notify });
+    sub.sessions.set(sessionId, { ...holder, exposed: target.exposed });
     if (!first) return;
     try {
       const client = this.pool.client(target.server);
@@ -87,9 +97,17 @@ export class Subscriptions {
     return [...this.subs.values()].filter((s) => s.sessions.has(sessionId));
   }
 
+  /** Notifies the sessions that may still read the URI; the others' subscriptions end here. */
   private updated(server: string, uri: string): void {
     const sub = this.subs.get(keyOf(server, uri));
-    for (const { exposed, notify } of sub?.sessions.values() ?? []) notify(exposed);
+    for (const [sessionId, { exposed, notify, mayRead }] of sub?.sessions ?? []) {
+      if (mayRead()) {
+        notify(exposed);
+        continue;
+      }
+      log.info({ upstream: server, uri, session: sessionId }, 'subscription ended: the session may no longer read the resource');
+      void this.unsubscribe(sessionId, server, uri);
+    }
   }
 
   private async resubscribe(server: string): Promise<void> {
