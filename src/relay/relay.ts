@@ -30,7 +30,7 @@ import { buildRelayCatalog, inGatewayScheme, MemoryRelayNames, prefixUri, unpref
 import { expansion, keepValues } from './completion.js';
 import { Subscriptions } from './subscriptions.js';
 import type { MayReceive } from '../policy/contents.js';
-import { readableContents, withholdBlocks } from './withheld.js';
+import { readableContents, withholdMessages } from './withheld.js';
 
 /** JSON-RPC error code for an unknown resource (MCP spec, resources). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -270,10 +270,7 @@ export class Relay extends EventEmitter {
     const result = await fromUpstream(`prompt ${name}`, this.client(e.server).getPrompt({ name: e.upstream, ...(args && { arguments: args }) }, { timeout: this.bounds.callMs }));
     this.bounded(result, `prompt ${name}`);
     const mayReceive = this.mayReceive(persona, e.server);
-    if (!mayReceive) return result;
-    const blocks = result.messages.map((m) => m.content);
-    const kept = withholdBlocks(blocks, mayReceive);
-    return kept === blocks ? result : { ...result, messages: result.messages.map((m, i) => ({ ...m, content: kept[i]! })) };
+    return mayReceive ? withholdMessages(result, mayReceive) : result;
   }
 
   /**

@@ -4,7 +4,7 @@
  * echoed as the upstream sent it, bounded; never its contents), and a resources/read
  * entry for such a URI is removed. Arrays without such blocks are returned as they are.
  */
-import type { ContentBlock, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { clipName } from '../guards/bound.js';
 import { refusesBlock, resourceUriOf, type MayReceive } from '../policy/contents.js';
 
@@ -18,10 +18,24 @@ export function withheldBlock(block: unknown): ContentBlock {
   return { type: 'text', text: `[tool-curator] ${what} was withheld by policy: ${clipName(uri, ECHO_URI_MAX)}` };
 }
 
+/** `mayReceive` deciding each distinct URI once: an answer of many blocks naming one URI costs one decision. */
+function once(mayReceive: MayReceive): MayReceive {
+  const decided = new Map<string, boolean>();
+  return (uri) => decided.get(uri) ?? decided.set(uri, mayReceive(uri)).get(uri)!;
+}
+
 /** `content` with each refused block replaced (withheldBlock); the same array when none is refused. */
 export function withholdBlocks<T>(content: T[], mayReceive: MayReceive): T[] {
-  if (!content.some((b) => refusesBlock(b, mayReceive))) return content;
-  return content.map((b) => (refusesBlock(b, mayReceive) ? (withheldBlock(b) as T) : b));
+  const decide = once(mayReceive);
+  if (!content.some((b) => refusesBlock(b, decide))) return content;
+  return content.map((b) => (refusesBlock(b, decide) ? (withheldBlock(b) as T) : b));
+}
+
+/** A prompt's messages with each refused content block replaced; the same result when none is refused. */
+export function withholdMessages(result: GetPromptResult, mayReceive: MayReceive): GetPromptResult {
+  const blocks = result.messages.map((m) => m.content);
+  const kept = withholdBlocks(blocks, mayReceive);
+  return kept === blocks ? result : { ...result, messages: result.messages.map((m, i) => ({ ...m, content: kept[i]! })) };
 }
 
 /**
@@ -29,6 +43,7 @@ export function withholdBlocks<T>(content: T[], mayReceive: MayReceive): T[] {
  * the read asked for (already decided), is not decided again.
  */
 export function readableContents(contents: ReadResourceResult['contents'], uri: string, mayReceive: MayReceive): ReadResourceResult['contents'] {
-  const refused = (c: { uri: string }) => c.uri !== uri && !mayReceive(c.uri);
+  const decide = once(mayReceive);
+  const refused = (c: { uri: string }) => c.uri !== uri && !decide(c.uri);
   return contents.some(refused) ? contents.filter((c) => !refused(c)) : contents;
 }
