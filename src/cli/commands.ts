@@ -113,7 +113,7 @@ export const COMMANDS = {
       all: { type: 'boolean', help: 'list decided approvals too' },
       json,
       'key-file': { type: 'string', value: 'F', help: "the approver's private key (default: confirmation.approver_key)" },
-      statement: { type: 'string', value: 'DIGEST', help: 'approve or deny only if the request is still the statement `show` printed' },
+      statement: { type: 'string', value: 'DIGEST', help: 'approve or deny only if the request is still the statement `show` printed (sha256: and its 64 hex digits, or at least the first 32)' },
     },
   },
   definitions: {

@@ -1,18 +1,27 @@
 /**
- * The last step of the call path: forwards the call to its upstream, timing it. The
- * guards before it have resolved the tool, checked the persona, injected identity,
+ * The last step of the call path: forwards the call to its upstream, timing it, and hands
+ * the host its answer without the resources the persona may not receive (relay/withheld.ts).
+ * The guards before it have resolved the tool, checked the persona, injected identity,
  * validated the arguments and obtained any approval.
  */
 import { errorResult, type CallHandler } from '../guards/types.js';
+import type { MayReceive } from '../policy/contents.js';
 import type { CallRelay } from '../relay/calls.js';
+import { withholdBlocks } from '../relay/withheld.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { PerUserCalls } from './consent.js';
 
 /**
  * `relay` passes progress, log messages, questions and cancellation between the call's host
- * and upstream; `perUser` takes the calls of per-user upstreams (each user's own account).
+ * and upstream; `mayReceive` decides the resources a result embeds or links (Relay.mayReceive);
+ * `perUser` takes the calls of per-user upstreams (each user's own account).
  */
-export function forwardTo(pool: UpstreamPool, relay: CallRelay, perUser?: PerUserCalls): CallHandler {
+export function forwardTo(
+  pool: UpstreamPool,
+  relay: CallRelay,
+  mayReceive: (persona: string | undefined, server: string) => MayReceive | undefined,
+  perUser?: PerUserCalls,
+): CallHandler {
   return async (ctx) => {
     const tool = ctx.tool;
     if (!tool) return errorResult(`unknown tool ${ctx.requestedName}; use find_tools to search the catalog`);
@@ -21,6 +30,9 @@ export function forwardTo(pool: UpstreamPool, relay: CallRelay, perUser?: PerUse
       ? await perUser.call(ctx, tool)
       : await relay.during(ctx.host, tool.server, (relayed) => pool.call(tool.server, tool.upstreamName, ctx.args, relayed));
     ctx.upstreamMs = Math.round(performance.now() - started);
-    return result;
+    const decide = Array.isArray(result.content) ? mayReceive(ctx.session.persona, tool.server) : undefined;
+    if (!decide) return result;
+    const content = withholdBlocks(result.content, decide);
+    return content === result.content ? result : { ...result, content };
   };
 }

@@ -200,7 +200,7 @@ export class Gateway extends EventEmitter {
         () => loaded.config.http.approvals_token,
         () => ({ required: loaded.config.confirmation.approvers !== undefined, mayApproveOwn: loaded.config.confirmation.approvers_may_approve_own_calls }),
       ),
-      forward: forwardTo(pool, this.calls, perUser),
+      forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
       held: (name) => this.held.get(name),

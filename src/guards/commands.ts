@@ -9,6 +9,7 @@ import { ApprovalError } from '../store/errors.js';
 import type { Approval, Store } from '../store/types.js';
 import { ApproverKeyError, cliProof, createApproverKey, keyIdOf, publicKeyPath, readApproverKey } from './approver.js';
 import { compact, duration, stdio, table, timestamp, type CommandIO } from './commandIO.js';
+import { clipName } from './bound.js';
 import { callerText, review, statementDigest } from './statement.js';
 
 export type { CommandIO } from './commandIO.js';
@@ -17,8 +18,15 @@ export const APPROVALS_USAGE =
   'usage: tool-curator approvals list [--all] [--json] | show ID | approve ID [--statement DIGEST] [--key-file F] | deny ID [--key-file F] | init-key';
 export const AUDIT_USAGE = 'usage: tool-curator audit [--tail N] [--json]';
 
-/** The digest of a request's statement, shortened for people: `sha256:` and 16 hex digits (what `--statement` takes). */
-const shortDigest = (a: Approval): string => (a.statement ? statementDigest(a.statement).slice(0, 23) : '-');
+/** The digest of a request's statement, whole: what `show` prints and `--statement` takes. */
+const fullDigest = (a: Approval): string => (a.statement ? statementDigest(a.statement) : '-');
+
+/**
+ * Fewest hex digits `--statement` takes: 128 bits, so making a statement whose digest
+ * starts with the one a person was shown takes about 2^128 digests (8 digits took 2^32,
+ * seconds on one core).
+ */
+const MIN_STATEMENT_HEX = 32;
 
 function approvalRows(list: Approval[], now: number): string[][] {
   return list.map((a) => {
@@ -59,7 +67,7 @@ function showText(a: Approval, now: number): string {
       `  definition    ${s.definition.slice(0, 23)}… (the tool's upstream definition when the call was made)`,
       `  approver key  ${s.approverKey}`,
       `  valid for     ${duration(s.validForMs)} once approved`,
-      `  statement     ${shortDigest(a)}`,
+      `  statement     ${fullDigest(a)}`,
     );
   }
   if (a.decidedBy) lines.push(`  decided by    ${deciderText(a.decidedBy)} at ${timestamp(a.decidedAt ?? 0)}`);
@@ -114,8 +122,14 @@ async function decideCommand(store: Store['approvals'], id: string, decision: 'a
           'a gateway honours only the key it read when it started, so this request cannot be decided with it',
       );
     }
-    if (bound !== undefined && !(bound.length >= 8 && statementDigest(request.statement!).replace('sha256:', '').startsWith(bound.replace('sha256:', '')))) {
-      throw new ApprovalError(`approval request ${id} is not the statement ${bound} (its statement is ${shortDigest(request)}); nothing was decided`);
+    const hex = bound?.replace(/^sha256:/i, '').toLowerCase();
+    if (hex !== undefined && !new RegExp(`^[0-9a-f]{${MIN_STATEMENT_HEX},64}$`).test(hex)) {
+      throw new ApprovalError(
+        `--statement takes the statement's digest as \`approvals show ${id}\` prints it: sha256: and its 64 hex digits (at least the first ${MIN_STATEMENT_HEX}); got ${clipName(bound!, 80)}; nothing was decided`,
+      );
+    }
+    if (hex !== undefined && !statementDigest(request.statement!).slice('sha256:'.length).startsWith(hex)) {
+      throw new ApprovalError(`approval request ${id} is not the statement ${bound} (its statement is ${fullDigest(request)}); nothing was decided`);
     }
     const expiresAt = store.clock() + s.validForMs;
     const a = await store.decide(id, decision, 'cli', cliProof(key, { id, statement: request.statement! }, decision, expiresAt));

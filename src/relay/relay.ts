@@ -3,7 +3,8 @@
  * aggregate over the connected upstreams (names from names.ts), filtered by the
  * persona, paginated by the gateway (cursor.ts), and every request routed back to the
  * upstream that owns the item under the upstream's own name or URI. Content passes
- * through unchanged; only the sizes are bounded. Emits `list-changed` (kind, user?) when an
+ * through unchanged but for resources the persona may not receive (withheld.ts); sizes are
+ * bounded. Emits `list-changed` (kind, user?) when an
  * upstream's resources or prompts change (with a user: only that user's own lists did).
  *
  * A per-user upstream's items (perUser.ts) are a user's own: their lists through their
@@ -39,6 +40,8 @@ import { inGatewayScheme, MemoryRelayNames, prefixUri, unprefixUri, type RelayCa
 import { expansion, keepValues } from './completion.js';
 import type { PerUserRelay } from './perUser.js';
 import { Subscriptions, type Channel, type Notify } from './subscriptions.js';
+import type { MayReceive } from '../policy/contents.js';
+import { readableContents, withholdMessages } from './withheld.js';
 import type { RelayCaller } from './types.js';
 import { RelayViews, type View } from './views.js';
 
@@ -221,6 +224,22 @@ export class Relay extends EventEmitter {
   }
 
   /**
+   * How a resource URI that upstream `server` puts in an answer (an embedded resource, a
+   * resource link, a read's contents) is decided for the persona: as a read of it would be
+   * (a URI in the gateway's scheme for the upstream it names), over the shared view's
+   * templates. Undefined for an open policy, whose answers pass unlooked-at.
+   */
+  mayReceive(persona: string | undefined, server: string): MayReceive | undefined {
+    if (this.policy.open) return undefined;
+    const v = this.views.shared();
+    return (uri) => {
+      const prefixed = unprefixUri(uri, this.servers);
+      if (prefixed) return this.resourceAllowed(v, persona, prefixed.server, prefixed.uri, uri);
+      return !inGatewayScheme(uri) && this.resourceAllowed(v, persona, server, uri, uri);
+    };
+  }
+
+  /**
    * Runs `fn` on the connection that serves the caller for `server`: the caller's own for a
    * per-user upstream (consent offered as needed), the upstream's shared one otherwise.
    * @param again what the user does once connected ("read <uri>"), for consent messages.
@@ -242,10 +261,15 @@ export class Relay extends EventEmitter {
 
   /** resources/read through the owning upstream; contents as sent, URIs re-prefixed when the host used a prefixed one. */
   async read(who: RelayCaller, uri: string): Promise<ReadResourceResult> {
+    const notFound = () => new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     const target = await this.resolveUri(who, uri);
-    if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-    const result = await this.through(who, target.server, `reading ${uri}`, `read ${uri}`, (c) => c.readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
-    this.bounded(result, `resource ${uri}`);
+    if (!target) throw notFound();
+    const answer = await this.through(who, target.server, `reading ${uri}`, `read ${uri}`, (c) => c.readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
+    this.bounded(answer, `resource ${uri}`);
+    const mayReceive = this.mayReceive(who.persona, target.server);
+    const contents = mayReceive ? readableContents(answer.contents, target.uri, mayReceive) : answer.contents;
+    if (contents.length === 0 && answer.contents.length > 0) throw notFound();
+    const result = contents === answer.contents ? answer : { ...answer, contents };
     if (target.exposed === target.uri) return result;
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
   }
@@ -256,7 +280,9 @@ export class Relay extends EventEmitter {
     if (!e || !this.allows(who.persona, 'prompts', e)) throw new RelayError(ErrorCode.InvalidParams, `unknown prompt ${name}; prompts/list shows the prompts you may use`);
     const params = { name: e.upstream, ...(args && { arguments: args }) };
     const result = await this.through(who, e.server, `prompt ${name}`, `get the prompt ${name}`, (c) => c.getPrompt(params, { timeout: this.bounds.callMs }));
-    return this.bounded(result, `prompt ${name}`);
+    this.bounded(result, `prompt ${name}`);
+    const mayReceive = this.mayReceive(who.persona, e.server);
+    return mayReceive ? withholdMessages(result, mayReceive) : result;
   }
 
   /**
@@ -313,10 +339,16 @@ export class Relay extends EventEmitter {
    * @throws RelayError: not found, or the upstream's refusal.
    */
   async subscribe(sessionId: string, who: RelayCaller, uri: string, notify: Notify): Promise<void> {
-    const target = await this.resolveUri(who, uri);
+    const v = await this.views.for(who);
+    const target = this.resolveIn(v, who.persona, uri);
     if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    // Decided again at each update, so a reload that narrows access ends the subscription.
+    const mayRead = () => {
+      const now = this.resolveIn(v, who.persona, uri);
+      return now?.server === target.server && now.uri === target.uri;
+    };
     try {
-      await this.subscriptions.subscribe(sessionId, target, notify, this.channel(who, target.server));
+      await this.subscriptions.subscribe(sessionId, target, { notify, mayRead }, this.channel(who, target.server));
     } catch (err) {
       const e = err instanceof RelayError ? err : err instanceof McpError ? RelayError.from(err) : new RelayError(ErrorCode.InternalError, (err as Error).message);
       throw new RelayError(e.code, `could not subscribe to ${uri}: ${e.message}`);

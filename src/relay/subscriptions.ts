@@ -4,7 +4,10 @@
  * one user's own connection to a per-user upstream (`<upstream>@<user>`). The first session's subscribe goes upstream,
  * the last one's unsubscribe (or its session's end) too. An upstream's
  * `notifications/resources/updated` goes to exactly the sessions subscribed to that URI,
- * under the URI each of them used; after a reconnect the upstream is subscribed again.
+ * under the URI each of them used, if that session may still read it: a configuration
+ * reload that narrows access ends the subscriptions of sessions that may no longer read
+ * the URI (at its next update), and the upstream's when no session may. After a reconnect
+ * the upstream is subscribed again.
  */
 import type { UpstreamPool } from '../upstream/pool.js';
 import { log } from '../log.js';
@@ -19,11 +22,18 @@ export interface Channel {
   unsubscribe(uri: string): Promise<void>;
 }
 
+/** One session's hold on a subscription: the URI it used, how to reach it, and whether it may still read the URI (by the rules in force now). */
+export interface Holder {
+  exposed: string;
+  notify: Notify;
+  mayRead: () => boolean;
+}
+
 interface Subscription {
   channel: Channel;
   uri: string;
-  /** session id → the URI that session subscribed with, and how to reach it. */
-  sessions: Map<string, { exposed: string; notify: Notify }>;
+  /** session id → that session's hold. */
+  sessions: Map<string, Holder>;
 }
 
 /** Subscriptions one session may hold at once; a host asking for more gets an error, not unbounded state. */
@@ -62,7 +72,7 @@ export class Subscriptions {
    * @param channel default: the shared connection of `target.server`.
    * @throws the upstream's error when its subscribe fails (the session is not added).
    */
-  async subscribe(sessionId: string, target: { server: string; uri: string; exposed: string }, notify: Notify, channel = this.shared(target.server)): Promise<void> {
+  async subscribe(sessionId: string, target: { server: string; uri: string; exposed: string }, holder: Omit<Holder, 'exposed'>, channel = this.shared(target.server)): Promise<void> {
     const key = keyOf(channel.via, target.uri);
     if (this.subs.get(key)?.sessions.has(sessionId)) return;
     if (this.held(sessionId).length >= MAX_SUBSCRIPTIONS_PER_SESSION) {
@@ -74,7 +84,7 @@ export class Subscriptions {
       this.subs.set(key, sub);
     }
     const first = sub.sessions.size === 0;
-    sub.sessions.set(sessionId, { exposed: target.exposed, notify });
+    sub.sessions.set(sessionId, { ...holder, exposed: target.exposed });
     if (!first) return;
     try {
       await channel.subscribe(target.uri);
@@ -107,10 +117,17 @@ export class Subscriptions {
     return [...this.subs.values()].filter((s) => s.sessions.has(sessionId));
   }
 
-  /** `uri` changed upstream, as the connection `via` says: each session holding it is told. */
+  /** `uri` changed upstream, as the connection `via` says: the sessions that may still read it are told; the others' subscriptions end here. */
   updated(via: string, uri: string): void {
     const sub = this.subs.get(keyOf(via, uri));
-    for (const { exposed, notify } of sub?.sessions.values() ?? []) notify(exposed);
+    for (const [sessionId, { exposed, notify, mayRead }] of sub?.sessions ?? []) {
+      if (mayRead()) {
+        notify(exposed);
+        continue;
+      }
+      log.info({ upstream: via, uri, session: sessionId }, 'subscription ended: the session may no longer read the resource');
+      void this.unsubscribe(sessionId, via, uri);
+    }
   }
 
   private async resubscribe(server: string): Promise<void> {

@@ -90,14 +90,35 @@ describe('approvals command', () => {
     expect(all.stdout).toContain(`${a.id}  approved`);
   });
 
-  test('--statement signs only the statement that was shown', async () => {
+  test('--statement signs only the statement that was shown, named by its whole digest or at least 32 hex digits of it', async () => {
     const a = await request(1);
+    const show = capture();
+    await approvalsCommand(['show', a.id], db, keyPath, show);
+    const shown = /statement {5}(sha256:[0-9a-f]{64})\n/.exec(show.stdout)![1]!;
+    // A prefix of 8 hex digits (32 bits) can be matched by a made-up statement in seconds: refused, even the real one's.
+    for (const short of [shown.slice(0, 15), shown.slice(0, 7 + 31), 'sha256:00000000', 'sha256:zz' + shown.slice(9)]) {
+      const io = capture();
+      expect(await approvalsCommand(['approve', a.id, '--statement', short], db, keyPath, io), short).toBe(1);
+      expect(io.stderr).toBe(
+        `--statement takes the statement's digest as \`approvals show ${a.id}\` prints it: sha256: and its 64 hex digits (at least the first 32); got ${short}; nothing was decided\n`,
+      );
+    }
+    const other = `sha256:${'0'.repeat(64)}`;
     const io = capture();
-    expect(await approvalsCommand(['approve', a.id, '--statement', 'sha256:00000000'], db, keyPath, io)).toBe(1);
-    expect(io.stderr).toMatch(new RegExp(`^approval request ${a.id} is not the statement sha256:00000000 \\(its statement is sha256:[0-9a-f]{16}\\); nothing was decided`));
-    const shown = /statement {5}(sha256:[0-9a-f]{16})/.exec((await (async () => { const o = capture(); await approvalsCommand(['show', a.id], db, keyPath, o); return o.stdout; })()))![1]!;
-    expect(await approvalsCommand(['approve', a.id, '--statement', shown], db, keyPath, capture())).toBe(0);
+    expect(await approvalsCommand(['approve', a.id, '--statement', other], db, keyPath, io)).toBe(1);
+    expect(io.stderr).toBe(`approval request ${a.id} is not the statement ${other} (its statement is ${shown}); nothing was decided\n`);
+    expect((await store.get(a.id))!.status).toBe('pending');
+    expect(await approvalsCommand(['approve', a.id, '--statement', shown.slice(0, 7 + 32).toUpperCase().replace('SHA256', 'sha256')], db, keyPath, capture())).toBe(0);
     expect((await verdict(a.id)).valid).toBe(true);
+  });
+
+  test('--statement with the whole digest as show prints it approves', async () => {
+    const a = await request(2);
+    const show = capture();
+    await approvalsCommand(['show', a.id], db, keyPath, show);
+    const shown = /statement {5}(sha256:[0-9a-f]{64})\n/.exec(show.stdout)![1]!;
+    expect(await approvalsCommand(['approve', a.id, '--statement', shown], db, keyPath, capture())).toBe(0);
+    expect((await verdict(a.id, { ...CALL, amount: 2 })).valid).toBe(true);
   });
 
   test('a request without a statement, or whose stored arguments are not its statement\'s, cannot be approved', async () => {

@@ -8,29 +8,12 @@
  * subscribe refuse every one, the public files still read, and completion never offers a
  * value that leads to a secret.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, httpGateway, mcpError, stdioHost } from './setup.js';
-
-const DOCS = join(FIXTURES, 'docs.mjs');
-const TOKEN = 'reader-token-0123456789abcdef';
-
-/** The persona of issue 18. */
-const PERSONAS = {
-  reader: {
-    allow: ['*'],
-    // The third deny pattern is written as a person writes a path, with a space; URIs carry `%20`.
-    resources: { allow: ['docs.file:///*', 'docs.secret://*'], deny: ['docs.file:///secret/*', 'docs.secret://*', 'docs.file:///secret dir/*'] },
-    prompts: { allow: ['docs.*'] },
-    confirm: 'none',
-  },
-};
+import { DOCS, DOCS_TOKEN as TOKEN, docsConfig } from './docs.js';
+import { httpGateway, mcpError, stdioHost } from './setup.js';
 
 /** Spellings that a reader takes for file:///secret/keys.txt or secret://keys. */
 const SECRET_SPELLINGS = [
@@ -97,21 +80,7 @@ let configPath: string;
 let direct: Client;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tc-canonical-'));
-  writeFileSync(join(dir, 'personas.yaml'), dump(PERSONAS));
-  configPath = join(dir, 'gateway.config.yaml');
-  writeFileSync(
-    configPath,
-    dump({
-      upstreams: { docs: { command: process.execPath, args: [DOCS] } },
-      curator: { mode: 'bm25', embedder: 'none' },
-      store: join(dir, 'store.db'),
-      policy: { personas: 'personas.yaml' },
-      http: { tokens: [{ token: TOKEN, persona: 'reader' }] },
-      // Hosts' first lists wait for the upstream, however slowly it starts on a loaded machine.
-      timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 },
-    }),
-  );
+  configPath = docsConfig().configPath;
   direct = new Client({ name: 'direct', version: '1.0.0' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [DOCS], stderr: 'ignore' }));
 });

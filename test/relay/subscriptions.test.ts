@@ -30,9 +30,9 @@ describe('Subscriptions', () => {
   it('subscribes upstream once for many sessions and unsubscribes when the last session ends', async () => {
     const { calls, subs } = await upstream();
     const got: Record<string, string[]> = { s1: [], s2: [] };
-    await subs.subscribe('s1', target, (u) => got.s1!.push(u));
-    await subs.subscribe('s2', { ...target, exposed: 'tool-curator://up/db://rows' }, (u) => got.s2!.push(u));
-    await subs.subscribe('s1', target, (u) => got.s1!.push(u));
+    await subs.subscribe('s1', target, { notify: (u) => got.s1!.push(u), mayRead: () => true });
+    await subs.subscribe('s2', { ...target, exposed: 'tool-curator://up/db://rows' }, { notify: (u) => got.s2!.push(u), mayRead: () => true });
+    await subs.subscribe('s1', target, { notify: (u) => got.s1!.push(u), mayRead: () => true });
     expect(calls).toEqual(['subscribe db://rows']);
     expect(subs.holders('up', 'db://rows')).toBe(2);
     await subs.dropSession('s1');
@@ -45,23 +45,23 @@ describe('Subscriptions', () => {
   it('an update goes to each subscribed session under the URI it used, and to no other', async () => {
     const { pool, subs } = await upstream();
     const got: Record<string, string[]> = { s1: [], s2: [], s3: [] };
-    await subs.subscribe('s1', target, (u) => got.s1!.push(u));
-    await subs.subscribe('s2', { ...target, exposed: 'tool-curator://up/db://rows' }, (u) => got.s2!.push(u));
-    await subs.subscribe('s3', { ...target, uri: 'db://other', exposed: 'db://other' }, (u) => got.s3!.push(u));
+    await subs.subscribe('s1', target, { notify: (u) => got.s1!.push(u), mayRead: () => true });
+    await subs.subscribe('s2', { ...target, exposed: 'tool-curator://up/db://rows' }, { notify: (u) => got.s2!.push(u), mayRead: () => true });
+    await subs.subscribe('s3', { ...target, uri: 'db://other', exposed: 'db://other' }, { notify: (u) => got.s3!.push(u), mayRead: () => true });
     pool.emit('resource-updated', 'up', 'db://rows');
     expect(got).toEqual({ s1: ['db://rows'], s2: ['tool-curator://up/db://rows'], s3: [] });
   });
 
   it('a reconnected upstream is subscribed again to what sessions still hold', async () => {
     const { calls, pool, subs } = await upstream();
-    await subs.subscribe('s1', target, () => undefined);
+    await subs.subscribe('s1', target, { notify: () => undefined, mayRead: () => true });
     pool.emit('reconnected', 'up');
     await expect.poll(() => calls).toEqual(['subscribe db://rows', 'subscribe db://rows']);
   });
 
   it('an unavailable upstream fails the subscribe and leaves nothing held', async () => {
     const { subs } = await upstream();
-    await expect(subs.subscribe('s1', { ...target, server: 'gone' }, () => undefined)).rejects.toThrow('upstream "gone" is unavailable; try again later');
+    await expect(subs.subscribe('s1', { ...target, server: 'gone' }, { notify: () => undefined, mayRead: () => true })).rejects.toThrow('upstream "gone" is unavailable; try again later');
     expect(subs.holders('gone', 'db://rows')).toBe(0);
   });
 });
