@@ -22,11 +22,12 @@ export const AUDIT_USAGE = 'usage: tool-curator audit [--tail N] [--json]';
 const fullDigest = (a: Approval): string => (a.statement ? statementDigest(a.statement) : '-');
 
 /**
- * Fewest hex digits `--statement` takes: 128 bits, so making a statement whose digest
- * starts with the one a person was shown takes about 2^128 digests (8 digits took 2^32,
- * seconds on one core).
+ * Fewest hex digits a person may give of a digest they were shown (`--statement`,
+ * `definitions accept`): 128 bits, so making a statement or definition whose digest
+ * starts with the one shown takes about 2^128 digests (8 digits took 2^32, seconds on
+ * one core).
  */
-const MIN_STATEMENT_HEX = 32;
+export const MIN_DIGEST_HEX = 32;
 
 function approvalRows(list: Approval[], now: number): string[][] {
   return list.map((a) => {
@@ -123,9 +124,9 @@ async function decideCommand(store: Store['approvals'], id: string, decision: 'a
       );
     }
     const hex = bound?.replace(/^sha256:/i, '').toLowerCase();
-    if (hex !== undefined && !new RegExp(`^[0-9a-f]{${MIN_STATEMENT_HEX},64}$`).test(hex)) {
+    if (hex !== undefined && !new RegExp(`^[0-9a-f]{${MIN_DIGEST_HEX},64}$`).test(hex)) {
       throw new ApprovalError(
-        `--statement takes the statement's digest as \`approvals show ${id}\` prints it: sha256: and its 64 hex digits (at least the first ${MIN_STATEMENT_HEX}); got ${clipName(bound!, 80)}; nothing was decided`,
+        `--statement takes the statement's digest as \`approvals show ${id}\` prints it: sha256: and its 64 hex digits (at least the first ${MIN_DIGEST_HEX}); got ${clipName(bound!, 80)}; nothing was decided`,
       );
     }
     if (hex !== undefined && !statementDigest(request.statement!).slice('sha256:'.length).startsWith(hex)) {

@@ -9,6 +9,8 @@ import { toolKey } from '../catalog/names.js';
 import type { DefinitionPin, Store } from '../store/types.js';
 import { ApproverKeyError, cliDefinitionProof, publicKeyPath, readApproverKey } from './approver.js';
 import { stdio, table, timestamp, type CommandIO } from './commandIO.js';
+import { clipName } from './bound.js';
+import { MIN_DIGEST_HEX } from './commands.js';
 import { auditAcceptance } from './pins.js';
 
 const DEFINITIONS_USAGE = 'usage: tool-curator definitions list [--all] [--json] | diff TOOL | accept TOOL DIGEST [--key-file F]   (TOOL: its exposed name or <upstream>.<tool>)';
@@ -54,7 +56,7 @@ async function pinNamed(stores: Stores, tool: string): Promise<DefinitionPin | u
 /**
  * `definitions list [--all] [--json]`: changed definitions awaiting a person (with `--all`,
  * every pin); `definitions diff TOOL`: the change as a unified diff; `definitions accept
- * TOOL DIGEST`: accept the changed definition whose digest (or its first 8+ hex digits)
+ * TOOL DIGEST`: accept the changed definition whose digest (or its first MIN_DIGEST_HEX+ hex digits)
  * is DIGEST — what `diff` showed — signed with the approver key (`--key-file`, default `keyPath`).
  * @returns 0 on success, 1 when refused (no key, unknown tool, digest not pending), 2 on a usage error.
  */
@@ -98,8 +100,12 @@ export async function definitionsCommand(args: string[], stores: Stores, keyPath
       io.out(definitionDiff(pin));
       return 0;
     }
-    const wanted = digest!.replace(/^sha256:/, '');
-    if (wanted.length < 8 || !pin.pendingDigest.replace(/^sha256:/, '').startsWith(wanted)) {
+    const wanted = digest!.replace(/^sha256:/i, '').toLowerCase();
+    if (!new RegExp(`^[0-9a-f]{${MIN_DIGEST_HEX},64}$`).test(wanted)) {
+      io.err(`definitions accept takes the changed definition's digest as \`definitions diff ${tool}\` prints it: sha256: and its 64 hex digits (at least the first ${MIN_DIGEST_HEX}); got ${clipName(digest!, 80)}; nothing was accepted\n`);
+      return 2;
+    }
+    if (!pin.pendingDigest.replace(/^sha256:/, '').startsWith(wanted)) {
       io.err(`the changed definition of ${pin.server}.${pin.upstreamName} is ${pin.pendingDigest}, not ${digest}: review it again (diff) before accepting\n`);
       return 1;
     }

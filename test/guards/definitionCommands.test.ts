@@ -43,15 +43,22 @@ describe('definitions command', () => {
 
   test('accept needs the digest shown and the approver key; then the change is the pin, signed', async () => {
     const wrong = capture();
-    expect(await definitionsCommand(['accept', 'mail.send_email', 'sha256:0000000000'], store, keyPath, wrong)).toBe(1);
-    expect(wrong.stderr).toBe(`the changed definition of mail.send_email is ${NEW_DIGEST}, not sha256:0000000000: review it again (diff) before accepting\n`);
+    const other = `sha256:${'0'.repeat(32)}`;
+    expect(await definitionsCommand(['accept', 'mail.send_email', other], store, keyPath, wrong)).toBe(1);
+    expect(wrong.stderr).toBe(`the changed definition of mail.send_email is ${NEW_DIGEST}, not ${other}: review it again (diff) before accepting\n`);
+    // A short prefix, even of the right digest, is refused: 8 hex digits are matched by a made-up definition in seconds.
+    for (const short of [NEW_DIGEST.slice(0, 15), NEW_DIGEST.slice(0, 7 + 31), 'sha256:zz' + NEW_DIGEST.slice(9, 45)]) {
+      const refused = capture();
+      expect(await definitionsCommand(['accept', 'mail.send_email', short], store, keyPath, refused)).toBe(2);
+      expect(refused.stderr).toBe(`definitions accept takes the changed definition's digest as \`definitions diff mail.send_email\` prints it: sha256: and its 64 hex digits (at least the first 32); got ${short}; nothing was accepted\n`);
+    }
     const keyless = capture();
     expect(await definitionsCommand(['accept', 'mail.send_email', NEW_DIGEST, '--key-file', join(tmpdir(), 'no-such.key')], store, keyPath, keyless)).toBe(1);
     expect(keyless.stderr).toMatch(/^approving needs the approver key, and there is none at /);
     expect((await store.definitions.get('mail', 'send_email'))?.status).toBe('changed');
 
     const io = capture();
-    expect(await definitionsCommand(['accept', 'mail__send_email', NEW_DIGEST.slice(0, 15)], store, keyPath, io)).toBe(0);
+    expect(await definitionsCommand(['accept', 'mail__send_email', NEW_DIGEST.slice(0, 7 + 32).toUpperCase().replace('SHA256:', 'sha256:')], store, keyPath, io)).toBe(0);
     const pin = (await store.definitions.get('mail', 'send_email'))!;
     expect(pin).toMatchObject({ status: 'accepted', digest: NEW_DIGEST, definition: NEW, decidedBy: 'cli' });
     expect(definitionProofValid(pin.proof, 'mail', 'send_email', NEW_DIGEST, keyPath, undefined)).toBe(true);

@@ -93,8 +93,9 @@ describe('a tool definition changed after a person approved a call', () => {
     const keyless = cli(configPath, ['definitions', 'accept', 'send_email', pending, '--key-file', join(dir, 'nobody.key')]);
     expect(keyless.code).toBe(1);
     expect(keyless.stderr).toContain('approving needs the approver key');
-    expect(cli(configPath, ['definitions', 'accept', 'send_email', 'sha256:00000000']).code).toBe(1);
-    const accepted = cli(configPath, ['definitions', 'accept', 'send_email', pending.slice(0, 20)]);
+    expect(cli(configPath, ['definitions', 'accept', 'send_email', `sha256:${'0'.repeat(64)}`]).code).toBe(1);
+    expect(cli(configPath, ['definitions', 'accept', 'send_email', pending.slice(0, 15)]).code).toBe(2);
+    const accepted = cli(configPath, ['definitions', 'accept', 'send_email', pending.slice(0, 7 + 32)]);
     expect([accepted.code, accepted.stderr]).toEqual([0, '']);
     expect(accepted.stdout).toContain(`accepted the changed definition of mail.send_email (${pending})`);
     const audited = JSON.parse(cli(configPath, ['audit', '--tail', '5', '--json']).stdout) as AuditRecord[];
