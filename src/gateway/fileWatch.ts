@@ -17,7 +17,7 @@ import { basename, dirname } from 'node:path';
  *
  * ### Usage
  * ```ts
- * const stop = watchFiles(['/etc/tc/gateway.config.yaml'], (f) => console.log(`${f} changed`), (f, err) => console.warn(f, err));
+ * const stop = watchFiles(['/etc/tc/gateway.config.yaml'], (f) => log.info({ file: f }, 'changed'), (f, err) => log.warn({ file: f, err: err.message }, 'not watched'));
  * stop();
  * ```
  */
