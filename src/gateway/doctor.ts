@@ -23,13 +23,14 @@ import { storedMoreScope } from '../upstream/auth/stepUp.js';
 import { connectUpstream, withTimeout } from '../upstream/connect.js';
 import { listAllTools } from '../upstream/pool.js';
 import { learnedCounts } from './learning.js';
+import { approverFindings } from './doctorApprovers.js';
 import { checkDefinitions } from './doctorDefinitions.js';
 import { perUserFindings } from './doctorPerUser.js';
 
 export type Level = 'ok' | 'info' | 'warn' | 'error';
 
 export interface Finding {
-  /** What was checked: `config`, `store`, `upstream`, `per-user` (upstreams acting with each user's account), `pinned` (tool definitions), `persona`, `embedder`. */
+  /** What was checked: `config`, `store`, `upstream`, `per-user` (upstreams acting with each user's account), `approvers` (who decides on the approvals page), `pinned` (tool definitions), `persona`, `embedder`. */
   check: string;
   level: Level;
   /** The file a config finding is about. */
@@ -279,7 +280,7 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
       findings.push({ check: 'upstream', level: 'warn', key: `upstreams.${u.name}`, message });
     }
   }
-  findings.push(...perUser);
+  findings.push(...perUser, ...approverFindings(loaded));
   const byServer = new Map(checked.filter((c) => c.tools.length > 0).map((c) => [c.report.name, c.tools]));
   findings.push(...(await checkDefinitions(loaded, byServer)));
   const catalog = buildCatalog(byServer, new ActionRules(loaded.config.confirmation).classify);
