@@ -50,7 +50,7 @@ export async function checkDefinitions(loaded: LoadedConfig, byServer: Map<strin
         message: `its upstream changed the definition (accepted ${short(p.digest)}, now ${short(p.pendingDigest)}); ${held ? 'held back' : 'exposed (on_change: warn)'} until a person accepts it: tool-curator definitions diff ${name}`,
       });
     }
-    if (p.decidedAt !== undefined && !definitionProofValid(p.proof, p.server, p.upstreamName, p.digest, keyPath, http.approvals_token)) {
+    if (p.decidedAt !== undefined && !definitionProofValid(p, keyPath, http.approvals_token)) {
       findings.push({ check: 'pinned', level: 'warn', key: name, message: `its accepted definition ${short(p.digest)} carries no valid signature of the approver key or approvals token (the store was written directly?)` });
     }
   }

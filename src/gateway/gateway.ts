@@ -155,7 +155,7 @@ export class Gateway extends EventEmitter {
     this.approvals = store.approvals;
     const keyPath = approverKeyPath(loaded.config, loaded.baseDir);
     this.pins = new DefinitionPins(store.definitions, loaded.config.definitions.on_change, this.audit, (p) =>
-      definitionProofValid(p.proof, p.server, p.upstreamName, p.digest, keyPath, loaded.config.http.approvals_token),
+      definitionProofValid(p, keyPath, loaded.config.http.approvals_token),
     );
     // The annotations a person accepted (or first seen) decide; an upstream's new ones never loosen confirmation.
     this.actionRules = new ActionRules(loaded.config.confirmation, this.pins.acceptedAnnotations);

@@ -20,7 +20,7 @@ import { createHash, createHmac, createPrivateKey, createPublicKey, generateKeyP
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isPostgresUrl } from '../store/location.js';
-import type { Approval } from '../store/types.js';
+import type { Approval, DefinitionPin } from '../store/types.js';
 import { parseStatement, signedText } from './statement.js';
 
 export type Decision = 'approved' | 'denied';
@@ -216,9 +216,10 @@ export function approverCheck(keyPath: string, approvalsToken: () => string | un
 /** For call paths without any approver (a library without a key): no decision counts. */
 export const noApprover: ApproverCheck = { keyId: 'none', verify: () => ({ valid: false, reason: 'no approver is configured' }) };
 
-/** What accepting a changed definition signs: the upstream, its tool and the digest shown. */
-function definitionText(server: string, upstreamName: string, digest: string): Buffer {
-  return Buffer.from(`tool-curator definition v1\nupstream ${JSON.stringify(server)}\ntool ${JSON.stringify(upstreamName)}\naccepted ${digest}`);
+/** What accepting a changed definition signs: the upstream, its tool, the digest shown and, on the page of signed-in approvers, who accepted it. */
+function definitionText(server: string, upstreamName: string, digest: string, approver?: string): Buffer {
+  const by = approver === undefined ? '' : `\naccepted by ${JSON.stringify(approver)}`;
+  return Buffer.from(`tool-curator definition v1\nupstream ${JSON.stringify(server)}\ntool ${JSON.stringify(upstreamName)}\naccepted ${digest}${by}`);
 }
 
 /** The CLI's signature of a definition acceptance. */
@@ -226,22 +227,32 @@ export function cliDefinitionProof(key: KeyObject, server: string, upstreamName:
   return `ed25519:0:${sign(null, definitionText(server, upstreamName, digest), key).toString('base64')}`;
 }
 
-/** The approvals page's signature of a definition acceptance. */
-export function webDefinitionProof(approvalsToken: string, server: string, upstreamName: string, digest: string): string {
-  return `hmac:0:${hmac(approvalsToken, definitionText(server, upstreamName, digest))}`;
+/**
+ * The approvals page's signature of a definition acceptance; with `approver` (signed in
+ * with the identity provider) it signs their id too, and the pin must say
+ * `decidedBy: approverDecider(approver)`.
+ */
+export function webDefinitionProof(approvalsToken: string, server: string, upstreamName: string, digest: string, approver?: string): string {
+  return `${approver === undefined ? 'hmac' : 'idp'}:0:${hmac(approvalsToken, definitionText(server, upstreamName, digest, approver))}`;
 }
 
 /**
  * Whether an acceptance's proof is a signature of `digest` by the approver key at
- * `keyPath` or the approvals token (for `doctor`).
+ * `keyPath` or the approvals token; one by a signed-in approver (`idp`) must name the
+ * approver the pin's `decidedBy` names, so a store write that re-attributes it voids it.
  */
-export function definitionProofValid(proof: string | undefined, server: string, upstreamName: string, digest: string, keyPath: string, approvalsToken: string | undefined): boolean {
-  const p = parseProof(proof);
+export function definitionProofValid(
+  pin: Pick<DefinitionPin, 'proof' | 'server' | 'upstreamName' | 'digest' | 'decidedBy'>,
+  keyPath: string,
+  approvalsToken: string | undefined,
+): boolean {
+  const p = parseProof(pin.proof);
   if (!p) return false;
-  const text = definitionText(server, upstreamName, digest);
   if (p.kind === 'ed25519') {
     const pub = readPublicKey(publicKeyPath(keyPath));
-    return pub !== undefined && verify(null, text, pub, Buffer.from(p.signature, 'base64'));
+    return pub !== undefined && verify(null, definitionText(pin.server, pin.upstreamName, pin.digest), pub, Buffer.from(p.signature, 'base64'));
   }
-  return approvalsToken !== undefined && same(hmac(approvalsToken, text), p.signature);
+  const approver = p.kind === 'idp' ? approverOf(pin.decidedBy) : undefined;
+  if (p.kind === 'idp' && approver === undefined) return false;
+  return approvalsToken !== undefined && same(hmac(approvalsToken, definitionText(pin.server, pin.upstreamName, pin.digest, approver)), p.signature);
 }

@@ -183,7 +183,9 @@ describe('approvals page', () => {
     const pin = (await opened.definitions.get('mail', 'send_email'))!;
     expect(pin).toMatchObject({ status: 'accepted', digest: 'sha256:new', decidedBy: 'web' });
     expect((await opened.audit.tail(1))[0]).toMatchObject({ tool: 'send_email', decision: 'approved', notes: ['changed definition of upstream mail accepted by a person (web)'] });
-    expect(definitionProofValid(pin.proof, 'mail', 'send_email', 'sha256:new', '/nonexistent/approver.key', TOKEN)).toBe(true);
-    expect(definitionProofValid(pin.proof, 'mail', 'send_email', 'sha256:new', '/nonexistent/approver.key', 'another-token-0123456789')).toBe(false);
+    expect(definitionProofValid(pin, '/nonexistent/approver.key', TOKEN)).toBe(true);
+    expect(definitionProofValid(pin, '/nonexistent/approver.key', 'another-token-0123456789')).toBe(false);
+    // A token acceptance names no approver: a store write that claims one voids it.
+    expect(definitionProofValid({ ...pin, proof: pin.proof!.replace(/^hmac:/, 'idp:'), decidedBy: 'web:ann' }, '/nonexistent/approver.key', TOKEN)).toBe(false);
   });
 });

@@ -26,6 +26,7 @@ import { ApproverSessions } from '../../src/gateway/approverSignIn.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { createHostAuth } from '../../src/gateway/hostAuth/index.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
+import { definitionProofValid } from '../../src/guards/approver.js';
 import { approvalsCommand } from '../../src/guards/commands.js';
 import type { Approval } from '../../src/store/types.js';
 import { Browser } from '../helpers/browser.js';
@@ -216,6 +217,27 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     const out: string[] = [];
     expect(await approvalsCommand(['show', request.id], gateway.store, '/nonexistent/approver.key', { out: (s) => void out.push(s), err: () => undefined })).toBe(0);
     expect(out.join('')).toContain('decided by    ann (the approvals page, signed in with the identity provider)');
+  }, 300_000);
+
+  it("a changed tool definition accepted on the page is signed for the approver's id; a store write naming another approver voids it", async () => {
+    // A definition change waiting for a person, as the pins record one (the tool is made up: no upstream serves it).
+    await gateway.store.definitions.pinIfAbsent({ server: 'hostel', upstreamName: 'archive_notice', digest: 'sha256:old', definition: '{"name":"archive_notice"}' });
+    await gateway.store.definitions.markChanged('hostel', 'archive_notice', 'sha256:new', '{"name":"archive_notice","description":"Archives a notice."}');
+    const { browser, landed } = await signIn('ann');
+    expect(landed.status).toBe(303);
+    const html = await (await browser.get(`${base}/approvals`)).text();
+    const csrf = /action="\/approvals\/definitions\/accept"><input type="hidden" name="csrf" value="([^"]+)">/.exec(html)?.[1];
+    expect(csrf, html).toBeDefined();
+    const accepted = await browser.post(`${base}/approvals/definitions/accept`, { csrf: csrf!, server: 'hostel', tool: 'archive_notice', digest: 'sha256:new' });
+    expect(await accepted.text()).toContain('Accepted the new definition of archive_notice (upstream hostel).');
+    const pin = (await gateway.store.definitions.get('hostel', 'archive_notice'))!;
+    expect(pin).toMatchObject({ status: 'accepted', digest: 'sha256:new', decidedBy: 'web:ann' });
+    expect(pin.proof).toMatch(/^idp:0:/);
+    const keyPath = '/nonexistent/approver.key';
+    expect(definitionProofValid(pin, keyPath, APPROVALS_TOKEN)).toBe(true);
+    expect(definitionProofValid({ ...pin, decidedBy: 'web:fay' }, keyPath, APPROVALS_TOKEN)).toBe(false);
+    expect(definitionProofValid({ ...pin, decidedBy: 'web' }, keyPath, APPROVALS_TOKEN)).toBe(false);
+    expect((await gateway.store.audit.tail(5)).find((r) => r.tool === 'archive_notice')?.notes).toEqual(['changed definition of upstream hostel accepted by a person (web:ann)']);
   }, 300_000);
 
   it('a signed-in person no approvers rule names gets 403, and no session', async () => {

@@ -61,8 +61,8 @@ describe('definitions command', () => {
     expect(await definitionsCommand(['accept', 'mail__send_email', NEW_DIGEST.slice(0, 7 + 32).toUpperCase().replace('SHA256:', 'sha256:')], store, keyPath, io)).toBe(0);
     const pin = (await store.definitions.get('mail', 'send_email'))!;
     expect(pin).toMatchObject({ status: 'accepted', digest: NEW_DIGEST, definition: NEW, decidedBy: 'cli' });
-    expect(definitionProofValid(pin.proof, 'mail', 'send_email', NEW_DIGEST, keyPath, undefined)).toBe(true);
-    expect(definitionProofValid(pin.proof, 'mail', 'send_email', `sha256:${'cd'.repeat(32)}`, keyPath, undefined)).toBe(false);
+    expect(definitionProofValid(pin, keyPath, undefined)).toBe(true);
+    expect(definitionProofValid({ ...pin, digest: `sha256:${'cd'.repeat(32)}` }, keyPath, undefined)).toBe(false);
     const again = capture();
     expect(await definitionsCommand(['diff', 'mail__send_email'], store, keyPath, again)).toBe(1);
     expect(again.stderr).toBe(`mail.send_email has no changed definition awaiting review (accepted ${NEW_DIGEST})\n`);

@@ -33,7 +33,7 @@ describe.each(BACKENDS)('DefinitionPins on $kind', (backend) => {
   let location: string;
   const person = approverFixture();
   /** What the gateway checks an acceptance with: the approver's public key. */
-  const byPerson: AcceptanceCheck = (p) => definitionProofValid(p.proof, p.server, p.upstreamName, p.digest, person.keyPath, undefined);
+  const byPerson: AcceptanceCheck = (p) => definitionProofValid(p, person.keyPath, undefined);
   const sql = (q: string) => rawQuery(backend.kind, location, q);
   beforeEach(async () => {
     location = await backend.fresh();
