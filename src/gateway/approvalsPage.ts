@@ -167,9 +167,9 @@ export function approvalsPage(
   const session = derive(token, 'approvals-session');
   const csrf = derive(token, 'approvals-csrf');
 
-  const authenticated = (req: IncomingMessage): Via | undefined => {
+  const authenticated = async (req: IncomingMessage): Promise<Via | undefined> => {
     if (approvers) {
-      const approver = approvers.current(req);
+      const approver = await approvers.current(req);
       return approver && { kind: 'cookie', csrf: approver.csrf, approver };
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
@@ -247,6 +247,46 @@ export function approvalsPage(
     }
   };
 
+  /** Answers a request of the page other than a sign-in's steps, `via` how it was let in (none: not signed in). */
+  const serve = (req: IncomingMessage, res: ServerResponse, url: URL, via: Via | undefined): void => {
+    if (!via && approvers) {
+      approvers.signInFirst(req, res, url.pathname).catch((err: Error) => failed(res, err, 502));
+      return;
+    }
+    if (!via) {
+      send(res, 401, page('Unauthorized', '<p>Open this page as <code>/approvals?token=…</code> with the gateway\'s <code>http.approvals_token</code>.</p>'), {
+        'www-authenticate': 'Bearer',
+      });
+      return;
+    }
+
+    if (req.method === 'POST' && url.pathname === SIGN_OUT_PATH && approvers) {
+      checkedForm(req, res, via)
+        .then((form) => form && approvers.signOut(req, res))
+        .catch((err: Error) => failed(res, err, 400));
+      return;
+    }
+    if (req.method === 'POST' && url.pathname === ACCEPT_PATH && definitions) {
+      accept(req, res, via).catch((err: Error) => failed(res, err, 400));
+      return;
+    }
+    const action = /^\/approvals\/([a-z0-9]+)\/(approve|deny)$/.exec(url.pathname);
+    if (req.method === 'POST' && action) {
+      decide(req, res, action[1]!, action[2] as 'approve' | 'deny', via).catch((err: Error) => failed(res, err, 400));
+      return;
+    }
+    if (req.method === 'GET' && url.pathname === '/approvals') {
+      const show = async () => {
+        const done = await store.get(url.searchParams.get('done') ?? '');
+        const verb = done && DONE_TEXT[done.status];
+        await render(res, 200, via, done && verb ? { text: `${verb} ${done.id} (${done.tool}).` } : undefined);
+      };
+      show().catch((err: Error) => failed(res, err, 503));
+      return;
+    }
+    send(res, 404, page('Not found', '<p>See <a href="/approvals">/approvals</a>.</p>'));
+  };
+
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/approvals' && !url.pathname.startsWith('/approvals/')) return false;
@@ -268,43 +308,9 @@ export function approvalsPage(
       return true;
     }
 
-    const via = authenticated(req);
-    if (!via && approvers) {
-      approvers.signInFirst(req, res, url.pathname).catch((err: Error) => failed(res, err, 502));
-      return true;
-    }
-    if (!via) {
-      send(res, 401, page('Unauthorized', '<p>Open this page as <code>/approvals?token=…</code> with the gateway\'s <code>http.approvals_token</code>.</p>'), {
-        'www-authenticate': 'Bearer',
-      });
-      return true;
-    }
-
-    if (req.method === 'POST' && url.pathname === SIGN_OUT_PATH && approvers) {
-      checkedForm(req, res, via)
-        .then((form) => form && approvers.signOut(req, res))
-        .catch((err: Error) => failed(res, err, 400));
-      return true;
-    }
-    if (req.method === 'POST' && url.pathname === ACCEPT_PATH && definitions) {
-      accept(req, res, via).catch((err: Error) => failed(res, err, 400));
-      return true;
-    }
-    const action = /^\/approvals\/([a-z0-9]+)\/(approve|deny)$/.exec(url.pathname);
-    if (req.method === 'POST' && action) {
-      decide(req, res, action[1]!, action[2] as 'approve' | 'deny', via).catch((err: Error) => failed(res, err, 400));
-      return true;
-    }
-    if (req.method === 'GET' && url.pathname === '/approvals') {
-      const show = async () => {
-        const done = await store.get(url.searchParams.get('done') ?? '');
-        const verb = done && DONE_TEXT[done.status];
-        await render(res, 200, via, done && verb ? { text: `${verb} ${done.id} (${done.tool}).` } : undefined);
-      };
-      show().catch((err: Error) => failed(res, err, 503));
-      return true;
-    }
-    send(res, 404, page('Not found', '<p>See <a href="/approvals">/approvals</a>.</p>'));
+    authenticated(req)
+      .then((via) => serve(req, res, url, via))
+      .catch((err: Error) => failed(res, err, 500));
     return true;
   };
 }

@@ -7,22 +7,24 @@
  * rule matches (else 403).
  *
  * The session is the page's own: an HttpOnly, SameSite=Lax cookie holding a random id
- * (the server keeps its SHA-256), for `approvers_session_minutes`, at most MAX_SESSIONS
+ * (the store keeps its SHA-256), for `approvers_session_minutes`, at most MAX_SESSIONS
  * at once (the oldest go first). No bearer token opens one, so the host's access token —
  * which the agent holds, from the same provider, for the same audience — never approves
  * anything, even for a user in the approvers' group. The sign-in's redirect is accepted
  * only in the browser that started it (a second cookie), so nobody can plant their own
  * sign-in in an approver's browser.
  *
- * Sessions live in the replica that opened them: in a fleet, route `/approvals` of one
- * browser to one replica (or the person signs in again; the provider's own session makes
- * that a redirect).
+ * Sign-ins in progress and sessions are kept in the store (`oauth_flows`, as the consent
+ * page's steps), so in a fleet any replica answers any request of the page: a sign-in may
+ * come back to another replica than the one that started it, and a session opened on one
+ * is known to all.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApproverRule } from '../config/schema.js';
 import { callerText, type Statement } from '../guards/statement.js';
 import { log } from '../log.js';
+import type { OAuthPart } from '../store/types.js';
 import { cookieValue, escapeHtml, page, send } from './approvalsPage.js';
 import type { BrowserSignIn } from './hostAuth/browser.js';
 import { matchApprover, seenClaims, type Claims } from './hostAuth/rules.js';
@@ -37,6 +39,10 @@ const SESSION_COOKIE = 'tc_approver';
 const BINDING_COOKIE = 'tc_approver_signin';
 export const CALLBACK_PATH = '/approvals/signin/callback';
 export const SIGN_OUT_PATH = '/approvals/signout';
+/** The `upstream` of the page's rows in the store's flows: no upstream name has a colon. */
+const FLOWS_OF = 'tool-curator:approvals';
+const SIGN_IN = 'sign-in';
+const SESSION = 'session';
 
 /** A person signed in on the approvals page, whom an approvers rule matched. */
 export interface Approver {
@@ -57,6 +63,8 @@ export interface ApproverSignInOptions {
   base: string;
   /** `confirmation.approvers_session_minutes`. */
   sessionMinutes: number;
+  /** Where sign-ins in progress and sessions are kept, shared by the replicas of a fleet. */
+  flows: Pick<OAuthPart, 'putFlow' | 'takeFlow' | 'readFlow'>;
   /** Sessions kept at once. Default MAX_SESSIONS. */
   maxSessions?: number;
   now?: () => number;
@@ -65,19 +73,18 @@ export interface ApproverSignInOptions {
 const newId = () => randomBytes(24).toString('base64url');
 const digest = (s: string) => createHash('sha256').update(s).digest('base64url');
 
-/** Adds `key` to a map bounded to `max` entries, dropping expired ones and then the oldest. */
-function bounded<T extends { until: number }>(map: Map<string, T>, key: string, value: T, max: number, now: number): void {
-  for (const [k, v] of map) if (v.until <= now) map.delete(k);
-  map.set(key, value);
-  for (const oldest of map.keys()) {
-    if (map.size <= max) break;
-    map.delete(oldest);
-  }
+interface SignInStep {
+  verifier: string;
+  /** SHA-256 of the browser's binding cookie. */
+  browser: string;
+}
+
+interface Session {
+  approver: Approver;
+  until: number;
 }
 
 export class ApproverSessions {
-  private readonly sessions = new Map<string, { approver: Approver; until: number }>();
-  private readonly signIns = new Map<string, { verifier: string; browser: string; until: number }>();
   private readonly now: () => number;
   private readonly secure: string;
 
@@ -86,20 +93,26 @@ export class ApproverSessions {
     this.secure = opts.base.startsWith('https:') ? '; Secure' : '';
   }
 
-  /** Sessions open now (for tests and diagnostics). */
-  get size(): number {
-    return this.sessions.size;
+  /** Puts one of the page's rows (`kind`, under `key`) until `until`, at most `keep` of that kind. */
+  private put(kind: string, key: string, data: SignInStep | Session, until: number, keep: number): Promise<void> {
+    return this.opts.flows.putFlow(`${FLOWS_OF}:${kind}:${key}`, { upstream: FLOWS_OF, subject: kind, data: JSON.stringify(data) }, until, keep);
+  }
+
+  /** Reads (or with `take`, takes) one of the page's rows of `kind`; a row of another kind or owner is none. */
+  private async get<T>(kind: string, key: string, take = false): Promise<T | undefined> {
+    const id = `${FLOWS_OF}:${kind}:${key}`;
+    const flow = take ? await this.opts.flows.takeFlow(id) : await this.opts.flows.readFlow(id);
+    return flow?.upstream === FLOWS_OF && flow.subject === kind ? (JSON.parse(flow.data) as T) : undefined;
   }
 
   /** The approver whose session cookie `req` carries, while it lasts. */
-  current(req: IncomingMessage): Approver | undefined {
+  async current(req: IncomingMessage): Promise<Approver | undefined> {
     const id = cookieValue(req, SESSION_COOKIE);
     if (id === undefined) return undefined;
-    const key = digest(id);
-    const s = this.sessions.get(key);
+    const s = await this.get<Session>(SESSION, digest(id));
     if (!s) return undefined;
     if (s.until <= this.now()) {
-      this.sessions.delete(key);
+      await this.get(SESSION, digest(id), true);
       return undefined;
     }
     return s.approver;
@@ -136,7 +149,7 @@ export class ApproverSessions {
     const state = newId();
     const browser = newId();
     const { url, verifier } = await this.opts.signIn.start(`${this.opts.base}${CALLBACK_PATH}`, state);
-    bounded(this.signIns, state, { verifier, browser: digest(browser), until: this.now() + SIGN_IN_MS }, MAX_SIGN_INS, this.now());
+    await this.put(SIGN_IN, state, { verifier, browser: digest(browser) }, this.now() + SIGN_IN_MS, MAX_SIGN_INS);
     res
       .writeHead(302, {
         location: url.href,
@@ -163,9 +176,9 @@ export class ApproverSessions {
   }
 
   /** Ends the session of `req`, if any, and clears its cookie. */
-  signOut(req: IncomingMessage, res: ServerResponse): void {
+  async signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = cookieValue(req, SESSION_COOKIE);
-    if (id !== undefined) this.sessions.delete(digest(id));
+    if (id !== undefined) await this.get(SESSION, digest(id), true);
     send(res, 200, page('Tool Curator: approvals', '<p class="msg" id="message">Signed out. <a href="/approvals">Sign in again</a>.</p>'), {
       'set-cookie': `${SESSION_COOKIE}=; Path=/approvals; HttpOnly; SameSite=Lax; Max-Age=0${this.secure}`,
     });
@@ -174,9 +187,9 @@ export class ApproverSessions {
   private async callback(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const state = url.searchParams.get('state') ?? '';
-    const step = this.signIns.get(state);
-    this.signIns.delete(state);
-    if (!step || step.until <= this.now()) return refuse(res, 410, 'This sign-in has expired or was used already. Open /approvals again.');
+    // Taken once, by whichever replica the browser comes back to; the store drops it once expired.
+    const step = state === '' ? undefined : await this.get<SignInStep>(SIGN_IN, state, true);
+    if (!step) return refuse(res, 410, 'This sign-in has expired or was used already. Open /approvals again.');
     const browser = cookieValue(req, BINDING_COOKIE);
     if (browser === undefined || !sameSecret(digest(browser), step.browser)) {
       log.warn('an approvals sign-in came back to another browser than the one that started it; no session opened');
@@ -200,7 +213,8 @@ export class ApproverSessions {
     }
     const id = newId();
     const minutes = this.opts.sessionMinutes;
-    bounded(this.sessions, digest(id), { approver: { ...person, csrf: newId() }, until: this.now() + minutes * 60_000 }, this.opts.maxSessions ?? MAX_SESSIONS, this.now());
+    const until = this.now() + minutes * 60_000;
+    await this.put(SESSION, digest(id), { approver: { ...person, csrf: newId() }, until }, until, this.opts.maxSessions ?? MAX_SESSIONS);
     log.info({ user: person.userId, rule }, `approver ${person.userId} signed in to the approvals page`);
     res
       .writeHead(303, {

@@ -1,13 +1,11 @@
 /**
  * `doctor` on `confirmation.approvers` (docs/AUTH.md, "Approvals and the identity
  * provider"): the checks `serve --http` makes before it starts, reported as a finding
- * instead of a refusal; the personas whose parked calls no rule lets anyone approve; own
- * calls made approvable; and the page's sessions, which live in one replica's memory when a
- * fleet shares a PostgreSQL store.
+ * instead of a refusal; the personas whose parked calls no rule lets anyone approve; and
+ * own calls made approvable.
  */
 import { ConfigError } from '../config/errors.js';
 import type { LoadedConfig } from '../config/load.js';
-import { isPostgresUrl } from '../store/location.js';
 import type { Finding } from './doctor.js';
 import { checkApprovers } from './hostAuth/config.js';
 
@@ -25,7 +23,7 @@ function approvedOnPage(loaded: LoadedConfig): string[] {
 
 /** The approvers findings, or none when `confirmation.approvers` is not set. */
 export function approverFindings(loaded: LoadedConfig): Finding[] {
-  const { confirmation, store } = loaded.config;
+  const { confirmation } = loaded.config;
   const rules = confirmation.approvers;
   if (!rules) return [];
   try {
@@ -48,10 +46,6 @@ export function approverFindings(loaded: LoadedConfig): Finding[] {
   if (confirmation.approvers_may_approve_own_calls) {
     const message = 'approvers_may_approve_own_calls is true: an approver can approve what their own agent asked for, so such an approval is no second person';
     findings.push({ check: 'approvers', level: 'info', file: loaded.file, key: 'confirmation.approvers_may_approve_own_calls', message });
-  }
-  if (isPostgresUrl(store)) {
-    const message = "the approvals page's sign-in sessions live in each replica's memory: behind a load balancer, route /approvals to one replica per person (sticky sessions), or an approver signs in again on each replica";
-    findings.push({ check: 'approvers', level: 'info', file: loaded.file, key: KEY, message });
   }
   return findings;
 }

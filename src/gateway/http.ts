@@ -128,6 +128,7 @@ function approverSessions(gateway: Gateway, hostAuth: HostAuth | undefined, host
     // With http.oauth the base comes from its resource (or per_user.public_url); the address is only the fallback's form.
     base: consentBaseOf(gateway.loaded, `http://${host}:${port}`),
     sessionMinutes: confirmation.approvers_session_minutes,
+    flows: gateway.store.oauth,
   });
 }
 

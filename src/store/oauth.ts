@@ -113,4 +113,9 @@ export class SqlOAuth implements OAuthPart {
     const row = await this.sql.get<OAuthFlow & { expires_at: number }>('DELETE FROM oauth_flows WHERE id = ? RETURNING upstream, subject, data, expires_at', [id]);
     return row && Number(row.expires_at) > Date.now() ? { upstream: row.upstream, subject: row.subject, data: row.data } : undefined;
   }
+
+  async readFlow(id: string): Promise<OAuthFlow | undefined> {
+    const row = await this.sql.get<OAuthFlow & { expires_at: number }>('SELECT upstream, subject, data, expires_at FROM oauth_flows WHERE id = ?', [id]);
+    return row && Number(row.expires_at) > Date.now() ? { upstream: row.upstream, subject: row.subject, data: row.data } : undefined;
+  }
 }

@@ -215,6 +215,8 @@ export interface OAuthPart {
   putFlow(id: string, flow: OAuthFlow, expiresAt: number, keep?: number): Promise<void>;
   /** Takes the flow `id`: the first caller gets it (and it is gone), later ones and expired flows `undefined`. */
   takeFlow(id: string): Promise<OAuthFlow | undefined>;
+  /** Reads the flow `id` without taking it (a sign-in's session, read on each request until it expires or is taken); expired flows `undefined`. */
+  readFlow(id: string): Promise<OAuthFlow | undefined>;
 }
 
 /** One step of an OAuth flow in progress: whose, and the step's own data (JSON text, the caller's). */

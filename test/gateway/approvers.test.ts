@@ -28,7 +28,9 @@ import { createHostAuth } from '../../src/gateway/hostAuth/index.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
 import { definitionProofValid } from '../../src/guards/approver.js';
 import { approvalsCommand } from '../../src/guards/commands.js';
-import type { Approval } from '../../src/store/types.js';
+import { storeLocation } from '../../src/config/store.js';
+import { openStore } from '../../src/store/index.js';
+import type { Approval, Store } from '../../src/store/types.js';
 import { Browser } from '../helpers/browser.js';
 import { startIdp, type Idp } from '../helpers/idp.js';
 import { freePort } from '../helpers/process.js';
@@ -288,35 +290,72 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     expect((await browser.get(`${base}/approvals`)).status).toBe(302);
   }, 300_000);
 
-  it('sessions are bounded in number (the oldest ends) and in time (then the approver signs in again)', async () => {
-    let clock = Date.now();
+  /** An approvals page as one replica serves it, on `store`, its sessions' clock `now`; `maxSessions` as given. */
+  function replicaPage(store: Store, now?: () => number, maxSessions?: number) {
     const sessions = new ApproverSessions({
       signIn: createHostAuth(loaded)!.browserAs({ client_id: 'tc-approvals' }),
       rules: loaded.config.confirmation.approvers!,
       mayApproveOwn: false,
       base,
       sessionMinutes: 1,
-      maxSessions: 2,
-      now: () => clock,
+      flows: store.oauth,
+      ...(maxSessions !== undefined && { maxSessions }),
+      ...(now && { now }),
     });
-    const handler = approvalsPage(gateway.store.approvals, APPROVALS_TOKEN, undefined, sessions);
-    const server = createServer((req, res) => void (handler(req, res) || res.writeHead(404).end()));
+    return approvalsPage(store.approvals, APPROVALS_TOKEN, undefined, sessions);
+  }
+
+  /** Serves `pages` on one loopback address, each request to the next page in turn (a load balancer without stickiness). */
+  async function roundRobin(pages: ReturnType<typeof replicaPage>[]): Promise<{ url: string; close: () => Promise<void> }> {
+    let next = 0;
+    const server = createServer((req, res) => void (pages[next++ % pages.length]!(req, res) || res.writeHead(404).end()));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const page = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  it('sessions are bounded in number (the oldest ends) and in time (then the approver signs in again)', async () => {
+    let clock = Date.now();
+    // A store of its own: the bound counts every session in the store, the gateway's included.
+    const own = await openStore(join(mkdtempSync(join(tmpdir(), 'tc-approver-sessions-')), 'store.db'));
+    const served = await roundRobin([replicaPage(own, () => clock, 2)]);
     try {
       const signedIn = [];
       for (const login of ['ann', 'fay', 'ann']) {
-        const { browser, landed } = await signIn(login, page);
+        clock += 1000;
+        const { browser, landed } = await signIn(login, served.url);
         expect(landed.status).toBe(303);
         signedIn.push(browser);
       }
-      expect(sessions.size).toBe(2);
-      const status = async (b: Browser) => (await b.get(`${page}/approvals`)).status;
+      const status = async (b: Browser) => (await b.get(`${served.url}/approvals`)).status;
       expect(await Promise.all(signedIn.map(status))).toEqual([302, 200, 200]);
       clock += 61_000;
       expect(await Promise.all(signedIn.slice(1).map(status))).toEqual([302, 302]);
     } finally {
-      await new Promise<void>((r) => server.close(() => r()));
+      await served.close();
+      await own.close();
+    }
+  }, 300_000);
+
+  it('in a fleet without sticky routing, a sign-in started on one replica finishes on another, every replica knows the session, and signing out on one ends it on all', async () => {
+    const second = await openStore(storeLocation(loaded));
+    const served = await roundRobin([replicaPage(gateway.store), replicaPage(second)]);
+    try {
+      // Started on the first replica (the redirect to the provider), finished on the second (the callback).
+      const { browser, landed } = await signIn('ann', served.url);
+      expect(landed.status, await landed.clone().text()).toBe(303);
+      const pages = [await browser.get(`${served.url}/approvals`), await browser.get(`${served.url}/approvals`)];
+      expect(pages.map((r) => r.status)).toEqual([200, 200]);
+      const html = await pages[0]!.text();
+      expect(html).toContain('Signed in as ann.');
+      const csrf = /action="\/approvals\/signout"><input type="hidden" name="csrf" value="([^"]+)">/.exec(html)![1]!;
+      expect(await pages[1]!.text()).toContain(`value="${csrf}"`);
+      expect((await browser.post(`${served.url}/approvals/signout`, { csrf })).status).toBe(200);
+      // The cookie would be gone in a real browser; kept here, it opens nothing on either replica.
+      const stolen = new Browser({ [served.url]: { tc_approver: landed.headers.getSetCookie().find((c) => c.startsWith('tc_approver='))!.split(';')[0]!.slice('tc_approver='.length) } });
+      expect([(await stolen.get(`${served.url}/approvals`)).status, (await stolen.get(`${served.url}/approvals`)).status]).toEqual([302, 302]);
+    } finally {
+      await served.close();
+      await second.close();
     }
   }, 300_000);
 });

@@ -87,6 +87,20 @@ describe.each(BACKENDS)('oauth on $kind', (backend) => {
     expect(await b.oauth.takeFlow('never')).toBeUndefined();
   });
 
+  test('a flow is read by any replica, as often as asked, until it is taken or expires', async () => {
+    const a = await another();
+    const b = await another();
+    const flow = { upstream: 'tool-curator:approvals', subject: 'session', data: '{"until":1}' };
+    await a.oauth.putFlow('s1', flow, Date.now() + 60_000);
+    await a.oauth.putFlow('stale', flow, Date.now() - 1);
+    expect(await b.oauth.readFlow('s1')).toEqual(flow);
+    expect(await a.oauth.readFlow('s1')).toEqual(flow);
+    expect(await b.oauth.readFlow('stale')).toBeUndefined();
+    expect(await b.oauth.takeFlow('s1')).toEqual(flow);
+    expect(await a.oauth.readFlow('s1')).toBeUndefined();
+    expect(await a.oauth.readFlow('never')).toBeUndefined();
+  });
+
   test("with keep, only the latest-expiring flows of that (upstream, subject) stay; others' are untouched", async () => {
     const store = await another();
     const now = Date.now();
