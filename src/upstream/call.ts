@@ -19,8 +19,8 @@ export interface CallTarget {
   server: string;
   /** The current connection; undefined while none is usable. */
   conn(): Connection | undefined;
-  /** Opens a new session in place of one the upstream forgot; resolves to whether it is ready again. */
-  reinitialize(): Promise<boolean>;
+  /** Opens a new session in place of `gone`'s, which the upstream forgot (unless another already replaced it); resolves to whether it is ready again. */
+  reinitialize(gone: Connection): Promise<boolean>;
   /** The grant was withdrawn (not a step-up): the upstream waits for consent again. */
   consentLost(err: NeedsAuthorizationError): void;
   /** Any consent the call needs (a step-up included), before the error result is made: per-user upstreams offer their user a link. */
@@ -38,7 +38,7 @@ export interface CallLimits {
  * 404 as the spec says, or the 400 "No valid session ID" that some servers built on the
  * SDK's examples send. Either way the request was refused, not run, so a retry is safe.
  */
-function sessionGone(err: unknown): boolean {
+export function sessionGone(err: unknown): boolean {
   if (!(err instanceof StreamableHTTPError)) return false;
   return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
 }
@@ -78,7 +78,7 @@ export async function forwardCall(target: CallTarget, tool: string, args: Record
   try {
     return await forward(conn);
   } catch (err) {
-    if (!sessionGone(err) || !(await target.reinitialize())) return failed(err);
+    if (!sessionGone(err) || !(await target.reinitialize(conn))) return failed(err);
     const again = target.conn();
     if (!again) return failed(err);
     try {

@@ -22,6 +22,15 @@ import { DEFAULT_MAX_RESULT_BYTES } from './types.js';
 
 export const CLIENT_INFO = { name: 'tool-curator', version: '0.1.0' };
 
+/**
+ * How the Streamable HTTP client re-opens its GET stream (the upstream's notifications and
+ * requests) after it drops: as the SDK's defaults, but up to an hour of attempts (30 s
+ * apart at most) where the SDK stops after two. An upstream that restarts within that
+ * answers the next attempt with 404 for the old session, which the pool sees (its
+ * onerror) and answers with a new session and its subscriptions again.
+ */
+const GET_STREAM_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 130 };
+
 export interface Connection {
   client: Client;
   transport: Transport;
@@ -127,7 +136,7 @@ export async function connectUpstream(
   const explain = (err: unknown) => authFailure(name, err, watch, cfg.auth !== undefined) ?? (err as Error);
   if (cfg.transport !== 'sse') {
     try {
-      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch }), timeoutMs, what, opts);
+      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch, reconnectionOptions: GET_STREAM_RECONNECTION }), timeoutMs, what, opts);
       return { ...conn, explain };
     } catch (err) {
       // A refusal is the answer, not a sign of an older server: falling back to SSE would hide it.

@@ -23,7 +23,7 @@ import { log } from '../log.js';
 import { authMethod, isPerUser, NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { moreScope } from './auth/stepUp.js';
-import { errorResult, forwardCall, type CallTarget } from './call.js';
+import { errorResult, forwardCall, sessionGone, type CallTarget } from './call.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 import { EMPTY_LISTS, fetchLists, listPaged, type ListKind, type RelayLists } from './lists.js';
 import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type PoolOptions, type RelayedUpstream, type UpstreamAuthStatus, type UpstreamState, type UpstreamStatus } from './types.js';
@@ -75,7 +75,8 @@ export function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number
  * changes its list, leaves for consent, or comes back with a different list);
  * `relay-change` (server, kind) when its resources or prompts do; `connected` (name,
  * client) for every new connection, before its first tools/call, for the relay;
- * `reconnected` (name); `resource-updated` (name, uri).
+ * `reconnected` (name) after a reconnect or a new session (subscriptions are made again);
+ * `resource-updated` (name, uri).
  */
 export class UpstreamPool extends EventEmitter {
   private readonly upstreams = new Map<string, Upstream>();
@@ -163,6 +164,10 @@ export class UpstreamPool extends EventEmitter {
       conn.client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.noticed(u, u.listsRelist, 'prompts'));
       conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void this.emit('resource-updated', u.name, n.params.uri));
       conn.client.onclose = () => this.lost(u, conn!);
+      // The GET stream found our session gone (the upstream restarted while no call reached it): a new session, and its subscriptions again.
+      conn.client.onerror = (err) => {
+        if (sessionGone(err)) void this.reinitialize(u, conn!);
+      };
       this.emit('connected', u.name, conn.client);
       return true;
     } catch (err) {
@@ -345,11 +350,13 @@ export class UpstreamPool extends EventEmitter {
     const u = this.upstreams.get(server);
     // Its connection here lists tools with the gateway's own account; calls go as their user (users.ts).
     if (u && isPerUser(u.cfg)) return errorResult(`upstream "${server}" acts with each user's own account; the gateway's own authorization only lists its tools`);
+    // A new session is being opened in place of a forgotten one: the call waits for it (as long as a start may take).
+    if (u?.reinit) await u.reinit;
     if (!u?.conn || u.state !== 'ready') return errorResult(`upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later`);
     const target: CallTarget = {
       server,
       conn: () => u.conn,
-      reinitialize: () => this.reinitialize(u),
+      reinitialize: (gone) => this.reinitialize(u, gone),
       // A withdrawn grant ends the connection's use.
       consentLost: (err) => {
         const conn = u.conn;
@@ -367,19 +374,25 @@ export class UpstreamPool extends EventEmitter {
    * meet the 404 together share one re-initialization.
    * @returns whether the upstream is ready again.
    */
-  private reinitialize(u: Upstream): Promise<boolean> {
-    u.reinit ??= (async () => {
-      const old = u.conn;
+  private reinitialize(u: Upstream, gone: Connection): Promise<boolean> {
+    if (u.reinit) return u.reinit;
+    // Another caller (a call, the GET stream) has already replaced this session.
+    if (u.conn !== gone) return Promise.resolve(u.conn !== undefined);
+    u.reinit = (async () => {
       u.conn = undefined;
       log.warn({ upstream: u.name }, `upstream "${u.name}" lost our session (HTTP 404); initializing a new one`);
-      await old?.client.close().catch(() => undefined);
       const before = JSON.stringify(u.tools);
       const ok = await this.connect(u);
+      // Closed once the new session is up: a call still in flight on the old one meets its 404 and retries on the new one, rather than a "connection closed".
+      await gone.client.close().catch(() => undefined);
       if (ok && JSON.stringify(u.tools) !== before) this.emit('change');
+      // Subscriptions of the forgotten session are made again on the new one.
+      if (ok) this.emit('reconnected', u.name);
       return ok;
     })().finally(() => (u.reinit = undefined));
     return u.reinit;
   }
+
 
   async close(): Promise<void> {
     this.closing = true;

@@ -27,7 +27,7 @@ import { log } from '../log.js';
 import type { Store } from '../store/types.js';
 import { NeedsAuthorizationError } from './auth/errors.js';
 import { StoreOAuthProvider } from './auth/provider.js';
-import { forwardCall, type CallTarget } from './call.js';
+import { forwardCall, sessionGone, type CallTarget } from './call.js';
 import { connectUpstream, type Connection } from './connect.js';
 import { fetchLists, type ListKind, type RelayLists } from './lists.js';
 import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type RelayedUpstream } from './types.js';
@@ -55,6 +55,7 @@ export interface UserConnectionsOptions {
 interface Entry {
   upstream: string;
   user: string;
+  cfg: RemoteUpstreamConfig;
   conn: Promise<Connection>;
   /** The user's tokens, as the connection reads them. */
   provider: StoreOAuthProvider;
@@ -64,6 +65,8 @@ interface Entry {
   lists?: Promise<RelayLists>;
   /** URIs this connection is subscribed to: while any, it is neither idle nor evicted. */
   subscribed: Set<string>;
+  /** The entry replacing this one, whose session the upstream forgot (renew). */
+  renewal?: Promise<Entry | undefined>;
 }
 
 /** The relay key of a user's connection: questions it asks go only to that user's call. */
@@ -105,11 +108,12 @@ export class UserConnections extends EventEmitter {
     const target: CallTarget = {
       server: upstream,
       conn: () => conn,
-      // The upstream forgot the session (it restarted): a new connection.
+      // The upstream forgot the session (it restarted): a new connection, holding the same subscriptions.
       reinitialize: async () => {
-        await this.close(id, entry);
-        entry = this.open(upstream, cfg, user);
-        conn = await entry.conn.catch(() => undefined);
+        const fresh = await this.renew(id, entry);
+        if (!fresh) return false;
+        [fresh.inFlight, entry.inFlight, entry] = [fresh.inFlight + 1, entry.inFlight - 1, fresh];
+        conn = await fresh.conn.catch(() => undefined);
         return conn !== undefined;
       },
       consentLost: () => void this.close(id, entry),
@@ -141,9 +145,9 @@ export class UserConnections extends EventEmitter {
    */
   async request<T>(upstream: string, cfg: RemoteUpstreamConfig, user: string, fn: (client: Client) => Promise<T>): Promise<T> {
     const id = `${upstream}\0${user}`;
-    const entry = this.open(upstream, cfg, user);
+    let entry = this.open(upstream, cfg, user);
     entry.inFlight++;
-    try {
+    const attempt = async (): Promise<T> => {
       const conn = await this.connected(id, entry);
       try {
         return await fn(conn.client);
@@ -154,11 +158,23 @@ export class UserConnections extends EventEmitter {
         if (explained.reason !== 'step_up') void this.close(id, entry);
         throw explained;
       }
+    };
+    try {
+      try {
+        return await attempt();
+      } catch (err) {
+        // The upstream forgot the session (it restarted): the request was refused, not run; once more on a new one.
+        const fresh = sessionGone(err) ? await this.renew(id, entry) : undefined;
+        if (!fresh) throw err;
+        [fresh.inFlight, entry.inFlight, entry] = [fresh.inFlight + 1, entry.inFlight - 1, fresh];
+        return await attempt();
+      }
     } finally {
       entry.inFlight--;
       entry.lastUsed = Date.now();
     }
   }
+
 
   /**
    * The user's own resources, templates and prompts of `upstream`, as their account lists
@@ -233,13 +249,45 @@ export class UserConnections extends EventEmitter {
       c.client.onclose = () => {
         if (this.entries.get(id)?.conn === conn) this.entries.delete(id);
       };
+      // The GET stream found the session gone (the upstream restarted while no request reached it): its subscriptions need a new one.
+      c.client.onerror = (err) => {
+        const e = this.entries.get(id);
+        if (e?.conn === conn && e.subscribed.size > 0 && sessionGone(err)) void this.renew(id, e);
+      };
       return c;
     });
     conn.catch(() => undefined);
-    entry = { upstream, user, conn, provider, lastUsed: Date.now(), inFlight: 0, subscribed: new Set() };
+    entry = { upstream, user, cfg, conn, provider, lastUsed: Date.now(), inFlight: 0, subscribed: new Set() };
     this.entries.set(id, entry);
     this.evict();
     return entry;
+  }
+
+  /**
+   * A new connection in place of `entry`'s, whose session the upstream forgot, subscribed
+   * to the same URIs; callers meeting the same loss share it. The old connection closes
+   * once the new one is up (a request still in flight on it meets its own 404 and comes
+   * here). Undefined when no new connection opens: its subscriptions end (logged).
+   */
+  private renew(id: string, entry: Entry): Promise<Entry | undefined> {
+    const current = this.entries.get(id);
+    if (current !== entry) return entry.renewal ?? Promise.resolve(current);
+    entry.renewal ??= (async () => {
+      log.warn({ upstream: entry.upstream, user: entry.user }, 'a per-user upstream lost the session of this user; opening a new one');
+      this.entries.delete(id);
+      const fresh = this.open(entry.upstream, entry.cfg, entry.user);
+      const conn = await this.connected(id, fresh).catch((err: Error) => void log.warn({ upstream: entry.upstream, user: entry.user, err: err.message, subscriptions: entry.subscribed.size }, 'no new connection: this user\'s subscriptions end'));
+      void entry.conn.then((c) => c.client.close()).catch(() => undefined);
+      if (!conn) return undefined;
+      for (const uri of entry.subscribed) {
+        await conn.client.subscribeResource({ uri }, { timeout: this.opts.callMs }).then(
+          () => void fresh.subscribed.add(uri),
+          (err: Error) => log.warn({ upstream: entry.upstream, user: entry.user, uri, err: err.message }, 'could not subscribe again on the new session'),
+        );
+      }
+      return fresh;
+    })();
+    return entry.renewal;
   }
 
   /** Past the cap, closes the least recently used connections that have no call in flight. */

@@ -10,6 +10,11 @@
  * upstream's own login); tokens issued through it act for that account. Its resources
  * (`notes://mine`, `notes://secret`), prompt (`greeting`, with a completable `topic`) and
  * subscriptions answer for the account of the token that asks.
+ *
+ * Stateless by default (a server and transport per request). With `{ stateful: true }` it
+ * keeps sessions (and their GET streams) as most servers do: `touch(uri)` sends
+ * `notifications/resources/updated` to the sessions subscribed to it, and `forgetSessions()`
+ * plays a restart (the streams end, and the old session ids get 404).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -147,11 +152,15 @@ export interface ProtectedServer {
   grants: string[];
   /** resources/subscribe requests seen, as `<account> <uri>`. */
   subscriptions: string[];
+  /** Stateful only: tells the sessions subscribed to `uri` that it changed; returns how many. */
+  touch(uri: string): Promise<number>;
+  /** Stateful only: ends every session, as a restart would. */
+  forgetSessions(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Starts the authorization server and the protected MCP server (tool `whoami`) on one loopback port. */
-export async function startProtectedServer(): Promise<ProtectedServer> {
+export async function startProtectedServer(options: { stateful?: boolean } = {}): Promise<ProtectedServer> {
   const http: Server = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -183,7 +192,10 @@ export async function startProtectedServer(): Promise<ProtectedServer> {
       .set('WWW-Authenticate', `Bearer error="insufficient_scope", scope="notes:write", resource_metadata="${resourceMetadataUrl}"`)
       .json({ error: 'insufficient_scope', error_description: 'write_note needs notes:write' });
   };
-  app.post('/mcp', express.json(), bearer, stepUp, async (req, res) => {
+  /** Stateful sessions by id; the servers subscribed to each URI. */
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const subscribers = new Map<string, Set<McpServer>>();
+  const build = () => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Says which OAuth client the call came through', annotations: { readOnlyHint: true } }, async (extra) => ({
       content: [{ type: 'text', text: `client ${extra.authInfo?.clientId} scopes [${extra.authInfo?.scopes.join(' ')}]${extra.authInfo?.extra?.account ? ` account ${extra.authInfo.extra.account}` : ''}` }],
@@ -203,19 +215,52 @@ export async function startProtectedServer(): Promise<ProtectedServer> {
       messages: [{ role: 'user', content: { type: 'text', text: `Hello ${account(extra.authInfo)}, about ${topic}` } }],
     }));
     server.server.registerCapabilities({ resources: { subscribe: true } });
-    server.server.setRequestHandler(SubscribeRequestSchema, (req, extra) => (subscriptions.push(`${account(extra.authInfo)} ${req.params.uri}`), {}));
+    server.server.setRequestHandler(SubscribeRequestSchema, (req, extra) => {
+      subscriptions.push(`${account(extra.authInfo)} ${req.params.uri}`);
+      subscribers.set(req.params.uri, (subscribers.get(req.params.uri) ?? new Set()).add(server));
+      return {};
+    });
+    return server;
+  };
+  const unknownSession = (res: Response) => res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+  app.post('/mcp', express.json(), bearer, stepUp, async (req, res) => {
+    if (options.stateful) {
+      const sid = req.headers['mcp-session-id'];
+      const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
+      if (known) return known.handleRequest(req, res, req.body);
+      if (sid !== undefined) return unknownSession(res);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, transport) });
+      await build().connect(transport);
+      return transport.handleRequest(req, res, req.body);
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close());
-    await server.connect(transport);
+    await build().connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  app.get('/mcp', (_req, res) => res.status(405).end());
+  app.get('/mcp', bearer, (req, res) => {
+    if (!options.stateful) return res.status(405).end();
+    const sid = req.headers['mcp-session-id'];
+    const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    return known ? known.handleRequest(req, res) : unknownSession(res);
+  });
   http.on('request', app);
   return {
     provider,
     mcpUrl,
     grants,
     subscriptions,
+    touch: async (uri) => {
+      const servers = [...(subscribers.get(uri) ?? [])];
+      await Promise.all(servers.map((server) => server.server.sendResourceUpdated({ uri })));
+      return servers.length;
+    },
+    forgetSessions: async () => {
+      const ending = [...sessions.values()];
+      sessions.clear();
+      subscribers.clear();
+      await Promise.all(ending.map((t) => t.close()));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());

@@ -3,7 +3,7 @@
  * connection per (upstream, user), each with that user's stored tokens; at most
  * `maxConnections` open (least recently used idle one closed first); closed after
  * `idleMs` unused; a user without tokens gets NeedsAuthorizationError, never another
- * user's account.
+ * user's account; a user's subscription holds across an upstream restart.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,6 +65,36 @@ describe('per-user upstream connections', () => {
     await users.call('tracker', cfg(), 'u1', 'whoami', {});
     await expect(users.call('tracker', cfg(), 'nobody', 'whoami', {})).rejects.toBeInstanceOf(NeedsAuthorizationError);
     expect(users.size).toBe(1);
+  }, 120_000);
+
+  it("an upstream restart no request reached: the user's GET stream meets the 404, a new session subscribes again; a read after another restart runs on a new session", async () => {
+    const restarting = await startProtectedServer({ stateful: true });
+    try {
+      const tokens = restarting.provider.issue('client-u1', [], undefined, false, 'account-u1');
+      await store.oauth.set({ upstream: 'notes', subject: 'u1', url: restarting.mcpUrl }, 'tokens', JSON.stringify(tokens));
+      const notesCfg = remoteUpstreamSchema.parse({ url: restarting.mcpUrl, auth: { oauth: {}, per_user: true } });
+      const users = connections(10, 600_000);
+      const updates: string[] = [];
+      users.on('resource-updated', (upstream: string, user: string, uri: string) => void updates.push(`${upstream} ${user} ${uri}`));
+      await users.subscribe('notes', notesCfg, 'u1', 'notes://mine');
+      expect(await restarting.touch('notes://mine')).toBe(1);
+      await until(() => updates.length === 1);
+
+      await restarting.forgetSessions();
+      await until(() => restarting.subscriptions.length === 2);
+      expect(await restarting.touch('notes://mine')).toBe(1);
+      await until(() => updates.length === 2);
+      expect(updates).toEqual(['notes u1 notes://mine', 'notes u1 notes://mine']);
+      expect(restarting.subscriptions).toEqual(['account-u1 notes://mine', 'account-u1 notes://mine']);
+
+      await restarting.forgetSessions();
+      const read = await users.request('notes', notesCfg, 'u1', (client) => client.readResource({ uri: 'notes://mine' }));
+      expect(read.contents).toEqual([{ uri: 'notes://mine', mimeType: 'text/plain', text: 'notes of account-u1' }]);
+      await until(() => restarting.subscriptions.length === 3);
+      expect(users.size).toBe(1);
+    } finally {
+      await restarting.close();
+    }
   }, 120_000);
 
   it('a connection unused for idleMs is closed', async () => {
