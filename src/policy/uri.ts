@@ -124,9 +124,8 @@ function mappedIpv4(host: string): string | undefined {
  * slashes (Node's `fileURLToPath` + `path.resolve`, a key lookup), an IPv4-mapped IPv6 host
  * as its IPv4 address (where a fetcher connects); for a non-special scheme with a host,
  * also the host alone (`kv://secret:80/x?y` is `kv://secret` to a reader keyed by
- * `hostname`). Each is a shorter name of what the reading names, so deny rules are matched
- * against them too (a deny of `file:///secret/keys.txt` holds for `…/keys.txt?x`), while
- * allow rules need not grant them.
+ * `hostname`). Deny rules are matched against them too (a deny of `file:///secret/keys.txt`
+ * holds for `…/keys.txt?x`); allow rules are not, so they can refuse a URI, never admit one.
  */
 function resolvedForms(reading: string): string[] {
   const url = parse(reading);
