@@ -55,8 +55,8 @@ export function boundValue<T>(value: T, maxBytes: number = DEFAULT_MAX_VALUE_BYT
       return out;
     }
     const entries = Object.entries(v);
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of entries.slice(0, maxEntries)) out[clipString(k, 256)] = walk(x, depth + 1);
+    // Built from entries, so a `__proto__` key stays a key as JSON has it (assigning it would set the prototype and hide it from the person shown the call).
+    const out = Object.fromEntries(entries.slice(0, maxEntries).map(([k, x]) => [clipString(k, 256), walk(x, depth + 1)]));
     if (entries.length > maxEntries) out['…'] = `[${entries.length - maxEntries} more keys]`;
     return out;
   };

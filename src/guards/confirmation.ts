@@ -18,7 +18,8 @@
  * call in hand, and the approval counts only if a person's credential (approver.ts: the
  * approver key or the approvals token, neither held by hosts) signed that very statement,
  * with the request's id as nonce and an expiry not yet past; it is used once (the store's
- * `approval_uses`, and this process's memory of the ids it ran). So a used row re-armed,
+ * `approval_uses`, read back, and this process's memory of the ids it ran or heard a
+ * replica run). So a used row re-armed,
  * an expired one revived or a harmless request swapped for another call runs nothing. The
  * model cannot approve its own call: the parked message tells it to ask the user, not how
  * to approve, and any argument it adds makes a different call.
@@ -95,7 +96,7 @@ class UsedApprovals {
 
   add(id: string, expiresAt: number, now: number): void {
     for (const [old, t] of this.until) if (t <= now) this.until.delete(old);
-    this.until.set(id, expiresAt);
+    this.until.set(id, Math.max(expiresAt, this.until.get(id) ?? 0));
   }
 
   delete(id: string): void {
@@ -108,8 +109,13 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
   const maxBytes = config.audit.max_value_bytes;
   /** Sessions with a parked call waiting for its decision: one at a time each, so a burst of parked calls holds nothing. */
   const waiting = new Set<string>();
-  /** Approvals this process ran: used once even if someone deletes their `approval_uses` row. */
+  /**
+   * Approvals this process ran, or heard another replica run: used once even if someone
+   * deletes their `approval_uses` row. A heard use is kept for the approval TTL, which is
+   * at least what is left of a statement's signed validity (the statement names it).
+   */
   const used = new UsedApprovals();
+  approvals.onUse((id) => used.add(id, approvals.clock() + ttlMs, approvals.clock()));
 
   return async (ctx, next) => {
     const tool = ctx.tool;
@@ -183,8 +189,12 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
         throw err;
       }
       if (!consumed) {
-        log.warn({ id: a.id, tool: tool.name }, 'approval already used; the call is parked anew');
-        ctx.notes.push(`approval ${a.id} ignored: already used`);
+        // Fresh, yet not consumed: the store holds another use, or did not keep this one
+        // (its row gone as it was written). Either way it never runs again here.
+        const lost = fresh && (await approvals.get(a.id))?.status !== 'used';
+        const why = lost ? 'its use was not kept by the store' : 'already used';
+        log.warn({ id: a.id, tool: tool.name }, `approval ignored: ${why}; the call is parked anew`);
+        ctx.notes.push(`approval ${a.id} ignored: ${why}`);
         return undefined;
       }
       ctx.decisions.push('approved');

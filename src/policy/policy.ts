@@ -12,7 +12,7 @@
  */
 import type { ToolRecord } from '../catalog/types.js';
 import type { Persona, Personas } from '../config/schema.js';
-import { canonicalUri, readings } from './uri.js';
+import { canonicalUri, denyReadings, readings } from './uri.js';
 
 const globBody = (glob: string): string => glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
 
@@ -195,7 +195,8 @@ export class Policy {
    * May the persona read, or subscribe to, resource `uri` of `server`? The URI is
    * canonicalised first (uri.ts) and refused if it does not parse; then every reading of it
    * must be granted — by a resource pattern, or as the expansion of an allowed template —
-   * and no deny pattern may match any reading (nor the exposed URI).
+   * and no deny pattern may match any reading, what a resolver keeps of one (uri.ts
+   * denyReadings), nor the exposed URI.
    *
    * ### Usage
    * ```ts
@@ -216,7 +217,8 @@ export class Policy {
     if (!c) return false;
     const all = readings(canonical.uri);
     const granted = (r: string) => c.allow.some((p) => matchesAny(p, server, [r])) || opts.viaTemplate?.(r) === true;
-    const named = opts.exposed === undefined ? all : [...all, opts.exposed];
+    const named = denyReadings(canonical.uri);
+    if (opts.exposed !== undefined) named.push(opts.exposed);
     return all.every(granted) && !c.deny.some((p) => matchesAny(p, server, named));
   }
 
@@ -229,8 +231,7 @@ export class Policy {
     const canonical = canonicalUri(uri);
     const c = this.relayPatterns(persona, 'resources');
     if (!canonical.ok || this.open || !c) return false;
-    const all = readings(canonical.uri);
-    return c.deny.some((p) => matchesAny(p, server, all));
+    return c.deny.some((p) => matchesAny(p, server, denyReadings(canonical.uri)));
   }
 
   /** The persona's allowed tools, in catalog order. */

@@ -14,13 +14,16 @@
  * carries user info (`user:pass@`), is refused.
  *
  * `readings` are the other strings an upstream might make of the canonical one: decoded
- * once or more (`%252e%252e` → `%2e%2e` → `..`, `..%2f`), decoded and put in Unicode
+ * once or more (`%252e%252e` → `%2e%2e` → `..`, `..%2f`; overlong `%C0%AE` and IIS's
+ * `%u002e` as `.`), decoded and put in Unicode
  * compatibility form (NFKC, as a normalising reader or Windows' best-fit mapping reads
  * them: fullwidth `．．／` is `../`, `ｓｅｃｒｅｔ` and `ſecret` are `secret`), backslashes
  * as slashes, repeated slashes collapsed (a file server reads `file:////secret` as
  * `/secret`). A URI percent-encoded more times over than the readings decode is refused. A URI
  * is allowed only if every reading is allowed and none is denied, so deny rules fail
- * closed on any spelling that some reader takes for the denied resource.
+ * closed on any spelling that some reader takes for the denied resource. Deny rules are
+ * also matched against what a resolver keeps of each reading (`denyReadings`: no query,
+ * fragment or trailing slash, an IPv4-mapped IPv6 host as IPv4, a non-special URI's host alone).
  */
 
 /** Longest resource URI looked at, in UTF-16 units; longer is refused (the SDK's own cap is 1,000,000). */
@@ -41,9 +44,16 @@ function decodeUnreserved(s: string): string {
   });
 }
 
-/** Every percent-encoded byte decoded, runs as UTF-8 (invalid sequences become U+FFFD). */
+/**
+ * Every percent-encoded byte decoded, runs as UTF-8 (invalid sequences become U+FFFD), read
+ * as lenient decoders read them: an overlong two-byte form of an ASCII character (`%C0%AE`
+ * is `.`, `%C0%AF` is `/`) as that character, and IIS's `%u002e` as U+002E.
+ */
 function decodeAll(s: string): string {
-  return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+  return s
+    .replace(/%u([0-9A-Fa-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(/%([Cc][01])%([89ABab][0-9A-Fa-f])/g, (_, a: string, b: string) => String.fromCharCode(((parseInt(a, 16) & 0x1f) << 6) | (parseInt(b, 16) & 0x3f)))
+    .replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
 }
 
 function parse(s: string): URL | undefined {
@@ -101,6 +111,35 @@ function slashesAsPaths(s: string): string {
   return `${url.protocol}${authority ? `//${url.host}` : ''}${path}${url.search}${url.hash}`;
 }
 
+/** `[::ffff:7f00:1]`, an IPv4-mapped IPv6 host as WHATWG writes it, as the IPv4 address a connection to it reaches; else undefined. */
+function mappedIpv4(host: string): string | undefined {
+  const m = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(host);
+  if (!m) return undefined;
+  const [hi, lo] = [parseInt(m[1]!, 16), parseInt(m[2]!, 16)];
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
+
+/**
+ * What a resolver keeps of `reading`: without its query and fragment and without trailing
+ * slashes (Node's `fileURLToPath` + `path.resolve`, a key lookup), an IPv4-mapped IPv6 host
+ * as its IPv4 address (where a fetcher connects); for a non-special scheme with a host,
+ * also the host alone (`kv://secret:80/x?y` is `kv://secret` to a reader keyed by
+ * `hostname`). Deny rules are matched against them too (a deny of `file:///secret/keys.txt`
+ * holds for `…/keys.txt?x`); allow rules are not, so they can refuse a URI, never admit one.
+ */
+function resolvedForms(reading: string): string[] {
+  const url = parse(reading);
+  if (!url) return [];
+  url.search = '';
+  url.hash = '';
+  const ipv4 = mappedIpv4(url.hostname);
+  if (ipv4 !== undefined) url.hostname = ipv4;
+  url.pathname = url.pathname.replace(/(?<=.)\/+$/, '');
+  const forms = [url.href];
+  if (!SPECIAL.has(url.protocol) && url.hostname !== '') forms.push(`${url.protocol}//${url.hostname}`);
+  return forms;
+}
+
 /** Re-read as WHATWG does (dot segments resolved), or as it is when it no longer parses. */
 function reread(s: string): string {
   return parse(s)?.href ?? s;
@@ -127,4 +166,17 @@ export function readings(canonical: string): string[] {
     frontier = next;
   }
   return [...seen];
+}
+
+/**
+ * `readings(canonical)` and what a resolver keeps of each (resolvedForms): the strings a
+ * deny rule is matched against, each once.
+ */
+export function denyReadings(canonical: string): string[] {
+  const all = new Set<string>();
+  for (const r of readings(canonical)) {
+    all.add(r);
+    for (const f of resolvedForms(r)) all.add(f);
+  }
+  return [...all];
 }

@@ -4,8 +4,11 @@
  * and the canonical arguments) and may carry the `statement` a person signs; this module
  * keeps the states and their clock, nothing else.
  *
- * A use is a row of its own in `approval_uses`, inserted once or not at all: setting an
- * approval's status back to `approved` in the table does not make it usable again.
+ * A use is a row of its own in `approval_uses`, inserted once or not at all and read back:
+ * setting an approval's status back to `approved` in the table does not make it usable
+ * again, and a row the store drops as it is written is no use. Each use is announced on
+ * the `approval` event (`onUse`), so the replicas running then remember it whatever the
+ * table says later.
  */
 import { randomBytes } from 'node:crypto';
 import { ApprovalError } from './errors.js';
@@ -137,9 +140,18 @@ export class SqlApprovals implements ApprovalsPart {
       [now, id, now],
     );
     if (used !== 1) return false;
+    // Read back: a store that drops the row as it is written (a trigger) would let every
+    // replica insert it anew, so a use the store did not keep is no use.
+    if (!(await this.sql.get(`SELECT id FROM approval_uses WHERE id = ?`, [id]))) return false;
     await this.sql.run(`UPDATE approvals SET status = 'used', used_at = ? WHERE id = ?`, [now, id]);
     await this.events.emit('approval', { id, status: 'used' });
     return true;
+  }
+
+  onUse(listener: (id: string) => void): () => void {
+    return this.events.on('approval', (p) => {
+      if (p.status === 'used' && typeof p.id === 'string') listener(p.id);
+    });
   }
 
   async list(options: { all?: boolean; limit?: number } = {}): Promise<Approval[]> {

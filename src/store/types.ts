@@ -138,10 +138,17 @@ export interface ApprovalsPart {
   decide(id: string, decision: 'approved' | 'denied', by: string, proof?: string): Promise<Approval>;
   /**
    * Uses an approval: true exactly once per approved, unexpired request, whichever
-   * replica asks. The use is its own row (`approval_uses`, inserted or not), so a row
-   * whose status is set back to `approved` is not usable again.
+   * replica asks. The use is its own row (`approval_uses`, inserted or not, then read
+   * back), so a row whose status is set back to `approved` is not usable again, and a
+   * use row the store does not keep makes it false.
    */
   consume(id: string): Promise<boolean>;
+  /**
+   * Calls `listener` with the id of each approval used from now on, by any replica on this
+   * store (this one included), as the store's events carry it; returns the unsubscribe.
+   * Best effort, like every event: a replica not listening at the time misses it.
+   */
+  onUse(listener: (id: string) => void): () => void;
   /** Pending requests, oldest first; or, with `all`, the newest `limit` (default 50) of any status, newest first. */
   list(options?: { all?: boolean; limit?: number }): Promise<Approval[]>;
   /**

@@ -1,6 +1,6 @@
 /** Canonical resource URIs and their readings (issue 18, item 1): the rules, one case each. */
 import { describe, expect, test } from 'vitest';
-import { canonicalUri, MAX_URI_LENGTH, readings } from '../../src/policy/uri.js';
+import { canonicalUri, denyReadings, MAX_URI_LENGTH, readings } from '../../src/policy/uri.js';
 
 const canonical = (raw: string) => {
   const c = canonicalUri(raw);
@@ -52,5 +52,22 @@ describe('readings', () => {
     expect(readings('file:///public/..%5Csecret')).toEqual(['file:///public/..%5Csecret', 'file:///secret']);
     expect(readings('file:////secret/k')).toEqual(['file:////secret/k', 'file:///secret/k']);
     expect(readings('file:///public/my%20file.txt')).toEqual(['file:///public/my%20file.txt']);
+  });
+});
+
+describe('lenient decoders and resolvers (2026-12-02)', () => {
+  test('an overlong UTF-8 dot or slash, and IIS\'s %u002e, are read as the character', () => {
+    expect(readings('file:///public/%C0%AE%C0%AE/secret/k')).toContain('file:///secret/k');
+    expect(readings('file:///public/..%C0%AFsecret/k')).toContain('file:///secret/k');
+    expect(readings('file:///public/%u002e%u002e/secret/k')).toContain('file:///secret/k');
+  });
+
+  test('deny readings: no query, fragment or trailing slash; IPv4-mapped IPv6 as IPv4; a non-special URI\'s host alone', () => {
+    expect(denyReadings('file:///secret/k?x#y')).toEqual(['file:///secret/k?x#y', 'file:///secret/k']);
+    expect(denyReadings('file:///secret/k//')).toContain('file:///secret/k');
+    expect(denyReadings('http://[::ffff:7f00:1]:8080/a')).toEqual(['http://[::ffff:7f00:1]:8080/a', 'http://127.0.0.1:8080/a']);
+    expect(denyReadings('kv://secret:80/x?y')).toEqual(['kv://secret:80/x?y', 'kv://secret:80/x', 'kv://secret']);
+    // A special URI's path is never dropped: https://host/ stays one page of the host.
+    expect(denyReadings('https://example.com/a/')).toEqual(['https://example.com/a/', 'https://example.com/a']);
   });
 });
