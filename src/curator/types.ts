@@ -124,6 +124,8 @@ export interface MatchSignals {
   coverage: number;
   /** Best dense score among the allowed tools, in [-1, 1]; absent without a dense ranking. */
   denseTop?: number;
+  /** Median dense score of the allowed tools, when BM25 matched no word (the no-match rule's separation reads it; noMatch.ts). */
+  denseMedian?: number;
   /** Scripts of the query that the catalog does not use, when most of its letters are in them (script.ts). */
   foreignScripts?: string[];
 }

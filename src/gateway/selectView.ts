@@ -52,7 +52,7 @@ export function formatSelection(selection: Selection, explain: boolean): string 
     ...(selection.notice ? [selection.notice] : []),
     ...(selection.cut ? [`cut by the limit: ${selection.cut.join(', ')}`] : []),
     ...(explain && learned.length > 0 ? [`learned from use (best learned query's similarity): ${learned.join(', ')}`] : []),
-    ...(explain && selection.match ? [`evidence: BM25 coverage ${selection.match.coverage.toFixed(3)}, best dense ${dash(selection.match.denseTop, 3)}${selection.match.foreignScripts ? `, query script ${selection.match.foreignScripts.join('/')} not in the catalog` : ''}`] : []),
+    ...(explain && selection.match ? [`evidence: BM25 coverage ${selection.match.coverage.toFixed(3)}, best dense ${dash(selection.match.denseTop, 3)}${selection.match.denseMedian !== undefined ? ` (median ${selection.match.denseMedian.toFixed(3)})` : ''}${selection.match.foreignScripts ? `, query script ${selection.match.foreignScripts.join('/')} not in the catalog` : ''}`] : []),
   ];
   return [line(header), ...rows.map(line), `mode ${selection.mode}, ${rows.length} tools, confidence ${selection.confidence.toFixed(3)}${widen}`, ...notes, ''].join('\n');
 }

@@ -7,7 +7,8 @@ import { createCurator } from '../../src/curator/index.js';
 import { ExactNames } from '../../src/curator/exactNames.js';
 import { reserveOf } from '../../src/curator/expand.js';
 import { withinLimit } from '../../src/curator/limit.js';
-import { judgeMatch, NO_MATCH_SIMILARITY, scriptNotice, similarityFloor, weakMatchList, WEAK_MATCH_MAX } from '../../src/curator/noMatch.js';
+import { judgeMatch, matchSignals, NO_MATCH_FLOORS, noMatchFloor, scriptNotice, weakMatchList, WEAK_MATCH_MAX } from '../../src/curator/noMatch.js';
+import type { Ranking } from '../../src/curator/retrieve.js';
 import { ScriptProfile, scriptCounts } from '../../src/curator/script.js';
 import { findResult } from '../../src/gateway/metaTools.js';
 import { fakeEmbedder, tool } from './fakeEmbedder.js';
@@ -97,9 +98,12 @@ describe('ScriptProfile', () => {
 });
 
 describe('judgeMatch', () => {
-  const floor = NO_MATCH_SIMILARITY['use:']!;
+  const { floor, separation } = NO_MATCH_FLOORS['use:']!;
+  test('USE Lite\'s measured floor and separation (docs/CURATOR.md, "No-match floor")', () => {
+    expect(noMatchFloor('use:lite-512')).toEqual({ floor: 0.33, separation: { from: 0.28, gap: 0.15 } });
+  });
   test('no BM25 term and a dense score under the embedder\'s floor: no match, with a message saying how to rephrase', () => {
-    const verdict = judgeMatch({ coverage: 0, denseTop: floor - 0.01 }, 'use:lite-512');
+    const verdict = judgeMatch({ coverage: 0, denseTop: floor - 0.01, denseMedian: floor - 0.1 }, 'use:lite-512');
     expect(verdict?.reason).toBe('no-match');
     expect(verdict?.message).toMatch(/^No tool matches this request well.*Rephrase it .*naming the action and the object/);
   });
@@ -107,8 +111,15 @@ describe('judgeMatch', () => {
     expect(judgeMatch({ coverage: 0.05, denseTop: 0.1 }, 'use:lite-512')).toBeUndefined();
     expect(judgeMatch({ coverage: 0, denseTop: floor }, 'use:lite-512')).toBeUndefined();
   });
+  test('under the floor, a best tool standing the gap clear of the median tool is a match, from the separation\'s lower bound up', () => {
+    const top = 0.3;
+    expect(judgeMatch({ coverage: 0, denseTop: top, denseMedian: top - separation!.gap }, 'use:lite-512')).toBeUndefined();
+    expect(judgeMatch({ coverage: 0, denseTop: top, denseMedian: top - separation!.gap + 0.01 }, 'use:lite-512')?.reason).toBe('no-match');
+    expect(judgeMatch({ coverage: 0, denseTop: separation!.from - 0.01, denseMedian: 0 }, 'use:lite-512')?.reason).toBe('no-match');
+    expect(judgeMatch({ coverage: 0, denseTop: top }, 'use:lite-512')?.reason).toBe('no-match');
+  });
   test('an embedder without a measured floor is never judged on similarity; BM25 alone is judged on its silence', () => {
-    expect(similarityFloor('openai:text-embedding-3-small')).toBeUndefined();
+    expect(noMatchFloor('openai:text-embedding-3-small')).toBeUndefined();
     expect(judgeMatch({ coverage: 0, denseTop: 0.01 }, 'openai:text-embedding-3-small')).toBeUndefined();
     expect(judgeMatch({ coverage: 0 }, undefined)?.reason).toBe('no-match');
   });
@@ -122,6 +133,13 @@ describe('judgeMatch', () => {
     expect(judgeMatch(japanese, 'transformers:Xenova/multilingual-e5-small:q8:mean')).toBeUndefined();
     expect(scriptNotice(japanese)).toMatch(/written in Han, Hiragana script.*only the embedding model matched it/);
     expect(scriptNotice({ coverage: 0.5 })).toBeUndefined();
+  });
+  test('matchSignals reads the median dense score of the scored tools only when BM25 matched no word', () => {
+    const score = Float32Array.from([0.1, 0.9, 0.3, 0.5, 0.2]);
+    const dense = { indices: Int32Array.from([1, 3, 2, 0]), similarities: Float32Array.from([0.9, 0.5, 0.3, 0.1]), pool: Int32Array.from([0, 1, 2, 3]), score, min: 0.1, max: 0.9, approximate: false };
+    const ranking = (coverage: number): Ranking => ({ order: [1, 3, 2, 0], score: [], rrf: [], fused: [], best: [], bm25: [], dense, coverage });
+    expect(matchSignals(ranking(0), [])).toEqual({ coverage: 0, denseTop: 0.9, denseMedian: 0.3 });
+    expect(matchSignals(ranking(0.4), [])).toEqual({ coverage: 0.4, denseTop: 0.9 });
   });
   test('the weak-match list: the first three tools that change nothing', () => {
     const tools = [tool('accept_offer', 'x'), tool('get_offers', 'x'), tool('decline_offer', 'x'), tool('get_a', 'x'), tool('get_b', 'x'), tool('get_c', 'x')];
