@@ -15,7 +15,7 @@ import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, reserveOf } from './expand.js';
 import { explain } from './explain.js';
 import { bm25Coverage, DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { withinLimit } from './limit.js';
-import { confidentLexicalHits, requestSentences } from './lexical.js';
+import { confidentLexicalHead, confidentLexicalHits, requestSentences } from './lexical.js';
 import { LearnedIndex, LearnedTerms, type LearnedExemplars } from './learned.js';
 import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
 import { retrieveAll, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
@@ -354,11 +354,14 @@ class Curator implements ToolCurator {
       anchored: index.anchor.match(query, mask).map((a) => a.index),
       pool,
     });
-    // Exact names first, in the order the query names them; then the tools sentences of a long request name to BM25; then the assembled list.
-    const lexical = (this.off.has('lexical') ? [] : confidentLexicalHits(query, index.bm25, mask)).filter((i) => !named.includes(i)).slice(0, Math.ceil(confident / 2));
+    // Exact names first, in the order the query names them; then BM25's confident head of the whole query, in BM25's
+    // order; then the tools sentences of a long request name to BM25; then the assembled list.
+    const head = mode === 'hybrid' && !this.off.has('lexical-head') ? confidentLexicalHead(whole.bm25, query, index.bm25).filter((i) => !named.includes(i)) : [];
+    const sentences = (this.off.has('lexical') ? [] : confidentLexicalHits(query, index.bm25, mask)).filter((i) => !named.includes(i) && !head.includes(i));
+    const lexical = [...head, ...sentences].slice(0, Math.ceil(confident / 2));
     const first = [...named, ...lexical];
     const ranked = [...first, ...assembled.tools.filter((i) => !first.includes(i))];
-    const addedBy = [...named.map(() => 'exact-name'), ...lexical.map(() => 'lexical'), ...assembled.tools.flatMap((i, k) => (first.includes(i) ? [] : [assembled.addedBy[k]!]))];
+    const addedBy = [...named.map(() => 'exact-name'), ...lexical.map((i) => (head.includes(i) ? 'lexical-head' : 'lexical')), ...assembled.tools.flatMap((i, k) => (first.includes(i) ? [] : [assembled.addedBy[k]!]))];
     const limited = withinLimit(ranked, addedBy, index.deps, (i) => mask[i] === 1, topK);
 
     const selection: Selection = { tools: limited.tools.map((i) => index.tools[i]!), confidence, mode, match: signals };

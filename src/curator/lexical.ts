@@ -15,7 +15,7 @@
  * next tool (gap (s1 − s2) / s1 ≥ LEXICAL_GAP), against 58 % where the gap holds but the
  * coverage is under 0.3.
  */
-import type { Bm25Index } from './bm25.js';
+import type { Bm25Hit, Bm25Index } from './bm25.js';
 import { bm25Coverage } from './fusion.js';
 import { contentTerms, literalTerms } from './tokenize.js';
 
@@ -23,6 +23,8 @@ import { contentTerms, literalTerms } from './tokenize.js';
 export const LEXICAL_COVERAGE = 0.5;
 /** Relative lead of the best BM25 score over the second, (s1 − s2) / s1; 1 when only one tool matched. */
 export const LEXICAL_GAP = 0.6;
+/** Tools a confident lexical head (confidentLexicalHead) holds at most. */
+export const LEXICAL_HEAD = 2;
 /** Sentences asked of BM25 at most: the first and the last half of this many (a pasted document can hold hundreds). */
 export const MAX_SENTENCES = 24;
 
@@ -70,4 +72,41 @@ export function confidentLexicalHits(query: string, bm25: Bm25Index, allowed: Ui
     if (bm25Coverage(hits, contentTerms(sentence), bm25, literalTerms(sentence)) >= LEXICAL_COVERAGE) out.push(top.index);
   }
   return out;
+}
+
+/**
+ * The confident head of the whole query's BM25 ranking, in BM25's order: its first one or
+ * two hits (at most LEXICAL_HEAD) when they stand apart from the rest, the last of them
+ * scoring at least 2.5 times the next hit (the LEXICAL_GAP of confidentLexicalHits, as a
+ * ratio), and one of them covers at least LEXICAL_COVERAGE of the query's IDF-weighted
+ * words; [] otherwise. The fusion keeps margins, but with the dense retriever's share
+ * (1 − coverage) it can still reorder two tools BM25 sets far above the rest, or push
+ * BM25's second below tools BM25 never matched, when the dense side ranks it low: BM25 is
+ * confident that the answer is among these, and the dense retriever is not confident of
+ * anything in particular. The curator puts them first, in BM25's order, after exact names.
+ *
+ * Chosen on the development suites (docs/CURATOR.md "Issue 22, third round"): heads of up
+ * to 2 raised nDCG@10 on the university suite and changed no development case's outcome;
+ * heads of 3, or without the coverage condition, lowered it (a single weak word matches
+ * one or two tools far above the rest as often as not).
+ *
+ * ### Usage
+ * ```ts
+ * const q = 'which placement drives are coming up and what offers did I get';
+ * confidentLexicalHead(bm25.query(q, mask), q, bm25)
+ * // [index of get_placement_offers, index of list_placement_drives]: BM25 43.4 and 22.1, no third hit
+ * ```
+ */
+export function confidentLexicalHead(hits: readonly Bm25Hit[], query: string, bm25: Bm25Index): number[] {
+  const terms = contentTerms(query);
+  const literals = literalTerms(query);
+  for (let h = 1; h <= Math.min(LEXICAL_HEAD, hits.length); h++) {
+    const next = hits[h]?.score ?? 0;
+    const last = hits[h - 1]!.score;
+    if (last <= 0 || (last - next) / last < LEXICAL_GAP) continue;
+    const head = hits.slice(0, h);
+    const covered = head.some((hit) => bm25Coverage([hit], terms, bm25, literals) >= LEXICAL_COVERAGE);
+    return covered ? head.map((hit) => hit.index) : [];
+  }
+  return [];
 }

@@ -11,10 +11,11 @@ import type { CatalogTrust } from './trust.js';
  * Mechanisms of the ranked pipeline that `CuratorOptions.off` can switch off, to measure
  * each one's share (docs/EVAL.md): `servers` (server-level evidence for multi-step
  * requests, servers.ts), `lexical` (confident lexical hits of long requests, lexical.ts),
+ * `lexical-head` (BM25's confident head of the whole query kept first, in BM25's order, lexical.ts),
  * `result-steps` (a save/send/post step split off as a part of its own, split.ts),
  * `spelling` (query terms the catalog lacks spelling-corrected, typos.ts).
  */
-export const MECHANISMS = ['servers', 'lexical', 'result-steps', 'spelling'] as const;
+export const MECHANISMS = ['servers', 'lexical', 'lexical-head', 'result-steps', 'spelling'] as const;
 export type Mechanism = (typeof MECHANISMS)[number];
 
 export interface ExtraContext {
@@ -75,7 +76,7 @@ export interface Explanation {
   fusedScore?: number;
   /**
    * The mechanism that put it in the list: 'retrieval', 'exact-name', 'anchor', 'lexical' (a sentence that
-   * names it to BM25, lexical.ts), 'split', 'dependency',
+   * names it to BM25, lexical.ts), 'lexical-head' (BM25's confident head of the whole query, lexical.ts), 'split', 'dependency',
    * 'pinned', 'passthrough', 'blank', 'expansion', 'fallback', 'weak-match' (a no-match's nearest tools).
    */
   addedBy: string;

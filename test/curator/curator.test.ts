@@ -5,6 +5,7 @@ import { LOW_CONFIDENCE } from '../../src/curator/expand.js';
 import { bm25Share } from '../../src/curator/trust.js';
 import { parseCommandLine } from '../../src/cli/parse.js';
 import type { Fusion } from '../../src/curator/fusion.js';
+import type { Mechanism } from '../../src/curator/types.js';
 import { evalCommand, EvalUsageError } from '../../src/eval/command.js';
 import { openDb } from '../../src/store/db.js';
 import { EmbeddingStore } from '../../src/store/embeddings.js';
@@ -17,16 +18,21 @@ const CATALOG = [
 ];
 const names = (s: { tools: { name: string }[] }): string[] => s.tools.map((t) => t.name);
 
-async function hybrid(extra = {}, threshold?: number) {
+/**
+ * A hybrid curator over CATALOG. `off`: mechanisms switched off. In this twelve-tool catalog
+ * a word like "library" matches two tools far above the rest, so BM25's confident head
+ * (lexical.ts) goes first; tests of the fusion's own order switch it off.
+ */
+async function hybrid(extra = {}, threshold?: number, off: Mechanism[] = []) {
   const embedder = fakeEmbedder();
-  const curator = createCurator({ mode: 'hybrid', embedder, lowConfidenceThreshold: threshold });
+  const curator = createCurator({ mode: 'hybrid', embedder, lowConfidenceThreshold: threshold, off });
   await curator.buildIndex(CATALOG, extra);
   return { curator, embedder };
 }
 
 describe('curator.select', () => {
   test('hybrid ranks by gated score fusion; explanations carry the RRF and the fused score', async () => {
-    const { curator } = await hybrid();
+    const { curator } = await hybrid({}, undefined, ['lexical-head']);
     const s = await curator.select('library books tonight', CATALOG, { topK: 4, explain: true });
     expect(s.mode).toBe('hybrid');
     expect(names(s).slice(0, 2)).toEqual(['search_library_catalog', 'borrow_book']);
@@ -114,7 +120,8 @@ describe('curator.select', () => {
     const { curator } = await hybrid({ dependencies: { get_exam_eligibility: ['get_attendance_summary', 'get_fee_dues'] } });
     const s = await curator.select('may I sit the exams', CATALOG, { topK: 3, explain: true });
     expect(names(s)).toEqual(['get_exam_eligibility', 'get_attendance_summary', 'get_fee_dues']);
-    expect(s.explanations!.map((e) => e.addedBy)).toEqual(['retrieval', 'dependency', 'dependency']);
+    // BM25's confident head: only get_exam_eligibility has "sit" or "exams" (lexical.ts).
+    expect(s.explanations!.map((e) => e.addedBy)).toEqual(['lexical-head', 'dependency', 'dependency']);
     // The retrieval results after the first made room for its workflow: cut, and said so.
     expect(s.cut!.length).toBeGreaterThanOrEqual(1);
     expect(s.cut).not.toContain('get_exam_eligibility');
@@ -124,7 +131,7 @@ describe('curator.select', () => {
   });
 
   test('the limit is a maximum: a confident ranking keeps back its reserve, a flat one (confidence under LOW_CONFIDENCE) uses it', async () => {
-    const { curator } = await hybrid();
+    const { curator } = await hybrid({}, undefined, ['lexical-head']);
     // Limit 9: reserve min(5, ⌊9 / 3⌋) = 3, so a confident list holds 6.
     const narrow = await curator.select('library books', CATALOG, { topK: 9, explain: true });
     const c = narrow.confidence;
@@ -132,13 +139,13 @@ describe('curator.select', () => {
     expect(c).toBeGreaterThanOrEqual(LOW_CONFIDENCE);
     expect(narrow.tools).toHaveLength(6);
     // Just above c: the same ranking, the 3 reserved slots filled, marked 'expansion'.
-    const { curator: unsure } = await hybrid({}, c + 1e-9);
+    const { curator: unsure } = await hybrid({}, c + 1e-9, ['lexical-head']);
     const wide = await unsure.select('library books', CATALOG, { topK: 9, explain: true });
     expect(wide.confidence).toBe(c);
     expect(names(wide).slice(0, 6)).toEqual(names(narrow));
     expect(wide.explanations!.map((e) => e.addedBy)).toEqual([...Array(6).fill('retrieval'), ...Array(3).fill('expansion')]);
     // At c itself: not under the threshold, no expansion.
-    const { curator: edge } = await hybrid({}, c);
+    const { curator: edge } = await hybrid({}, c, ['lexical-head']);
     expect((await edge.select('library books', CATALOG, { topK: 9 })).tools).toHaveLength(6);
   });
 

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { bareDescription, retrievalFields } from '../../src/catalog/retrievalText.js';
 import { Bm25Index } from '../../src/curator/bm25.js';
 import { createCurator } from '../../src/curator/index.js';
-import { confidentLexicalHits, requestSentences } from '../../src/curator/lexical.js';
+import { confidentLexicalHead, confidentLexicalHits, requestSentences } from '../../src/curator/lexical.js';
 import { splitQuery } from '../../src/curator/split.js';
 import { editDistance, isSwap, TermCorrector } from '../../src/curator/typos.js';
 import { fakeEmbedder, tool } from './fakeEmbedder.js';
@@ -132,6 +132,35 @@ describe('confident lexical hits of long requests', () => {
     const s = await curator.select(story, TOOLS, { topK: 6, explain: true });
     expect(names(s)[0]).toBe('convert_to_pdf');
     expect(s.explanations?.[0]?.addedBy).toBe('lexical');
+  });
+});
+
+describe('the confident lexical head of a whole query', () => {
+  const bm25 = new Bm25Index(TOOLS.map((t) => retrievalFields(t)));
+  const all = new Uint8Array(TOOLS.length).fill(1);
+  const head = (query: string): string[] => confidentLexicalHead(bm25.query(query, all), query, bm25).map((i) => TOOLS[i]!.name);
+  test('one or two hits far above the next, in BM25\'s order', () => {
+    expect(head('turn the docx document into a pdf')).toEqual(['convert_to_pdf']);
+    expect(head('which placement drives are coming up and what offers did I get')).toEqual(['get_placement_offers', 'list_placement_drives']);
+    expect(head('the weather in Pune')).toEqual(['get_forecast', 'get_alerts']);
+  });
+  test('no head when the first hits are not apart from the rest (write_file 4.34, read_text_file 4.30, convert_to_pdf 1.84)', () => {
+    expect(head('file')).toEqual([]);
+  });
+  test('no head when it covers under half of the query: the other words are in no tool', () => {
+    expect(head('weather for my grandmother\'s garden party')).toEqual([]);
+    expect(head('')).toEqual([]);
+  });
+  test('through the curator: the head goes first, marked, and can be switched off', async () => {
+    const query = 'which placement drives are coming up and what offers did I get';
+    for (const off of [[], ['lexical-head' as const]]) {
+      const curator = createCurator({ mode: 'hybrid', embedder: fakeEmbedder(), off });
+      await curator.buildIndex(TOOLS);
+      const s = await curator.select(query, TOOLS, { topK: 6, explain: true });
+      expect(new Set(names(s).slice(0, 2))).toEqual(new Set(['get_placement_offers', 'list_placement_drives']));
+      expect(s.explanations?.slice(0, 2).map((e) => e.addedBy)).toEqual(off.length === 0 ? ['lexical-head', 'lexical-head'] : ['retrieval', 'retrieval']);
+      if (off.length === 0) expect(names(s).slice(0, 2)).toEqual(['get_placement_offers', 'list_placement_drives']);
+    }
   });
 });
 

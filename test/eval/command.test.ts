@@ -34,6 +34,6 @@ it('eval <suite> --sample N runs the slice of about N cases, and the next run re
 
 it('eval --off names an unknown mechanism and the known ones, exit 2', () => {
   const r = spawnSync(process.execPath, [CLI, 'eval', 'livemcpbench', '--mode', 'bm25', '--off', 'servers,telepathy'], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
-  expect(r.stderr).toContain('unknown mechanism telepathy for --off; known: servers, lexical, result-steps, spelling');
+  expect(r.stderr).toContain('unknown mechanism telepathy for --off; known: servers, lexical, lexical-head, result-steps, spelling');
   expect(r.status).toBe(2);
 });
