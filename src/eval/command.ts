@@ -105,8 +105,8 @@ export async function evalCommand(target: string, options: EvalOptions = {}): Pr
       out.suite = {
         ...result,
         file: suite,
-        results: result.results.map(({ mode, ranAs, report, learned }) => ({
-          mode, ranAs, ...(learned !== undefined && { learned }), ...report,
+        results: result.results.map(({ mode, ranAs, report, learned, learnable }) => ({
+          mode, ranAs, ...(learned !== undefined && { learned, learnable }), ...report,
           cases: undefined,
           notCorrect: report.cases.filter((c) => c.outcome !== 'correct').map((c) => ({ ...c.case, outcome: c.outcome, shortlist: c.shortlist })),
         })),

@@ -14,6 +14,7 @@ import { learnedScope } from '../curator/learned.js';
 import type { ToolCurator } from '../curator/types.js';
 import { Learning } from '../gateway/learning.js';
 import { openStore } from '../store/index.js';
+import type { CaseResult } from './suite.js';
 
 /** Distinct users who replay each traffic case: the default `min_users`, so one traffic case is enough evidence. */
 export const REPLAY_USERS = 3;
@@ -72,4 +73,30 @@ export async function replayTraffic(curator: ToolCurator, traffic: readonly Traf
 /** The learned scope a replayed persona's queries are ranked in (no tenant). */
 export function replayScope(persona: string): string {
   return learnedScope(persona || undefined);
+}
+
+/**
+ * How many of the `test` cases a replay of `traffic` could still make Correct: those not
+ * Correct whose every missing tool (expected, not in the shortlist) a traffic case of the
+ * same persona called. Correct + this is the most that learning from that traffic can
+ * reach; the other misses ask for tools no user of their persona called in it, which no
+ * evidence of theirs can lift. It reads the expected tools of the test half, so it is a
+ * bound to judge a figure against, never an input to ranking.
+ *
+ * ### Usage
+ * ```ts
+ * learnable([{ case: { persona: 'student', expected: ['get_fee_dues'] }, outcome: 'missed', shortlist: [] }, …], [{ persona: 'student', query: 'what do I owe', tools: ['get_fee_dues'] }])  // 1
+ * ```
+ */
+export function learnable(test: readonly Pick<CaseResult, 'case' | 'outcome' | 'shortlist'>[], traffic: readonly TrafficCase[]): number {
+  const taught = new Set(traffic.flatMap((c) => c.tools.map((tool) => taughtKey(c.persona, tool))));
+  return test.filter((r) => {
+    if (r.outcome === 'correct') return false;
+    const listed = new Set(r.shortlist);
+    return r.case.expected.filter((tool) => !listed.has(tool)).every((tool) => taught.has(taughtKey(r.case.persona, tool)));
+  }).length;
+}
+
+function taughtKey(persona: string, tool: string): string {
+  return `${persona}\u0000${tool}`;
 }

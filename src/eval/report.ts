@@ -102,11 +102,12 @@ export function formatUniversityReport(suite: string, r: UniversityResult): stri
       lines.push(`| ${persona} | ${cases.length} | ${pct(cases.filter((c) => c.outcome === 'correct').length / (cases.length || 1))} | ${cost(cases)} |`);
     }
   }
-  for (const { mode: m, report, learned } of r.results) {
+  for (const { mode: m, report, learned, learnable } of r.results) {
     const mode = modeLabel(m, m, learned);
     const wrong = report.cases.filter((c) => c.outcome !== 'correct');
     if (wrong.length === 0) continue;
-    lines.push('', `${mode}: ${wrong.length} cases not Correct`);
+    const bound = learnable === undefined ? '' : `; ${learnable} of them lack only tools the traffic half called in their persona (the most learning could add: ${report.correct + learnable} of ${report.total} Correct)`;
+    lines.push('', `${mode}: ${wrong.length} cases not Correct${bound}`);
     for (const c of wrong) {
       const got = new Set(c.shortlist);
       const missing = c.case.expected.filter((e) => !got.has(e));

@@ -22,7 +22,7 @@ import { visibleSchema } from '../guards/identity.js';
 import { Policy } from '../policy/policy.js';
 import type { EmbeddingCache } from '../store/types.js';
 import { everyKth } from './data.js';
-import { replayScope, replaySplit, replayTraffic } from './replay.js';
+import { learnable, replayScope, replaySplit, replayTraffic } from './replay.js';
 import { runSuite, type SuiteCase, type SuiteOptions, type SuiteReport } from './suite.js';
 
 /** The suite's path when none is given (`eval all`), relative to the working directory. */
@@ -154,6 +154,12 @@ export interface UniversityModeResult {
   report: SuiteReport;
   /** Set on the result after a replay: how many learned exemplars the curator ranked with. */
   learned?: number;
+  /**
+   * Set on the result after a replay: test cases still not Correct whose missing tools the
+   * traffic half called in their persona (replay.ts learnable); `correct` + this is the
+   * most learning from that traffic could reach.
+   */
+  learnable?: number;
 }
 
 export interface UniversityResult {
@@ -204,8 +210,10 @@ export async function scoreWithReplay(
   if (!replay) return [await score(cases)];
   const { traffic, test } = replaySplit(cases);
   const before = await score(test);
-  const learned = await replayTraffic(curator, traffic.map((c) => ({ persona: c.persona, query: c.query, tools: c.expected })), allowedFor);
-  return [before, { ...(await score(test, replayScope)), learned }];
+  const replayed = traffic.map((c) => ({ persona: c.persona, query: c.query, tools: c.expected }));
+  const learned = await replayTraffic(curator, replayed, allowedFor);
+  const after = await score(test, replayScope);
+  return [before, { ...after, learned, learnable: learnable(after.report.cases, replayed) }];
 }
 
 /**
