@@ -3,6 +3,12 @@
  * call that is forwarded is begun (`running`) before the upstream is called and completed
  * after, so a crash in between leaves a visible row. Values arrive redacted and bounded
  * (guards/audit.ts); this module only stores and reads them.
+ *
+ * `begin` and `record` are committed when their promise resolves. Completions are written
+ * behind: those of one event-loop turn together, in one transaction, once the turn is over
+ * (`setImmediate`), so a call's answer never waits for its row's second write. `tail` and
+ * `flush` (which the store's `close` calls) write the waiting ones first; another process
+ * may see a finished call `running` until the end of that turn.
  */
 import type { Sql } from './sql.js';
 import type { AuditCompletion, AuditEntry, AuditPart, AuditRecord, Decision, Outcome } from './types.js';
@@ -47,7 +53,27 @@ function fromRow(r: Row): AuditRecord {
 const INSERT = `INSERT INTO audit (time, session_id, persona, user_id, tool, requested_name, args_json, decision, decisions,
   notes_json, upstream_ms, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
 
+const COMPLETE = `UPDATE audit SET outcome = ?, decision = ?, decisions = ?, notes_json = ?, upstream_ms = ?, detail = ? WHERE id = ? AND outcome = 'running'`;
+
+/** A completion waiting for the end of the turn, and its caller's promise. */
+interface Waiting {
+  id: number;
+  c: AuditCompletion;
+  done: (found: boolean) => void;
+  failed: (err: unknown) => void;
+}
+
+async function completeRow(sql: Sql, { id, c }: Waiting): Promise<boolean> {
+  const params = [c.outcome, c.decision, c.decisions.join(','), JSON.stringify(c.notes), c.upstreamMs ?? null, c.detail ?? null, id];
+  return (await sql.run(COMPLETE, params)) === 1;
+}
+
 export class SqlAudit implements AuditPart {
+  private waiting: Waiting[] = [];
+  private turnEnd: NodeJS.Immediate | undefined;
+  /** The batches handed to the database so far, in order; never rejects (each caller's promise does). */
+  private written: Promise<void> = Promise.resolve();
+
   constructor(private readonly sql: Sql) {}
 
   private async insert(e: AuditEntry): Promise<number> {
@@ -62,12 +88,38 @@ export class SqlAudit implements AuditPart {
     return this.insert({ ...entry, outcome: 'running' });
   }
 
-  async complete(id: number, c: AuditCompletion): Promise<boolean> {
-    const changed = await this.sql.run(
-      `UPDATE audit SET outcome = ?, decision = ?, decisions = ?, notes_json = ?, upstream_ms = ?, detail = ? WHERE id = ? AND outcome = 'running'`,
-      [c.outcome, c.decision, c.decisions.join(','), JSON.stringify(c.notes), c.upstreamMs ?? null, c.detail ?? null, id],
-    );
-    return changed === 1;
+  /** Queues the completion of row `id` for the end of this turn (see the module comment); resolves once written. */
+  complete(id: number, c: AuditCompletion): Promise<boolean> {
+    return new Promise((done, failed) => {
+      this.waiting.push({ id, c, done, failed });
+      this.turnEnd ??= setImmediate(() => void this.flush());
+    });
+  }
+
+  /** Writes the waiting completions now; resolves once they and every earlier batch are written (or failed: their callers are told). */
+  flush(): Promise<void> {
+    clearImmediate(this.turnEnd);
+    this.turnEnd = undefined;
+    const batch = this.waiting;
+    this.waiting = [];
+    if (batch.length > 0) this.written = this.written.then(() => this.write(batch));
+    return this.written;
+  }
+
+  private async write(batch: Waiting[]): Promise<void> {
+    try {
+      const found =
+        batch.length === 1
+          ? [await completeRow(this.sql, batch[0]!)]
+          : await this.sql.tx(async (tx) => {
+              const rows: boolean[] = [];
+              for (const w of batch) rows.push(await completeRow(tx, w));
+              return rows;
+            });
+      batch.forEach((w, i) => w.done(found[i]!));
+    } catch (err) {
+      for (const w of batch) w.failed(err);
+    }
   }
 
   record(entry: AuditEntry): Promise<number> {
@@ -75,6 +127,7 @@ export class SqlAudit implements AuditPart {
   }
 
   async tail(n: number): Promise<AuditRecord[]> {
+    await this.flush();
     const rows = await this.sql.all<Row>('SELECT * FROM (SELECT * FROM audit ORDER BY id DESC LIMIT ?) AS last ORDER BY id', [n]);
     return rows.map(fromRow);
   }

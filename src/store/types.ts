@@ -67,7 +67,11 @@ export interface AuditCompletion {
 export interface AuditPart {
   /** Commits a row with outcome `running` and returns its id; `complete` finishes it. */
   begin(entry: Omit<AuditEntry, 'outcome'>): Promise<number>;
-  /** Finishes a row begun with `begin`. @returns false when no running row has this id. */
+  /**
+   * Finishes a row begun with `begin`, written behind: after the current event-loop turn,
+   * with the other completions of that turn, or at `tail` or the store's `close` if sooner.
+   * @returns once written: false when no running row has this id.
+   */
   complete(id: number, completion: AuditCompletion): Promise<boolean>;
   /** One finished row at once, for calls that never ran (and searches). Returns its id. */
   record(entry: AuditEntry): Promise<number>;
