@@ -75,8 +75,10 @@ export interface AuditPart {
   complete(id: number, completion: AuditCompletion): Promise<boolean>;
   /** One finished row at once, for calls that never ran (and searches). Returns its id. */
   record(entry: AuditEntry): Promise<number>;
-  /** The last `n` rows, oldest first; rows still `running` included. */
+  /** The last `n` rows, oldest first; rows still `running` included (completions waiting are written first). */
   tail(n: number): Promise<AuditRecord[]>;
+  /** Writes the completions waiting now; resolves once written (a failure is told to their `complete` callers). */
+  flush(): Promise<void>;
 }
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'used' | 'expired';
