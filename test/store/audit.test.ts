@@ -74,7 +74,7 @@ describe.each(BACKENDS)('audit on $kind', (backend) => {
     expect(rows.map((r) => [r.outcome, Number(r.upstream_ms)])).toEqual([['ok', 0], ['ok', 1], ['ok', 2]]);
   });
 
-  test('a completion waiting is written before tail reads, and after the turn by itself', async () => {
+  test('a completion waiting is written before tail reads, and by itself when no call follows', async () => {
     const gateway = await another();
     const { outcome: _, upstreamMs: __, ...started } = entry();
     const [a, b] = [await gateway.audit.begin(started), await gateway.audit.begin(started)];
@@ -84,6 +84,21 @@ describe.each(BACKENDS)('audit on $kind', (backend) => {
     expect(await first).toBe(true);
     expect(await gateway.audit.complete(b, done)).toBe(true);
     expect((await (await another()).audit.tail(2)).map((r) => r.outcome)).toEqual(['error', 'error']);
+  });
+
+  test('a completion waiting is committed with the next begin', async () => {
+    const gateway = await another();
+    const { outcome: _, upstreamMs: __, ...started } = entry();
+    const a = await gateway.audit.begin(started);
+    const found = gateway.audit.complete(a, { outcome: 'ok', decision: 'allowed', decisions: [], notes: [], upstreamMs: 5 });
+    const b = await gateway.audit.begin({ ...started, tool: 'get_fee_dues' });
+    if (backend.kind === 'sqlite') {
+      // No timer can have run since complete(): the begin's own transaction wrote it.
+      const rows = await rawQuery<{ id: number; outcome: string }>('sqlite', stores.location, 'SELECT id, outcome FROM audit ORDER BY id');
+      expect(rows.map((r) => [Number(r.id), r.outcome])).toEqual([[a, 'ok'], [b, 'running']]);
+    }
+    expect(await found).toBe(true);
+    expect((await (await another()).audit.tail(2)).map((r) => [r.tool, r.outcome, r.upstreamMs])).toEqual([['make_payment', 'ok', 5], ['get_fee_dues', 'running', undefined]]);
   });
 
   test('three replicas writing at once: one log, ids increasing, no row lost', async () => {
