@@ -68,8 +68,9 @@ export interface AuditPart {
   /** Commits a row with outcome `running` and returns its id; `complete` finishes it. */
   begin(entry: Omit<AuditEntry, 'outcome'>): Promise<number>;
   /**
-   * Finishes a row begun with `begin`, written behind: after the current event-loop turn,
-   * with the other completions of that turn, or at `tail` or the store's `close` if sooner.
+   * Finishes a row begun with `begin`, written behind the caller: in the transaction of the
+   * next `begin`, or on its own after a short wait (store/audit.ts, COMPLETION_LINGER_MS),
+   * or at `tail`, `flush` or the store's `close` if sooner.
    * @returns once written: false when no running row has this id.
    */
   complete(id: number, completion: AuditCompletion): Promise<boolean>;
