@@ -67,7 +67,7 @@ export class SqliteSql implements Sql {
   private async exec<R>(sql: string, use: (s: Statement) => R): Promise<R> {
     if (!this.inside) while (this.shared.turns.open) await this.shared.turns.open;
     const s = this.prepare(sql);
-    // Inside a transaction, the check before its COMMIT covers every statement (nothing reaches the file before it).
+    // Inside a transaction, the check before its COMMIT covers every statement (nothing is committed before it).
     if (!s.readonly && !this.inside) this.shared.beforeWrite();
     return use(s);
   }
