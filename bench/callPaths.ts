@@ -28,9 +28,10 @@ export interface Path {
   pid: number;
 }
 
-/** Per path: call times (ms, sorted) and the CPU time and run-queue wait of its process during them (ms). */
+/** Per path: call times (ms, sorted), the same in the order taken, and the CPU time and run-queue wait of its process during them (ms). */
 export interface Timed {
   ms: number[];
+  taken: number[];
   cpu: number;
   wait: number;
 }
@@ -83,20 +84,33 @@ export async function timeCalls(paths: Path[], c: ToolCall): Promise<Map<Path, T
   return new Map(
     paths.map((p, i) => {
       const after = schedOf(p.pid);
-      return [p, { ms: times.get(p)!.sort((a, b) => a - b), cpu: after.cpu - before[i]!.cpu, wait: after.wait - before[i]!.wait }];
+      const taken = times.get(p)!;
+      return [p, { ms: [...taken].sort((a, b) => a - b), taken, cpu: after.cpu - before[i]!.cpu, wait: after.wait - before[i]!.wait }];
     }),
   );
 }
 
+/**
+ * The median of the per-call differences `path − direct`, call k of one against call k of
+ * the other: both were taken in the same round of blocks, so a change of machine load
+ * between rounds falls on both sides of each difference.
+ */
+export function pairedMedian(taken: readonly number[], direct: readonly number[]): number {
+  const n = Math.min(taken.length, direct.length);
+  return percentile(Array.from({ length: n }, (_, k) => taken[k]! - direct[k]!).sort((a, b) => a - b), 0.5);
+}
+
 export function overheadTable(times: Map<Path, Timed>): string[] {
-  const direct = [...times.values()][0]!.ms;
+  const direct = [...times.values()][0]!;
   const lines = [
-    '| path | calls | p50 ms | p99 ms | overhead vs direct, p50 / p99 ms | CPU / run-queue wait per call of the process called (upstream, gateway or proxy), ms |',
-    '|---|---|---|---|---|---|',
+    '| path | calls | p50 ms | p99 ms | overhead vs direct, p50 / p99 ms | overhead, median of per-call differences ms | CPU / run-queue wait per call of the process called (upstream, gateway or proxy), ms |',
+    '|---|---|---|---|---|---|---|',
   ];
-  for (const [p, { ms: t, cpu, wait }] of times) {
-    const over = t === direct ? '—' : `${ms(percentile(t, 0.5) - percentile(direct, 0.5))} / ${ms(percentile(t, 0.99) - percentile(direct, 0.99))}`;
-    lines.push(`| ${p.label} | ${t.length} | ${ms(percentile(t, 0.5))} | ${ms(percentile(t, 0.99))} | ${over} | ${(cpu / t.length).toFixed(3)} / ${(wait / t.length).toFixed(3)} |`);
+  for (const [p, { ms: t, taken, cpu, wait }] of times) {
+    const first = t === direct.ms;
+    const over = first ? '—' : `${ms(percentile(t, 0.5) - percentile(direct.ms, 0.5))} / ${ms(percentile(t, 0.99) - percentile(direct.ms, 0.99))}`;
+    const paired = first ? '—' : ms(pairedMedian(taken, direct.taken));
+    lines.push(`| ${p.label} | ${t.length} | ${ms(percentile(t, 0.5))} | ${ms(percentile(t, 0.99))} | ${over} | ${paired} | ${(cpu / t.length).toFixed(3)} / ${(wait / t.length).toFixed(3)} |`);
   }
   return lines;
 }

@@ -32,6 +32,9 @@
  * sat runnable waiting for a core: its own cost, apart from the machine's load.
  * Run: `npm run build && node dist/bench/overhead.js` (or `npm run bench`);
  * BENCH_OVERHEAD_CALLS sets CALLS (default 300), BENCH_OVERHEAD_BIG the large N.
+ * `node dist/bench/overhead.js calls` runs part 1 alone. BENCH_OVERHEAD_COMPARE=<the
+ * `dist/src/cli.js` of another build> adds that build's gateway over stdio to part 1 as
+ * one more path, its calls interleaved with this build's: an A/B on the same load.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -39,7 +42,7 @@ import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { dump } from 'js-yaml';
-import { BLOCK, CALLS, callOf, misspelledCall, ms, overheadTable, text, timeCalls, WARMUP } from './callPaths.js';
+import { BLOCK, CALLS, callOf, misspelledCall, ms, overheadTable, text, timeCalls, WARMUP, type Path } from './callPaths.js';
 import { benchConcurrent } from './concurrent.js';
 import { generatedTool } from './fixtures/manyTools.js';
 import { hwmOf, rssOf } from './http.js';
@@ -50,6 +53,8 @@ const CLI = join(ROOT, 'dist/src/cli.js');
 const FIXTURE = join(ROOT, 'dist/bench/fixtures/manyTools.js');
 const MCP_PROXY = join(ROOT, 'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
 const BIG = Number(process.env.BENCH_OVERHEAD_BIG ?? 100_000);
+/** Another build's CLI, compared with this one in part 1 (see the module comment). */
+const COMPARE = process.env.BENCH_OVERHEAD_COMPARE;
 /** Longest wait for one start-up step (a 100,000-tool catalog on a loaded 2-core machine). */
 const START_MS = 900_000;
 const READY = /"msg":"gateway ready"/;
@@ -75,8 +80,8 @@ function gatewayConfig(dir: string, n: number, curator: Record<string, unknown>)
 }
 
 /** A gateway over stdio, spawned and initialized (its index may still be building: wait for READY on its stderr). */
-async function stdioGateway(config: string): Promise<StdioPeer> {
-  const gw = new StdioPeer([CLI, 'serve', '--config', config], { TOOL_CURATOR_LOG: 'info' });
+async function stdioGateway(config: string, cli = CLI): Promise<StdioPeer> {
+  const gw = new StdioPeer([cli, 'serve', '--config', config], { TOOL_CURATOR_LOG: 'info' });
   await gw.connect(120_000);
   return gw;
 }
@@ -95,6 +100,16 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
     const gw = await stdioGateway(gatewayConfig(dir1, n, { mode: 'bm25', embedder: 'none' }));
     stops.push(() => gw.stop());
     await gw.stderrLine(READY, START_MS, 'stdio gateway ready');
+
+    const compared: Path[] = [];
+    if (COMPARE) {
+      const dirB = mkdtempSync(join(tmpdir(), 'tc-bench-overhead-'));
+      dirs.push(dirB);
+      const other = await stdioGateway(gatewayConfig(dirB, n, { mode: 'bm25', embedder: 'none' }), COMPARE);
+      stops.push(() => other.stop());
+      await other.stderrLine(READY, START_MS, 'compared gateway ready');
+      compared.push({ label: `through the gateway of ${COMPARE} (stdio, bm25)`, client: other.client, pid: other.pid });
+    }
 
     const dir2 = mkdtempSync(join(tmpdir(), 'tc-bench-overhead-'));
     dirs.push(dir2);
@@ -124,6 +139,7 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
       [
         { label: 'upstream directly (stdio)', client: direct.client, pid: direct.pid },
         { label: 'through the gateway (stdio, bm25)', client: gw.client, pid: gw.pid },
+        ...compared,
         { label: 'through the gateway (Streamable HTTP, bm25)', client: viaHttp, pid: http.pid },
         { label: 'through mcp-proxy 6.7.19 (Streamable HTTP, default flags)', client: viaProxy, pid: proxy.pid },
       ],
@@ -241,14 +257,15 @@ async function bigCatalog(dirs: string[]): Promise<string[]> {
   }
 }
 
-export async function benchOverhead(): Promise<string[]> {
+/** @param callsOnly part 1 alone. */
+export async function benchOverhead(callsOnly = false): Promise<string[]> {
   if (!Number.isInteger(CALLS) || CALLS < BLOCK) throw new Error(`BENCH_OVERHEAD_CALLS must be an integer ≥ ${BLOCK}, got ${process.env.BENCH_OVERHEAD_CALLS}`);
   const dirs: string[] = [];
   try {
+    const calls = ['### tools/call overhead, 10 tools', '', ...(await smallCatalog(10, dirs))];
+    if (callsOnly) return calls;
     return [
-      '### tools/call overhead, 10 tools',
-      '',
-      ...(await smallCatalog(10, dirs)),
+      ...calls,
       '',
       `### ${BIG.toLocaleString('en')} tools: cold start, name guard, memory, call overhead`,
       '',
@@ -264,5 +281,5 @@ export async function benchOverhead(): Promise<string[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.stdout.write(`${(await benchOverhead()).join('\n')}\n`);
+  process.stdout.write(`${(await benchOverhead(process.argv[2] === 'calls')).join('\n')}\n`);
 }

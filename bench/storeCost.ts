@@ -4,12 +4,14 @@
  * Two `serve --http` gateways over the same small upstream (test/fleet/recordsUpstream.ts,
  * a read-only `lookup_record`), BM25, one on a SQLite file and one on a fresh PostgreSQL
  * database (TOOL_CURATOR_TEST_PG). Every tools/call writes its audit row before it is
- * forwarded and completes it after (two statements on the store), so the difference
+ * forwarded and completes it after (two statements on the store; the completion, written
+ * after the answer, commits with the next call's row when one follows), so the difference
  * between the two gateways is the store's. Warm-up, then CALLS calls per gateway, one at
  * a time, in interleaved blocks of 25 so both see the same machine load. Figures: p50 /
  * p99 client side (HTTP round trip), the gateway's CPU per call (all threads,
  * /proc/<pid>/task/<tid>/schedstat; PostgreSQL's own processes not counted), and the
- * store alone in this process (`audit.begin` + `audit.complete`, the two writes of a call).
+ * store alone in this process (`audit.begin`, then `audit.complete` written at once with
+ * `flush`: the two writes of a call that no other call follows).
  * Skipped, with a message, without TOOL_CURATOR_TEST_PG.
  * Run: `npm run build && node dist/bench/storeCost.js` (`BENCH_STORE_CALLS`, default 400).
  */
@@ -92,7 +94,10 @@ async function directWrites(side: Side): Promise<void> {
     for (let i = 0; i < WARMUP + CALLS; i++) {
       const t = performance.now();
       const id = await store.audit.begin(entry);
-      await store.audit.complete(id, { outcome: 'ok', decision: 'allowed', decisions: [], notes: [], upstreamMs: 1 });
+      // Written now, as when no call follows (a completion otherwise rides with the next begin).
+      const completed = store.audit.complete(id, { outcome: 'ok', decision: 'allowed', decisions: [], notes: [], upstreamMs: 1 });
+      await store.audit.flush();
+      await completed;
       if (i >= WARMUP) side.direct.push(performance.now() - t);
     }
   } finally {

@@ -5,11 +5,13 @@
  * validated the arguments and obtained any approval.
  */
 import { errorResult, type CallHandler } from '../guards/types.js';
-import type { MayReceive } from '../policy/contents.js';
+import { resourceUriOf, type MayReceive } from '../policy/contents.js';
 import type { CallRelay } from '../relay/calls.js';
 import { withholdBlocks } from '../relay/withheld.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { PerUserCalls } from './consent.js';
+
+const namesResource = (block: unknown) => resourceUriOf(block) !== undefined;
 
 /**
  * `relay` passes progress, log messages, questions and cancellation between the call's host
@@ -30,7 +32,9 @@ export function forwardTo(
       ? await perUser.call(ctx, tool)
       : await relay.during(ctx.host, tool.server, (relayed) => pool.call(tool.server, tool.upstreamName, ctx.args, relayed));
     ctx.upstreamMs = Math.round(performance.now() - started);
-    const decide = Array.isArray(result.content) ? mayReceive(ctx.session.persona, tool.server) : undefined;
+    // Most answers name no resource: nothing to decide, and no decision built for them.
+    if (!Array.isArray(result.content) || !result.content.some(namesResource)) return result;
+    const decide = mayReceive(ctx.session.persona, tool.server);
     if (!decide) return result;
     const content = withholdBlocks(result.content, decide);
     return content === result.content ? result : { ...result, content };

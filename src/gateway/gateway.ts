@@ -510,6 +510,8 @@ export class Gateway extends EventEmitter {
    * build: closing the embedder (and its worker pool) first makes the build end early.
    */
   async close(): Promise<void> {
+    // The audit rows of calls already answered first: closing the upstreams may outlast the process's exit deadline (lifecycle.ts).
+    await this.store.audit.flush();
     this.learning?.close();
     this.rebuilds.stop();
     await this.pool.close();

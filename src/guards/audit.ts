@@ -4,7 +4,8 @@
  * details clipped. `auditGuards` records every call that reached the gateway with the
  * decisions the inner guards took: `around`, the outermost guard, finishes each row;
  * `beforeForward`, the innermost, commits a `running` row before the upstream is called,
- * so a crash during the call leaves it in the log. A call never forwarded gets one row.
+ * so a crash during the call leaves it in the log; the row's completion is written after
+ * the answer has gone out (the store's `complete`). A call never forwarded gets one row.
  * An action whose row cannot be written is refused rather than run unaudited.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -99,6 +100,15 @@ export function auditGuards(audit: AuditWriter, now: () => number = Date.now): {
     ...(ctx.session.userId !== undefined && { userId: ctx.session.userId }),
   });
 
+  const failed = (ctx: CallContext, id: number | undefined) => (err: unknown) =>
+    // The call has been decided (perhaps run) already; losing the row must not lose the answer.
+    log.error({ err: (err as Error).message, tool: ctx.tool?.name ?? ctx.requestedName, id }, 'audit record failed');
+
+  /**
+   * A call never forwarded gets its one row before the answer. A forwarded one's row was
+   * committed before the upstream ran; its completion is queued, not awaited: the store
+   * writes it behind the answer (store/audit.ts).
+   */
   const finish = async (ctx: CallContext, time: number, id: number | undefined, outcome: Exclude<Outcome, 'running'>, detail?: string) => {
     const done = {
       decision: ctx.decisions.at(-1) ?? 'allowed',
@@ -110,10 +120,12 @@ export function auditGuards(audit: AuditWriter, now: () => number = Date.now): {
     };
     try {
       if (id === undefined) await audit.record({ ...entryOf(ctx, time), ...done });
-      else if (!(await audit.complete(id, done, ctx.args))) log.error({ id }, 'audit row to complete was not found running');
+      else
+        void audit.complete(id, done, ctx.args).then((found) => {
+          if (!found) log.error({ id }, 'audit row to complete was not found running');
+        }, failed(ctx, id));
     } catch (err) {
-      // The call has been decided (perhaps run) already; losing the row must not lose the answer.
-      log.error({ err: (err as Error).message, tool: ctx.tool?.name ?? ctx.requestedName, id }, 'audit record failed');
+      failed(ctx, id)(err);
     }
   };
 

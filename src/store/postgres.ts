@@ -283,6 +283,8 @@ export class PostgresStore implements Store {
 
   async close(): Promise<void> {
     this.events.stop();
+    // Audit completions written behind go out before the connections end.
+    await this.audit.flush();
     await Promise.all([this.pool.end(), this.lockPool.end()]).catch(() => undefined);
   }
 }

@@ -158,7 +158,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     clearInterval(this.watch);
     this.events.stop();
-    // Transactions still queued finish first.
+    // Audit completions written behind, and transactions still queued, finish first.
+    await this.audit.flush();
     await this.sql.idle();
     this.db.close();
   }

@@ -20,7 +20,7 @@ interface Turns {
 interface Shared {
   db: Db;
   statements: Map<string, Statement>;
-  /** Called before any statement that writes: throws to refuse the write (the file was deleted). */
+  /** Called before any statement that writes, or before a transaction commits: throws to refuse the write (the file was deleted). */
   beforeWrite: () => void;
   turns: Turns;
 }
@@ -43,7 +43,8 @@ export class SqliteSql implements Sql {
   private readonly shared: Shared;
 
   /**
-   * @param beforeWrite called before every statement that writes; it may throw to refuse it.
+   * @param beforeWrite called before every statement that writes outside a transaction, and
+   *   before each transaction commits; it may throw to refuse the write.
    * @param inside the transaction this executor runs in (internal).
    */
   constructor(db: Db, beforeWrite: () => void = () => undefined, private readonly inside?: Shared) {
@@ -66,7 +67,8 @@ export class SqliteSql implements Sql {
   private async exec<R>(sql: string, use: (s: Statement) => R): Promise<R> {
     if (!this.inside) while (this.shared.turns.open) await this.shared.turns.open;
     const s = this.prepare(sql);
-    if (!s.readonly) this.shared.beforeWrite();
+    // Inside a transaction, the check before its COMMIT covers every statement (nothing is committed before it).
+    if (!s.readonly && !this.inside) this.shared.beforeWrite();
     return use(s);
   }
 
@@ -95,9 +97,9 @@ export class SqliteSql implements Sql {
       let end!: () => void;
       turns.open = new Promise((resolve) => (end = resolve));
       try {
-        this.shared.beforeWrite();
         db.exec('BEGIN IMMEDIATE');
         const result = await fn(new SqliteSql(db, this.shared.beforeWrite, this.shared));
+        this.shared.beforeWrite();
         db.exec('COMMIT');
         return result;
       } catch (err) {

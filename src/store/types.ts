@@ -67,12 +67,19 @@ export interface AuditCompletion {
 export interface AuditPart {
   /** Commits a row with outcome `running` and returns its id; `complete` finishes it. */
   begin(entry: Omit<AuditEntry, 'outcome'>): Promise<number>;
-  /** Finishes a row begun with `begin`. @returns false when no running row has this id. */
+  /**
+   * Finishes a row begun with `begin`, written behind the caller: in the transaction of the
+   * next `begin`, or on its own after a short wait (store/audit.ts, COMPLETION_LINGER_MS),
+   * or at `tail`, `flush` or the store's `close` if sooner.
+   * @returns once written: false when no running row has this id.
+   */
   complete(id: number, completion: AuditCompletion): Promise<boolean>;
   /** One finished row at once, for calls that never ran (and searches). Returns its id. */
   record(entry: AuditEntry): Promise<number>;
-  /** The last `n` rows, oldest first; rows still `running` included. */
+  /** The last `n` rows, oldest first; rows still `running` included (completions waiting are written first). */
   tail(n: number): Promise<AuditRecord[]>;
+  /** Writes the completions waiting now; resolves once written (a failure is told to their `complete` callers). */
+  flush(): Promise<void>;
 }
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'used' | 'expired';

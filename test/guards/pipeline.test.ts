@@ -151,7 +151,7 @@ describe('createCallPath: audit → name → policy → identity → validate �
 
   test('when the audit cannot be written, an action is refused before the upstream; a read runs', async () => {
     const part = store.audit;
-    const down = { begin: () => Promise.reject(new Error('store x is unavailable: down')), complete: part.complete.bind(part), record: part.record.bind(part), tail: part.tail.bind(part) };
+    const down = { begin: () => Promise.reject(new Error('store x is unavailable: down')), complete: part.complete.bind(part), record: part.record.bind(part), tail: part.tail.bind(part), flush: part.flush.bind(part) };
     const broken = new AuditWriter(down, config.audit.redact);
     const person2 = approverFixture();
     const path = createCallPath({ tools: () => catalog, policy, config, audit: broken, approvals, approver: person2.approver, forward: upstream.forward });

@@ -1,11 +1,11 @@
 /**
  * The audit part on each backend: rows round-trip, a row begun before a call stays
- * `running` until completed (as after a crash), rows of several replicas are one ordered
- * log with none lost. (Redaction and bounds are the writer's: test/guards/audit.test.ts.)
+ * `running` until completed (as after a crash), completions are written behind the
+ * caller and never lost at close, rows of several replicas are one ordered log with none lost. (Redaction and bounds are the writer's: test/guards/audit.test.ts.)
  */
 import { describe, expect, test } from 'vitest';
 import type { AuditEntry } from '../../src/store/index.js';
-import { BACKENDS, freshStores, setupBackends } from '../helpers/stores.js';
+import { BACKENDS, freshStores, rawQuery, setupBackends } from '../helpers/stores.js';
 
 const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   time: 1_800_000_000_000,
@@ -56,6 +56,49 @@ describe.each(BACKENDS)('audit on $kind', (backend) => {
     expect(await gateway.audit.complete(id, done)).toBe(true);
     expect(await gateway.audit.complete(id, { ...done, outcome: 'error' })).toBe(false);
     expect(await cli.audit.tail(1)).toEqual([{ ...started, id, ...done }]);
+  });
+
+  test('completions are written behind the caller; close writes those still waiting', async () => {
+    const gateway = await another();
+    const { outcome: _, upstreamMs: __, ...started } = entry();
+    const ids = [await gateway.audit.begin(started), await gateway.audit.begin(started), await gateway.audit.begin(started)];
+    const done = { outcome: 'ok' as const, decision: 'approved' as const, decisions: ['approved'] as AuditEntry['decisions'], notes: [] };
+    const found = ids.map((id, i) => gateway.audit.complete(id, { ...done, upstreamMs: i }));
+    if (backend.kind === 'sqlite') {
+      // In the caller's turn nothing is written yet (this read runs before the turn ends).
+      expect((await rawQuery<{ outcome: string }>('sqlite', stores.location, 'SELECT outcome FROM audit')).map((r) => r.outcome)).toEqual(['running', 'running', 'running']);
+    }
+    await gateway.close();
+    expect(await Promise.all(found)).toEqual([true, true, true]);
+    const rows = await rawQuery<{ outcome: string; upstream_ms: number }>(backend.kind, stores.location, 'SELECT outcome, upstream_ms FROM audit ORDER BY id');
+    expect(rows.map((r) => [r.outcome, Number(r.upstream_ms)])).toEqual([['ok', 0], ['ok', 1], ['ok', 2]]);
+  });
+
+  test('a completion waiting is written before tail reads, and by itself when no call follows', async () => {
+    const gateway = await another();
+    const { outcome: _, upstreamMs: __, ...started } = entry();
+    const [a, b] = [await gateway.audit.begin(started), await gateway.audit.begin(started)];
+    const done = { outcome: 'error' as const, decision: 'allowed' as const, decisions: [], notes: ['n'], upstreamMs: 3, detail: 'boom' };
+    const first = gateway.audit.complete(a, done);
+    expect((await gateway.audit.tail(2)).map((r) => r.outcome)).toEqual(['error', 'running']);
+    expect(await first).toBe(true);
+    expect(await gateway.audit.complete(b, done)).toBe(true);
+    expect((await (await another()).audit.tail(2)).map((r) => r.outcome)).toEqual(['error', 'error']);
+  });
+
+  test('a completion waiting is committed with the next begin', async () => {
+    const gateway = await another();
+    const { outcome: _, upstreamMs: __, ...started } = entry();
+    const a = await gateway.audit.begin(started);
+    const found = gateway.audit.complete(a, { outcome: 'ok', decision: 'allowed', decisions: [], notes: [], upstreamMs: 5 });
+    const b = await gateway.audit.begin({ ...started, tool: 'get_fee_dues' });
+    if (backend.kind === 'sqlite') {
+      // No timer can have run since complete(): the begin's own transaction wrote it.
+      const rows = await rawQuery<{ id: number; outcome: string }>('sqlite', stores.location, 'SELECT id, outcome FROM audit ORDER BY id');
+      expect(rows.map((r) => [Number(r.id), r.outcome])).toEqual([[a, 'ok'], [b, 'running']]);
+    }
+    expect(await found).toBe(true);
+    expect((await (await another()).audit.tail(2)).map((r) => [r.tool, r.outcome, r.upstreamMs])).toEqual([['make_payment', 'ok', 5], ['get_fee_dues', 'running', undefined]]);
   });
 
   test('three replicas writing at once: one log, ids increasing, no row lost', async () => {
