@@ -36,6 +36,19 @@ export async function createDatabase(base = PG_URL): Promise<{ name: string; url
   return { name, url: pgUrlFor(name, base) };
 }
 
+/**
+ * Drops `name`, ending its connections. PostgreSQL refuses to end an autovacuum worker
+ * that happens to be in the database (it has no role this one is a member of: "must be a
+ * member of the role whose process is being terminated"); such a worker ends by itself
+ * soon, so the drop is tried again, up to 20 times, a quarter second apart.
+ */
 export async function dropDatabase(name: string, base = PG_URL): Promise<void> {
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, base);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, base);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '42501' || attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
