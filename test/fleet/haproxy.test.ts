@@ -23,6 +23,7 @@ import { approverKeyPath, createApproverKey } from '../../src/guards/approver.js
 import { openStore, type Store } from '../../src/store/index.js';
 import { Fleet, haproxyConfig, skipFleet, type FleetHost, type Replica } from '../helpers/fleet.js';
 import { createDatabase, dropDatabase } from '../helpers/pgDatabase.js';
+import { finishedRows } from '../helpers/stores.js';
 
 const skip = skipFleet('haproxy.test.ts');
 const skipPg = skipFleet('haproxy.test.ts', { postgres: true });
@@ -123,7 +124,7 @@ describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, s
     }, 'approved with the CLI');
     expect(await store.approvals.get(withCli)).toMatchObject({ status: 'used', decidedBy: 'cli' });
 
-    const rows = (await store.audit.tail(50)).filter((r) => r.tool === 'raise_maintenance_request');
+    const rows = await finishedRows(store, 'raise_maintenance_request');
     expect(rows.map((r) => [r.sessionId, r.decisions, r.outcome])).toEqual([
       [first.transport.sessionId, ['awaiting_approval', 'approved'], 'ok'],
       [second.transport.sessionId, ['awaiting_approval', 'approved'], 'ok'],

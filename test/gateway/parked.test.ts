@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { freePort, spawnUntil } from '../helpers/process.js';
 import { CLI, ROOT } from '../helpers/reference.js';
-import { BACKENDS, rawQuery, setupBackends } from '../helpers/stores.js';
+import { BACKENDS, finishedRows, rawQuery, setupBackends } from '../helpers/stores.js';
 import { text, universityConfig } from '../guards/university.js';
 
 const STUDENT_TOKEN = 'student-token-0123456789abcdef';
@@ -92,7 +92,7 @@ describe.each(BACKENDS)('a call parked on replica A, approved on replica B (stor
     expect(result.isError, text(result)).toBeFalsy();
     expect(JSON.parse(text(result))).toMatchObject({ request_id: expect.any(Number), category: 'plumbing' });
     expect(await store.approvals.get(id)).toMatchObject({ status: 'used', decidedBy: 'web' });
-    const [row] = (await store.audit.tail(10)).filter((r) => r.tool === 'raise_maintenance_request');
+    const [row] = await finishedRows(store, 'raise_maintenance_request');
     expect(row).toMatchObject({ decisions: ['awaiting_approval', 'approved'], decision: 'approved', outcome: 'ok', userId: 'S0001' });
   }, 180_000);
 
@@ -116,7 +116,7 @@ describe.each(BACKENDS)('a call parked on replica A, approved on replica B (stor
     const result = (await call) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('a person denied raise_maintenance_request');
-    const rows = (await store.audit.tail(10)).filter((r) => r.tool === 'raise_maintenance_request');
+    const rows = await finishedRows(store, 'raise_maintenance_request');
     expect(rows.map((r) => [r.outcome, r.decision])).toEqual([['ok', 'approved'], ['not_run', 'denied']]);
     expect(rows[1]!.notes).toContain(`approval ${used!.id} ignored: already used`);
   }, 180_000);

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { openStore, type Store, type StoreKind, type StoreOptions } from '../../src/store/index.js';
+import type { AuditRecord } from '../../src/store/types.js';
 import { createDatabase, dropDatabase, PG_URL } from './pgDatabase.js';
 
 export { adminQuery, createDatabase, dropDatabase, PG_URL, pgUrlFor } from './pgDatabase.js';
@@ -122,5 +123,19 @@ export async function rawQuery<T = Record<string, unknown>>(kind: StoreKind, loc
     return (await client.query(sql)).rows as T[];
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * The last `limit` audit rows of `tool`, once none is still `running`: a gateway writes a
+ * call's completion after its answer (with its next call's row, or alone a moment later),
+ * and a store opened by the test is another process's view. No time limit of its own: the
+ * test's timeout is the bound.
+ */
+export async function finishedRows(store: Store, tool: string, limit = 50): Promise<AuditRecord[]> {
+  for (;;) {
+    const rows = (await store.audit.tail(limit)).filter((r) => r.tool === tool);
+    if (rows.every((r) => r.outcome !== 'running')) return rows;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
