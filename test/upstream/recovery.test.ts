@@ -82,17 +82,23 @@ const whoami = (r: CallToolResult) => {
   return JSON.parse((r.content[0] as { text: string }).text) as { pid: number; inits: number };
 };
 
+/** The restartable server (SERVER) started on a free port, and a pool connected to it as upstream `remote`. */
+async function restartable(): Promise<{ script: string; port: number; first: ChildProcess; pool: UpstreamPool }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tc-recover-'));
+  const script = join(dir, 'server.mjs');
+  writeFileSync(script, SERVER);
+  const port = await freePort();
+  const first = await startServer(script, port);
+  const pool = new UpstreamPool(
+    { remote: { url: `http://127.0.0.1:${port}/mcp`, transport: 'streamable-http' } as never },
+    { baseDir: dir, startupMs: 30_000, callMs: 30_000 },
+  );
+  return { script, port, first, pool };
+}
+
 describe('upstream recovery', () => {
   it('re-initializes a restarted Streamable HTTP upstream (404 Session not found) and retries the call once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tc-recover-'));
-    const script = join(dir, 'server.mjs');
-    writeFileSync(script, SERVER);
-    const port = await freePort();
-    const first = await startServer(script, port);
-    const pool = new UpstreamPool(
-      { remote: { url: `http://127.0.0.1:${port}/mcp`, transport: 'streamable-http' } as never },
-      { baseDir: dir, startupMs: 30_000, callMs: 30_000 },
-    );
+    const { script, port, first, pool } = await restartable();
     try {
       await pool.start();
       expect(pool.status()[0]).toMatchObject({ state: 'ready', tools: 2 });
@@ -115,15 +121,7 @@ describe('upstream recovery', () => {
   }, 120_000);
 
   it('a restart no call reaches: the GET stream meets the 404, the pool opens a new session and subscribes again, and updates flow', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tc-recover-'));
-    const script = join(dir, 'server.mjs');
-    writeFileSync(script, SERVER);
-    const port = await freePort();
-    const first = await startServer(script, port);
-    const pool = new UpstreamPool(
-      { remote: { url: `http://127.0.0.1:${port}/mcp`, transport: 'streamable-http' } as never },
-      { baseDir: dir, startupMs: 30_000, callMs: 30_000 },
-    );
+    const { script, port, first, pool } = await restartable();
     const subscriptions = new Subscriptions(pool);
     const updates: string[] = [];
     /** Resolves once `n` updates have reached the subscribed session. */
