@@ -121,7 +121,8 @@ export class SqlAudit implements AuditPart {
     if (batch.length === 0) return insertRow(this.sql, row);
     const both = this.sql.tx(async (tx) => ({ found: await completeRows(tx, batch), id: await insertRow(tx, row) }));
     this.tell(batch, both.then((b) => b.found));
-    return both.then((b) => b.id);
+    // An earlier call's completion that cannot be written (its callers are told) must not refuse this call: its row alone.
+    return both.then((b) => b.id, () => insertRow(this.sql, row));
   }
 
   /** Queues the completion of row `id` (see the module comment); resolves once written. */

@@ -101,6 +101,18 @@ describe.each(BACKENDS)('audit on $kind', (backend) => {
     expect((await (await another()).audit.tail(2)).map((r) => [r.tool, r.outcome, r.upstreamMs])).toEqual([['make_payment', 'ok', 5], ['get_fee_dues', 'running', undefined]]);
   });
 
+  test.skipIf(backend.kind !== 'sqlite')('a waiting completion that cannot be written fails alone: the next begin still commits its row', async () => {
+    const gateway = await another();
+    const { outcome: _, upstreamMs: __, ...started } = entry();
+    const a = await gateway.audit.begin(started);
+    await rawQuery('sqlite', stores.location, "CREATE TRIGGER no_completion BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'completion refused'); END");
+    const found = gateway.audit.complete(a, { outcome: 'ok', decision: 'allowed', decisions: [], notes: [], upstreamMs: 5 });
+    const b = await gateway.audit.begin({ ...started, tool: 'get_fee_dues' });
+    await expect(found).rejects.toThrow('completion refused');
+    const rows = await rawQuery<{ id: number; tool: string; outcome: string }>('sqlite', stores.location, 'SELECT id, tool, outcome FROM audit ORDER BY id');
+    expect(rows.map((r) => [Number(r.id), r.tool, r.outcome])).toEqual([[a, 'make_payment', 'running'], [b, 'get_fee_dues', 'running']]);
+  });
+
   test('three replicas writing at once: one log, ids increasing, no row lost', async () => {
     const replicas = [await another(), await another(), await another()];
     const ids = await Promise.all(replicas.flatMap((r, k) => Array.from({ length: 30 }, (_, i) => r.audit.record(entry({ sessionId: `r${k}`, tool: `t${i}` })))));
