@@ -24,7 +24,7 @@ import { MAX_PARTS, splitQuery } from './split.js';
 import type { ProgressListener } from './progress.js';
 import { ScriptProfile } from './script.js';
 import { ServerMap } from './servers.js';
-import { contentTerms, literalTerms } from './tokenize.js';
+import { contentTerms, identifierWords, literalTerms } from './tokenize.js';
 import type { CatalogTrust } from './trust.js';
 import { DEFAULT_APPROXIMATE, type ApproximateOptions, type CuratorMode, type ExtraContext, type Mechanism, type Selection, type SelectOptions, type ToolCurator } from './types.js';
 
@@ -377,8 +377,14 @@ class Curator implements ToolCurator {
     const embedder = this.embedder;
     if (!embedder || !index.dense || this.mode === 'bm25') return null;
     try {
-      // Each text with its misspelled words corrected (typos.ts); BM25 corrects them itself.
-      return await Promise.all(texts.map((t) => embedder.embedQuery(index.bm25.correctedText(t) ?? t)));
+      // Each text with identifiers written as words and misspelled words corrected
+      // (tokenize.ts, typos.ts); BM25 does both itself.
+      return await Promise.all(
+        texts.map((t) => {
+          const words = identifierWords(t) ?? t;
+          return embedder.embedQuery(index.bm25.correctedText(words) ?? words);
+        }),
+      );
     } catch (err) {
       log.warn({ err, embedder: embedder.id }, 'curator: query embedding failed, BM25 only for this query');
       return null;

@@ -9,6 +9,8 @@
  * bigrams (the usual CJK indexing unit), never nothing.
  */
 
+import { splitName } from '../catalog/retrievalText.js';
+
 /** A word: a run of letters, combining marks and digits (global: use with matchAll or replace). */
 export const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -103,6 +105,42 @@ export function tokenize(text: string): string[] {
 /** Distinct non-stopword terms of `text`: what a query asks about. */
 export function contentTerms(text: string): string[] {
   return [...new Set(tokenize(text).filter((t) => !STOPWORDS.has(t)))];
+}
+
+/**
+ * A word spelled as a code identifier: letters joined by `_` (`mark_attendance`,
+ * `filesystem__write_file`; not kebab-case, which English compounds share: up-to-date),
+ * or lower camelCase with a head of three letters or more
+ * (`getFeeReceipt`; not brands such as GitHub, iPhone, eBay, arXiv). The whole word,
+ * quotes and punctuation around it aside: digits, dots, slashes and `@` inside keep it
+ * literal (CS301, notes.txt, report_v2, a path, an address).
+ */
+const IDENTIFIER_SPELLING = /^(?:\p{L}+(?:_+\p{L}+)+|\p{Ll}{3,}(?:\p{Lu}\p{Ll}+)+)$/u;
+/** What may stand around such a word: quotes, brackets and sentence punctuation, not a path's `./` or a selector's `#`. */
+const AROUND = /^(["'`(\[{<*]*)(.*?)(["'`)\]}>*.,;:!?]*)$/u;
+
+/**
+ * `text` with each word spelled as a code identifier written as its words, the way tool
+ * names are embedded (splitName in catalog/retrievalText.ts): a sentence encoder reads
+ * `mark_attendance` as unfamiliar subword pieces, and "mark attendance" as the name it
+ * indexed. Undefined when no word is such an identifier. BM25 needs none of this: tokenize
+ * already cuts camelCase and its word pattern stops at `_` and `-`.
+ *
+ * ### Usage
+ * ```ts
+ * identifierWords('call mark_attendance now')  // 'call mark attendance now'
+ * identifierWords('open notes.txt')            // undefined
+ * ```
+ */
+export function identifierWords(text: string): string | undefined {
+  let changed = false;
+  const out = text.replace(/\S+/gu, (token) => {
+    const [, before, word, after] = AROUND.exec(token)!;
+    if (!IDENTIFIER_SPELLING.test(word!)) return token;
+    changed = true;
+    return `${before}${splitName(word!).join(' ')}${after}`;
+  });
+  return changed ? out : undefined;
 }
 
 /** A word with a digit, or with `_ . / : @` between letters or digits: an ID, number, file name, path or address. */
