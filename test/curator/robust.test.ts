@@ -89,6 +89,23 @@ describe('spelling correction', () => {
   });
 });
 
+describe('identifiers in a request', () => {
+  test('through the curator: the dense retriever embeds a snake_case or camelCase word as the words of the name it indexed', async () => {
+    const embedder = fakeEmbedder();
+    const asked: string[] = [];
+    const embedQuery = embedder.embedQuery.bind(embedder);
+    embedder.embedQuery = (text) => {
+      asked.push(text);
+      return embedQuery(text);
+    };
+    const curator = createCurator({ mode: 'dense', embedder });
+    await curator.buildIndex(TOOLS);
+    const s = await curator.select('weatherForecast for Porto, then email_it', TOOLS, { topK: 3 });
+    expect(asked).toContain('weather forecast for Porto, then email it');
+    expect(names(s)).toContain('get_forecast');
+  });
+});
+
 describe('bare descriptions', () => {
   test('empty, or no 2 words beyond the name\'s own, is bare; ideographs count a word per two', () => {
     expect(bareDescription({ name: 'quote', description: '' })).toBe(true);

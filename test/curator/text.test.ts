@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { passages, retrievalFields, retrievalText, splitName } from '../../src/catalog/retrievalText.js';
-import { contentTerms, literalTerms, sStem, tokenize } from '../../src/curator/tokenize.js';
+import { contentTerms, identifierWords, literalTerms, sStem, tokenize } from '../../src/curator/tokenize.js';
 import { tool } from './fakeEmbedder.js';
 
 describe('splitName', () => {
@@ -71,5 +71,13 @@ describe('tokenize', () => {
     expect(literalTerms('Rename notes.txt for Alice to v2')).toEqual(new Set(['note', 'txt', 'alice', 'v2']));
     expect(literalTerms('connect Alice and Acme with a works_at relation')).toEqual(new Set(['alice', 'acme', 'work', 'at']));
     expect(literalTerms('Show my CGPA for 2025')).toEqual(new Set(['2025']));
+  });
+  test('identifierWords: snake_case and lower camelCase become words; literals, brands and English compounds stay', () => {
+    expect(identifierWords('mark_attendance')).toBe('mark attendance');
+    expect(identifierWords('run filesystem__write_file, then getFeeReceipt.')).toBe('run filesystem write file, then get fee receipt.');
+    expect(identifierWords("record my 'blood_pressure' please")).toBe("record my 'blood pressure' please");
+    for (const kept of ['open notes.txt', 'the report_v2 draft', 'cd ./test_project_root', 'click #submitButton', 'an up-to-date list', 'my GitHub and iPhone', 'search arXiv', 'plain words']) {
+      expect(identifierWords(kept)).toBeUndefined();
+    }
   });
 });
