@@ -65,6 +65,25 @@ function signInNotes({ principal, userId, persona }: SessionIdentity): string[] 
   return [`signed in as ${userId} (sub ${principal.subject}, issuer ${principal.issuer}${client}); persona ${persona} by ${principal.rule}`];
 }
 
+/**
+ * Drops `server`'s list_changed, resource-update and other notifications until the host
+ * has sent `notifications/initialized`: the lifecycle lets a server send only pings and
+ * log messages before that, and a stdio host reading its first line as the initialize
+ * answer must not meet an upstream's arrival. Nothing is lost: a host lists and
+ * subscribes after initializing, and sees the catalog as it is then.
+ */
+function holdUntilInitialized(server: Server): void {
+  let initialized = false;
+  const previous = server.oninitialized;
+  server.oninitialized = () => {
+    initialized = true;
+    previous?.();
+  };
+  const notify = server.notification.bind(server);
+  server.notification = (notification, options) =>
+    initialized || notification.method === 'notifications/message' ? notify(notification, options) : Promise.resolve();
+}
+
 export class Session {
   readonly server: Server;
   readonly identity: SessionIdentity;
@@ -88,6 +107,7 @@ export class Session {
     // Fixed capabilities (relay.capabilities()): initialize never waits for the upstreams; relayed requests do.
     const relayedCaps = gateway.relay.capabilities();
     this.server = new Server(SERVER_INFO, { capabilities: hostCapabilities(relayedCaps), instructions: INSTRUCTIONS[this.mode] });
+    holdUntilInitialized(this.server);
     this.detachRelay = attachRelay(this.server, gateway.relay, { ...this.identity, ready: gateway.catalogReady }, relayedCaps);
     this.relayed = gateway.calls.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
