@@ -13,6 +13,7 @@ import { buildBm25, buildDense, buildFields, buildLookups, cachedTrust } from '.
 import { ExactNames } from './exactNames.js';
 import { LOW_CONFIDENCE, LOW_CONFIDENCE_EXTRA, reserveOf } from './expand.js';
 import { explain } from './explain.js';
+import { catalogGlosses } from './gloss.js';
 import { bm25Coverage, DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { withinLimit } from './limit.js';
 import { confidentLexicalHead, confidentLexicalHits, requestSentences } from './lexical.js';
@@ -148,11 +149,13 @@ class Curator implements ToolCurator {
    * index (mode 'hybrid' / 'dense'), then the catalog trust. A later buildIndex supersedes
    * this one: nothing more of this one is published.
    */
-  async buildIndex(tools: ToolRecord[], extra: ExtraContext = {}): Promise<void> {
+  async buildIndex(tools: ToolRecord[], given: ExtraContext = {}): Promise<void> {
     const started = performance.now();
     const generation = ++this.generation;
     const current = () => generation === this.generation;
     try {
+      const extra = this.off.has('gloss') ? given : withGlosses(given, await catalogGlosses(tools));
+      if (!current()) return;
       const names = tools.map((t) => t.name);
       const byName = new Map(names.map((n, i) => [n, i] as const));
       const deps = new Map<number, number[]>();
@@ -451,4 +454,12 @@ function passThrough(all: ToolRecord[], why: string, wantExplain?: boolean, limi
  */
 export function createCurator(options: CuratorOptions): ToolCurator {
   return new Curator(options);
+}
+
+/** `extra` with each glossed tool's English gloss (gloss.ts) after its synonym string. */
+function withGlosses(extra: ExtraContext, glosses: ReadonlyMap<string, string>): ExtraContext {
+  if (glosses.size === 0) return extra;
+  const synonyms: Record<string, string> = { ...extra.synonyms };
+  for (const [name, gloss] of glosses) synonyms[name] = synonyms[name] ? `${synonyms[name]}. ${gloss}` : gloss;
+  return { ...extra, synonyms };
 }

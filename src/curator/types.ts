@@ -13,9 +13,10 @@ import type { CatalogTrust } from './trust.js';
  * requests, servers.ts), `lexical` (confident lexical hits of long requests, lexical.ts),
  * `lexical-head` (BM25's confident head of the whole query kept first, in BM25's order, lexical.ts),
  * `result-steps` (a save/send/post step split off as a part of its own, split.ts),
- * `spelling` (query terms the catalog lacks spelling-corrected, typos.ts).
+ * `spelling` (query terms the catalog lacks spelling-corrected, typos.ts),
+ * `gloss` (English glosses of tool texts written in Chinese, gloss.ts).
  */
-export const MECHANISMS = ['servers', 'lexical', 'lexical-head', 'result-steps', 'spelling'] as const;
+export const MECHANISMS = ['servers', 'lexical', 'lexical-head', 'result-steps', 'spelling', 'gloss'] as const;
 export type Mechanism = (typeof MECHANISMS)[number];
 
 export interface ExtraContext {
