@@ -12,7 +12,7 @@
  */
 import type { ToolRecord } from '../catalog/types.js';
 import type { Persona, Personas } from '../config/schema.js';
-import { canonicalUri, denyReadings, readings } from './uri.js';
+import { canonicalUri, denyReadings, holdsShortName, readings } from './uri.js';
 
 const globBody = (glob: string): string => glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
 
@@ -72,6 +72,9 @@ function compileRelay(pattern: string, kind: RelayKind, list: 'allow' | 'deny'):
   glob = glob.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, (scheme) => scheme.toLowerCase());
   return list === 'deny' ? { server, name: globToRegExp(resourceGlobs(glob), true) } : { server, name: globToRegExp(glob) };
 }
+
+/** Whether pattern `p` applies to `server`'s names at all. */
+const deniesOn = (p: CompiledPattern, server: string): boolean => p.server === undefined || p.server === '*' || p.server === server;
 
 function matchesAny(p: CompiledPattern, server: string, names: readonly string[]): boolean {
   if (p.server !== undefined && p.server !== '*' && p.server !== server) return false;
@@ -219,6 +222,7 @@ export class Policy {
     const granted = (r: string) => c.allow.some((p) => matchesAny(p, server, [r])) || opts.viaTemplate?.(r) === true;
     const named = denyReadings(canonical.uri);
     if (opts.exposed !== undefined) named.push(opts.exposed);
+    if (c.deny.some((p) => deniesOn(p, server)) && holdsShortName(all)) return false;
     return all.every(granted) && !c.deny.some((p) => matchesAny(p, server, named));
   }
 
@@ -231,6 +235,7 @@ export class Policy {
     const canonical = canonicalUri(uri);
     const c = this.relayPatterns(persona, 'resources');
     if (!canonical.ok || this.open || !c) return false;
+    if (c.deny.some((p) => deniesOn(p, server)) && holdsShortName(readings(canonical.uri))) return true;
     return c.deny.some((p) => matchesAny(p, server, denyReadings(canonical.uri)));
   }
 

@@ -77,6 +77,17 @@ function encodedBeyondReadings(s: string): boolean {
   return ESCAPE.test(d);
 }
 
+/** Whether `s`, decoded up to READING_ROUNDS times, holds U+0000. */
+function holdsNul(s: string): boolean {
+  let d = s;
+  for (let round = 0; round <= READING_ROUNDS; round++) {
+    if (d.includes('\u0000')) return true;
+    if (!ESCAPE.test(d)) return false;
+    d = decodeAll(d);
+  }
+  return d.includes('\u0000');
+}
+
 /** Special schemes (WHATWG): their hosts are domains or IPs, their backslashes slashes. */
 const SPECIAL = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file:']);
 
@@ -98,6 +109,7 @@ export function canonicalUri(raw: string): CanonicalUri {
   const url = parse(decodeUnreserved(first.href));
   if (!url) return { ok: false, reason: 'not an absolute URI once its escapes are decoded' };
   if (encodedBeyondReadings(url.href)) return { ok: false, reason: `percent-encoded more than ${READING_ROUNDS} times over` };
+  if (holdsNul(url.href)) return { ok: false, reason: 'holds a NUL character (a C reader ends the path there)' };
   if (SPECIAL.has(url.protocol) && url.hostname.length > 1 && url.hostname.endsWith('.')) url.hostname = url.hostname.slice(0, -1);
   return { ok: true, uri: url.href };
 }
@@ -168,15 +180,77 @@ export function readings(canonical: string): string[] {
   return [...seen];
 }
 
+/** Characters a best-fit code page mapping (Windows' "WorstFit") or a lenient reader takes for a slash or a backslash; NFKC keeps them. */
+const SLASH_LOOKALIKES = /[\u2044\u2215\u2571\u29F8\u2216\u29F5\u29F9]/gu;
+/** Characters a reader may strip, and a person does not see: soft hyphen, zero-width space and joiners, word joiner, BOM. */
+const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/gu;
+/** A Windows drive letter segment (`C:`), the one segment where a colon belongs. */
+const DRIVE = /^[A-Za-z]:$/;
+
 /**
- * `readings(canonical)` and what a resolver keeps of each (resolvedForms): the strings a
- * deny rule is matched against, each once.
+ * What a lenient path reader makes of one path segment: Tomcat and Jetty drop `;params`
+ * (`..;` is `..`); Windows drops an NTFS stream (`keys.txt::$DATA`, `secret:s`) and
+ * trailing dots and spaces (`secret.` and `secret%20` are `secret`). A segment of dots only
+ * is left alone (it is a dot segment, resolved by the URL parser).
+ */
+function lenientSegment(segment: string, index: number): string {
+  let s = segment.replace(/;.*$/su, '');
+  if (!(index === 1 && DRIVE.test(s))) s = s.replace(/:.*$/su, '');
+  return /^\.+$/u.test(s) ? s : s.replace(/(?:\.|%20| )+$/u, '');
+}
+
+/**
+ * `reading` as the lenient readers of lenientSegment read it, with lookalike slashes as
+ * slashes and invisible characters stripped, then dot segments resolved again; for a
+ * non-special scheme also with no host folded into one (`kv:///admin` and `kv:admin` are
+ * `kv://admin` to a reader that takes what follows the scheme), a trailing dot of the
+ * host and the port dropped. Each reading also in lower
+ * case after decoding (a deny rule ignores case, and `%C3%89` is `É`, `%C3%A9` is `é`).
+ */
+function lenientForms(reading: string): string[] {
+  const forms: string[] = [];
+  const url = parse(decodeAll(reading).normalize('NFKC').replace(INVISIBLE, '').replace(SLASH_LOOKALIKES, '/').replace(/\\/g, '/'));
+  if (url) {
+    url.pathname = url.pathname.split('/').map(lenientSegment).join('/');
+    if (!SPECIAL.has(url.protocol)) {
+      if (url.host === '') {
+        // `kv:///admin/x` and the opaque `kv:admin/x` are `kv://admin/x` to a reader that takes what follows the scheme.
+        const folded = parse(`${url.protocol}//${url.pathname.replace(/^\/+/u, '')}${url.search}`);
+        if (folded) forms.push(folded.href);
+      }
+      if (url.hostname.endsWith('.')) url.hostname = url.hostname.replace(/\.+$/u, '');
+      url.port = '';
+    }
+    forms.push(reread(url.href));
+  }
+  for (const f of [reading, ...forms]) forms.push(reread(decodeAll(f).toLowerCase()));
+  return forms;
+}
+
+/**
+ * `readings(canonical)`, what a lenient reader makes of each (lenientForms) and what a
+ * resolver keeps of those (resolvedForms): the strings a deny rule is matched against,
+ * each once.
  */
 export function denyReadings(canonical: string): string[] {
   const all = new Set<string>();
   for (const r of readings(canonical)) {
-    all.add(r);
-    for (const f of resolvedForms(r)) all.add(f);
+    for (const l of [r, ...lenientForms(r)]) {
+      all.add(l);
+      for (const f of resolvedForms(l)) all.add(f);
+    }
   }
   return [...all];
+}
+
+/** A Windows 8.3 short name (`SECRE~1`, `PROGRA~2.TXT`) as a path segment: it names a long name the gateway cannot know. */
+const SHORT_NAME = /\/[^/~]{1,6}~\d{1,6}(?:\.[^/.]{0,3})?(?=[/?#]|$)/u;
+
+/**
+ * Whether a reading of the URI holds a Windows 8.3 short name: a deny rule written for
+ * `file:///secret/*` cannot be matched against `file:///SECRE~1/x`, so where deny rules
+ * apply such a URI is refused (policy.ts).
+ */
+export function holdsShortName(readingsOf: readonly string[]): boolean {
+  return readingsOf.some((r) => SHORT_NAME.test(decodeAll(r)));
 }

@@ -73,6 +73,27 @@ describe('resource patterns', () => {
     expect(policy.isResourceDenied('reader', 'docs', 'https://example.com/')).toBe(false);
     expect(policy.isResourceDenied('reader', 'docs', 'chapter one')).toBe(false);
   });
+
+  test('a Windows short name is refused where a deny rule applies to the server: the gateway cannot tell which long name it stands for', () => {
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///SECRE~1/keys.txt')).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///public/READ~1.TXT')).toBe(false);
+    expect(policy.isResourceDenied('reader', 'docs', 'file:///SECRE~1/keys.txt')).toBe(true);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///public/a~b.txt')).toBe(true);
+  });
+
+  test('lenient readers: ;params, trailing dots and spaces, NTFS streams, lookalike slashes and case after decoding do not pass a deny rule', () => {
+    for (const uri of [
+      'file:///public/..;/secret/keys.txt',
+      'file:///secret./keys.txt',
+      'file:///secret%20/keys.txt',
+      'file:///secret::$INDEX_ALLOCATION/keys.txt',
+      'file:///public/..\u2215secret/keys.txt',
+      'notes:///private-diary',
+      'notes://private-diary.:80/',
+    ]) expect(policy.isResourceAllowed('reader', 'docs', uri), uri).toBe(false);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///public/readme.txt')).toBe(true);
+    expect(policy.isResourceAllowed('reader', 'docs', 'file:///public/v1.2/notes.txt')).toBe(true);
+  });
 });
 
 describe('prompt patterns', () => {

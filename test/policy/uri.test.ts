@@ -66,8 +66,41 @@ describe('lenient decoders and resolvers (2026-12-02)', () => {
     expect(denyReadings('file:///secret/k?x#y')).toEqual(['file:///secret/k?x#y', 'file:///secret/k']);
     expect(denyReadings('file:///secret/k//')).toContain('file:///secret/k');
     expect(denyReadings('http://[::ffff:7f00:1]:8080/a')).toEqual(['http://[::ffff:7f00:1]:8080/a', 'http://127.0.0.1:8080/a']);
-    expect(denyReadings('kv://secret:80/x?y')).toEqual(['kv://secret:80/x?y', 'kv://secret:80/x', 'kv://secret']);
+    expect(denyReadings('kv://secret:80/x?y')).toEqual(['kv://secret:80/x?y', 'kv://secret:80/x', 'kv://secret', 'kv://secret/x?y', 'kv://secret/x']);
     // A special URI's path is never dropped: https://host/ stays one page of the host.
     expect(denyReadings('https://example.com/a/')).toEqual(['https://example.com/a/', 'https://example.com/a']);
+  });
+
+  // Readers more lenient than a URL parser: each string below is file:///secret/k (or kv://admin/x) to one of them.
+  test.each([
+    ['file:///public/..;/secret/k', 'file:///secret/k', 'Tomcat and Jetty drop ;params: ..; is ..'],
+    ['file:///secret;jsessionid=1/k', 'file:///secret/k', 'Tomcat drops ;params'],
+    ['file:///secret./k', 'file:///secret/k', 'Windows drops trailing dots'],
+    ['file:///secret%20%20/k', 'file:///secret/k', 'Windows drops trailing spaces'],
+    ['file:///secret::$INDEX_ALLOCATION/k', 'file:///secret/k', 'an NTFS stream of the directory'],
+    ['file:///public/..%E2%88%95secret/k', 'file:///secret/k', 'U+2215 DIVISION SLASH, a slash to a best-fit mapping'],
+    ['file:///public/..%E2%A7%B8secret/k', 'file:///secret/k', 'U+29F8 BIG SOLIDUS'],
+    ['file:///SECR%C3%89T/k', 'file:///secr%C3%A9t/k', 'a deny rule ignores case: É is é once decoded'],
+    ['kv:///admin/x', 'kv://admin/x', 'slashes before a non-special host folded'],
+    ['kv:admin/x', 'kv://admin/x', 'an opaque path read as a host'],
+    ['file:///se%E2%80%8Bcret/k', 'file:///secret/k', 'a zero-width space stripped'],
+    ['file:///se%C2%ADcret/k', 'file:///secret/k', 'a soft hyphen stripped'],
+    ['kv://admin./x', 'kv://admin/x', "a non-special host's trailing dot"],
+    ['kv://admin:8080/x', 'kv://admin/x', "a non-special host's port"],
+  ])('%j is denied as %j (%s)', (canonicalForm, denied) => {
+    const c = canonicalUri(canonicalForm);
+    expect(c.ok).toBe(true);
+    expect(denyReadings((c as { uri: string }).uri)).toContain(denied);
+  });
+
+  test('a drive letter keeps its colon; a dot segment is not trimmed', () => {
+    expect(denyReadings('file:///C:/secret./k')).toContain('file:///C:/secret/k');
+    expect(denyReadings('file:///a/.../k')).not.toContain('file:///a/k');
+  });
+
+  test('a NUL anywhere, encoded up to four times, is refused', () => {
+    expect(canonical('file:///secret%00.txt')).toBe('refused: holds a NUL character (a C reader ends the path there)');
+    expect(canonical('file:///secret%2500.txt')).toBe('refused: holds a NUL character (a C reader ends the path there)');
+    expect(canonical('file:///public/a.txt')).toBe('file:///public/a.txt');
   });
 });

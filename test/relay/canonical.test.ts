@@ -62,6 +62,15 @@ const SECRET_SPELLINGS = [
   // Under a deny pattern written with a space: the URI as listed (%20) and as a person writes it.
   'file:///secret%20dir/notes.txt',
   'file:///secret dir/notes.txt',
+  // Readers more lenient than this one: Tomcat's ;params, Windows' trailing dots and spaces,
+  // NTFS streams, 8.3 short names and best-fit slashes; a NUL that ends a C reader's path.
+  'file:///public/..;/secret/keys.txt',
+  'file:///secret./keys.txt',
+  'file:///secret%20/keys.txt',
+  'file:///secret::$INDEX_ALLOCATION/keys.txt',
+  'file:///SECRE~1/keys.txt',
+  'file:///public/..\u2215secret/keys.txt',
+  'file:///secret/keys.txt%00.png',
 ];
 
 /** Spellings of the public files, with what each must read. */
@@ -99,8 +108,8 @@ describe('the docs fixture without the gateway', () => {
       if (!body.startsWith('SECRET')) harmless.push(uri);
     }
     // These need a reader other than this one: a case-insensitive file system or host, one
-    // that ignores the query or fragment, decodes the host, reads `\\` as `//`, or strips
-    // the gateway's prefix twice.
+    // that ignores the query or fragment, decodes the host, reads `\\` as `//`, strips
+    // the gateway's prefix twice, or reads paths as Tomcat, Windows or C do.
     expect(harmless).toEqual([
       'file:///secret/keys.txt?download=1',
       'file:///secret/keys.txt#top',
@@ -109,6 +118,13 @@ describe('the docs fixture without the gateway', () => {
       'secret://ke%79s',
       'secret:\\\\keys',
       'tool-curator://docs/tool-curator://docs/file:///secret/keys.txt',
+      'file:///public/..;/secret/keys.txt',
+      'file:///secret./keys.txt',
+      'file:///secret%20/keys.txt',
+      'file:///secret::$INDEX_ALLOCATION/keys.txt',
+      'file:///SECRE~1/keys.txt',
+      'file:///public/..\u2215secret/keys.txt',
+      'file:///secret/keys.txt%00.png',
     ]);
   });
 });
