@@ -90,7 +90,7 @@ export const COMMANDS = {
       sample: { type: 'string', value: 'N', int: 'count', help: 'about N cases: a suite takes a category-stratified slice, a data set every k-th query' },
       approximate: { type: 'boolean', help: 'search the public sets through the HNSW graph whatever their size' },
       replay: { type: 'boolean', help: 'learning from use: score the test half, replay the traffic half as users\' sessions, score it again (docs/LEARNING.md)' },
-      off: { type: 'string', value: 'LIST', help: 'switch mechanisms off to measure their share, comma-separated: servers, lexical, lexical-head, result-steps, spelling' },
+      off: { type: 'string', value: 'LIST', help: 'switch mechanisms off to measure their share, comma-separated: servers, lexical, lexical-head, result-steps, spelling, gloss' },
       json,
       refresh,
     },
