@@ -22,7 +22,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApproverRule } from '../config/schema.js';
-import { approverRulesDigest } from '../guards/approver.js';
 import { callerText, type Statement } from '../guards/statement.js';
 import { log } from '../log.js';
 import type { OAuthPart } from '../store/types.js';
@@ -88,12 +87,9 @@ interface Session {
 export class ApproverSessions {
   private readonly now: () => number;
   private readonly secure: string;
-  /** The digest of the rules this page lets approvers decide under, signed into each decision (guards/approver.ts ApproverPolicy.rules). */
-  readonly rulesDigest: string | undefined;
 
   constructor(private readonly opts: ApproverSignInOptions) {
     this.now = opts.now ?? Date.now;
-    this.rulesDigest = approverRulesDigest(opts.rules);
     this.secure = opts.base.startsWith('https:') ? '; Secure' : '';
   }
 

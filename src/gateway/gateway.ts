@@ -18,7 +18,7 @@ import { openConfiguredStore } from '../config/store.js';
 import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
-import { approverCheck, approverKeyPath, approverRulesDigest, definitionProofValid } from '../guards/approver.js';
+import { approverCheck, approverKeyPath, definitionProofValid } from '../guards/approver.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
 import { DefinitionPins, type ChangedDefinition } from '../guards/pins.js';
@@ -198,11 +198,7 @@ export class Gateway extends EventEmitter {
       approver: approverCheck(
         keyPath,
         () => loaded.config.http.approvals_token,
-        () => ({
-          required: loaded.config.confirmation.approvers !== undefined,
-          mayApproveOwn: loaded.config.confirmation.approvers_may_approve_own_calls,
-          rules: approverRulesDigest(loaded.config.confirmation.approvers),
-        }),
+        () => ({ required: loaded.config.confirmation.approvers !== undefined, mayApproveOwn: loaded.config.confirmation.approvers_may_approve_own_calls }),
       ),
       forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
       approvalsPage: () => this.approvalsPage,

@@ -110,21 +110,17 @@ function readPublicKey(path: string): KeyObject | undefined {
 
 /**
  * A decision's proof: `<ed25519|hmac|idp>:<expiry, epoch ms>:<signature, base64>`; `idp`
- * is the page's HMAC over a decision that names its approver (the row's `decidedBy`) and
- * the approvers rules it was taken under (`idp:<expiry>:<rules digest>:<signature>`).
+ * is the page's HMAC over a decision that names its approver (the row's `decidedBy`).
  */
 interface Proof {
   kind: string;
   expiresAt: number;
-  /** An `idp` decision's approverRulesDigest, signed with it: `idp:<expiry>:<rules>:<signature>`. */
-  rules?: string;
   signature: string;
 }
 
 function parseProof(proof: string | undefined): Proof | undefined {
-  const m = /^(ed25519|hmac|idp):(\d{1,16}):(?:([0-9a-f]{16}):)?([A-Za-z0-9+/=]+)$/.exec(proof ?? '');
-  if (!m || (m[3] !== undefined && m[1] !== 'idp')) return undefined;
-  return { kind: m[1]!, expiresAt: Number(m[2]), ...(m[3] !== undefined && { rules: m[3] }), signature: m[4]! };
+  const m = /^(ed25519|hmac|idp):(\d{1,16}):([A-Za-z0-9+/=]+)$/.exec(proof ?? '');
+  return m ? { kind: m[1]!, expiresAt: Number(m[2]), signature: m[3]! } : undefined;
 }
 
 /** What a decision covers: the request's id and statement (statement.ts). */
@@ -140,13 +136,11 @@ export function cliProof(key: KeyObject, request: Decided, decision: Decision, e
 /**
  * The approvals page's signature of a decision on `request`, valid until `expiresAt`; with
  * `approver` (their user id, signed in with the identity provider) it signs their id too,
- * and the row must say `decidedBy: approverDecider(approver)`; and `rules`, the digest of
- * the `confirmation.approvers` rules the page let them decide under (approverRulesDigest).
+ * and the row must say `decidedBy: approverDecider(approver)`.
  */
-export function webProof(approvalsToken: string, request: Decided, decision: Decision, expiresAt: number, approver?: string, rules?: string): string {
-  if (approver === undefined) return `hmac:${expiresAt}:${hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt))}`;
-  const signature = hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt, approver, rules));
-  return `idp:${expiresAt}:${rules === undefined ? '' : `${rules}:`}${signature}`;
+export function webProof(approvalsToken: string, request: Decided, decision: Decision, expiresAt: number, approver?: string): string {
+  const signature = hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt, approver));
+  return `${approver === undefined ? 'hmac' : 'idp'}:${expiresAt}:${signature}`;
 }
 
 /** The `decidedBy` of a decision taken on the page by a signed-in approver: `web:<user id>`. */
@@ -163,22 +157,6 @@ export interface ApproverPolicy {
   required: boolean;
   /** `confirmation.approvers_may_approve_own_calls`. */
   mayApproveOwn: boolean;
-  /**
-   * approverRulesDigest of the `confirmation.approvers` in force. A signed-in approver's
-   * decision counts only under the rules it was taken under: the page checked that a rule
-   * covers the approver for the call's persona, and the gateway cannot check it again (it
-   * has the approver's id, not their claims). A restart, or another replica, with other
-   * rules voids decisions not yet used; the approver decides again.
-   */
-  rules?: string;
-}
-
-/**
- * The digest of `confirmation.approvers` as parsed (a rule's conditions and personas):
- * the first 16 hex digits of the SHA-256 of its JSON, or undefined without rules.
- */
-export function approverRulesDigest(rules: unknown): string | undefined {
-  return rules === undefined ? undefined : createHash('sha256').update(JSON.stringify(rules)).digest('hex').slice(0, 16);
 }
 
 const NO_APPROVERS: ApproverPolicy = { required: false, mayApproveOwn: false };
@@ -218,16 +196,12 @@ export function approverCheck(keyPath: string, approvalsToken: () => string | un
       const approver = proof.kind === 'idp' ? approverOf(a.decidedBy) : undefined;
       if (proof.kind === 'idp' && approver === undefined) return { valid: false, reason: 'the decision names no approver' };
       if (proof.kind === 'hmac' && policy().required) return { valid: false, reason: 'a page decision without a signed-in approver does not count where confirmation.approvers is set' };
-      const rules = approver === undefined ? undefined : policy().rules;
-      const text = signedText(statement, a.id, a.status, proof.expiresAt, approver, rules);
+      const text = signedText(statement, a.id, a.status, proof.expiresAt, approver);
       let signed = false;
       if (proof.kind === 'ed25519') signed = pub !== undefined && verify(null, text, pub, Buffer.from(proof.signature, 'base64'));
       else {
         const token = approvalsToken();
         signed = token !== undefined && same(hmac(token, text), proof.signature);
-      }
-      if (approver !== undefined && proof.rules !== rules) {
-        return { valid: false, reason: 'the decision was taken under other confirmation.approvers rules than this gateway runs with; an approver must decide again' };
       }
       if (!signed) return { valid: false, reason: 'no valid approver signature over this call' };
       if (approver !== undefined && a.status === 'approved' && !policy().mayApproveOwn && parseStatement(statement)?.caller === `user ${approver}`) {

@@ -138,11 +138,10 @@ const showsArguments = (s: Statement, shown: unknown): boolean => digestOf(shown
 
 /**
  * The bytes a decision signs: the statement, the request id (the nonce), the decision, the
- * approval's expiry and, for an approver signed in with the identity provider, their user id
- * and the digest of the `confirmation.approvers` rules they were let decide under.
+ * approval's expiry and, for an approver signed in with the identity provider, their user id.
  */
-export function signedText(statement: string, id: string, decision: 'approved' | 'denied', expiresAt: number, approver?: string, rules?: string): Buffer {
-  const by = approver === undefined ? '' : `\napprover ${JSON.stringify(approver)}${rules === undefined ? '' : `\napprovers ${rules}`}`;
+export function signedText(statement: string, id: string, decision: 'approved' | 'denied', expiresAt: number, approver?: string): Buffer {
+  const by = approver === undefined ? '' : `\napprover ${JSON.stringify(approver)}`;
   return Buffer.from(`tool-curator approval v2\n${statement}\nid ${id}\ndecision ${decision}\nexpires ${expiresAt}${by}`);
 }
 

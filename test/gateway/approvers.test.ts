@@ -51,8 +51,6 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
   let base: string;
   let resource: string;
   const clients: Client[] = [];
-  /** The gateway's config as written (a second gateway over the same store starts from it). */
-  let config: Record<string, any>;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -76,7 +74,7 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     const dir = mkdtempSync(join(tmpdir(), 'tc-approvers-'));
     const personas = { student: { identity: { student_id: '${user_id}' }, allow: ['hostel.*'], confirm: 'actions' }, faculty: { allow: ['hostel.get_*'], confirm: 'actions' } };
     writeFileSync(join(dir, 'personas.yaml'), JSON.stringify(personas));
-    config = {
+    const config = {
       upstreams: { hostel: { command: process.execPath, args: [join(ROOT, 'dist/mock-servers/hostel.js')], env: { UNIVERSITY_DB: join(dir, 'university.db') } } },
       curator: { mode: 'none' },
       store: await backend.fresh(),
@@ -94,7 +92,6 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
       timeouts: { startup_ms: 120_000, list_wait_ms: 120_000, call_ms: 60_000 },
     };
     writeFileSync(join(dir, 'gateway.config.yaml'), JSON.stringify(config));
-    config.dir = dir;
     loaded = loadConfig(join(dir, 'gateway.config.yaml'));
     gateway = await Gateway.start(loaded, { noEmbedder: true });
     face = await serveHttp(gateway, port, '127.0.0.1');
@@ -222,41 +219,6 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     const out: string[] = [];
     expect(await approvalsCommand(['show', request.id], gateway.store, '/nonexistent/approver.key', { out: (s) => void out.push(s), err: () => undefined })).toBe(0);
     expect(out.join('')).toContain('decided by    ann (the approvals page, signed in with the identity provider)');
-  }, 300_000);
-
-  it('a decision does not count on a gateway running with other approvers rules (after a restart, or another replica): the approver is no longer covered', async () => {
-    const args = { category: 'electrical', description: 'the socket in room 14 sparks' };
-    expect(text(await call(sam, 'raise_maintenance_request', args))).toContain("raise_maintenance_request awaits a person's approval");
-    const request = await pendingOf('S0001', args);
-    const { browser } = await signIn('ann');
-    expect((await decide(browser, request.id, 'approve')).status).toBe(303);
-    expect((await gateway.store.approvals.get(request.id))!.proof).toMatch(/^idp:\d+:[0-9a-f]{16}:/);
-
-    // The same gateway over the same store, restarted with rules under which ann approves nothing of students'.
-    const { dir, ...rest } = config;
-    const narrowed = { ...rest, confirmation: { ...rest.confirmation, approvers: [{ when: { claim: 'groups', includes: 'faculty-approvers' } }] } };
-    writeFileSync(join(dir as string, 'narrowed.config.yaml'), JSON.stringify(narrowed));
-    const restarted = await Gateway.start(loadConfig(join(dir as string, 'narrowed.config.yaml')), { noEmbedder: true });
-    const port = await freePort();
-    const restartedFace = await serveHttp(restarted, port, '127.0.0.1');
-    try {
-      const samThere = new Client({ name: 'signed-in-host', version: '1.0.0' });
-      await samThere.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${await hostToken('sam')}` } } }));
-      clients.push(samThere);
-      const refused = await call(samThere, 'raise_maintenance_request', args);
-      expect(text(refused)).not.toContain('request_id');
-      // Parked again for a person covered by the rules in force; the audit says why the decision was ignored.
-      expect(text(refused)).toContain("raise_maintenance_request awaits a person's approval");
-      expect((await gateway.store.approvals.get(request.id))?.status).toBe('approved');
-      const row = (await restarted.store.audit.tail(20)).filter((r) => r.tool === 'raise_maintenance_request').at(-1)!;
-      expect(row.notes).toContain(`approval ${request.id} ignored: the decision was taken under other confirmation.approvers rules than this gateway runs with; an approver must decide again`);
-    } finally {
-      await restartedFace.close();
-      await restarted.close();
-    }
-    // The call never ran: no maintenance request with its description exists.
-    const status = JSON.parse(text(await call(sam, 'get_maintenance_request_status', {}))) as { description: string }[];
-    expect(status.map((r) => r.description)).not.toContain(args.description);
   }, 300_000);
 
   it("a changed tool definition accepted on the page is signed for the approver's id; a store write naming another approver voids it", async () => {
