@@ -37,6 +37,7 @@ import type { ApprovalsPart, Store } from '../store/types.js';
 import { isPerUser, upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { writeSnapshot } from './catalogSnapshot.js';
+import { approverPolicy } from './hostAuth/rules.js';
 import { extraContext, startCurator } from './curatorSetup.js';
 import { UserConnections } from '../upstream/users.js';
 import { PerUserCalls } from './consent.js';
@@ -198,7 +199,7 @@ export class Gateway extends EventEmitter {
       approver: approverCheck(
         keyPath,
         () => loaded.config.http.approvals_token,
-        () => ({ required: loaded.config.confirmation.approvers !== undefined, mayApproveOwn: loaded.config.confirmation.approvers_may_approve_own_calls }),
+        () => approverPolicy(loaded.config),
       ),
       forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
       approvalsPage: () => this.approvalsPage,
