@@ -56,10 +56,10 @@ export interface Approver {
 
 export interface ApproverSignInOptions {
   signIn: BrowserSignIn;
-  /** `confirmation.approvers` (read at start: a change needs a restart). */
-  rules: ApproverRule[];
-  /** `confirmation.approvers_may_approve_own_calls`. */
-  mayApproveOwn: boolean;
+  /** `confirmation.approvers` in force, read at each sign-in and decision (a reload may change them). */
+  rules: () => ApproverRule[];
+  /** `confirmation.approvers_may_approve_own_calls` in force. */
+  mayApproveOwn: () => boolean;
   /** `http.oauth.issuer`, whose user ids approvers' ids are. */
   issuer: string;
   /** Where browsers reach the gateway, without a trailing slash: `https://mcp.example.com`. */
@@ -129,10 +129,10 @@ export class ApproverSessions {
    * allowed. The gateway asks the same again of an approval before the call runs.
    */
   refusal(approver: Approver, id: string, s: Statement, decision: 'approved' | 'denied'): string | undefined {
-    if (!matchApprover(this.opts.rules, approver.claims, s.persona)) {
+    if (!matchApprover(this.opts.rules(), approver.claims, s.persona)) {
       return `You (${approver.userId}) may not decide calls made as persona ${s.persona ?? '(none)'}: no rule of confirmation.approvers that matches you covers it. Nothing was decided.`;
     }
-    if (decision === 'approved' && !this.opts.mayApproveOwn && isOwnCall(s, approver.userId, this.opts.issuer)) {
+    if (decision === 'approved' && !this.opts.mayApproveOwn() && isOwnCall(s, approver.userId, this.opts.issuer)) {
       return `Request ${id} is your own call (${callerText(s)}), and another approver must approve it: the point of an approval is a second person. Nothing was decided; you may deny it.`;
     }
     return undefined;
@@ -140,7 +140,7 @@ export class ApproverSessions {
 
   /** `approver` as their decisions sign them: their id and the claims the rules read. */
   signed(approver: Approver): SignedApprover {
-    return { id: approver.userId, claims: approverClaims(this.opts.rules, approver.claims) };
+    return { id: approver.userId, claims: approverClaims(this.opts.rules(), approver.claims) };
   }
 
   /** A request without a session: a browser's GET of the page goes to the identity provider; anything else (a bearer token too) gets 401. */
@@ -213,7 +213,7 @@ export class ApproverSessions {
       log.warn({ err: (err as Error).message }, 'approvals sign-in refused');
       return refuse(res, 403, `The sign-in was refused: ${(err as Error).message}. Nothing can be decided.`);
     }
-    const rules = this.opts.rules;
+    const rules = this.opts.rules();
     const rule = matchApprover(rules, person.claims);
     if (!rule) {
       const seen = seenClaims(rules, person.claims);

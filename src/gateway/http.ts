@@ -123,8 +123,9 @@ function approverSessions(gateway: Gateway, hostAuth: HostAuth | undefined, host
   if (!hostAuth || !http.oauth || !confirmation.approvers) return undefined;
   return new ApproverSessions({
     signIn: hostAuth.browserAs((confirmation.approvers_sign_in ?? per_user.sign_in)!),
-    rules: confirmation.approvers,
-    mayApproveOwn: confirmation.approvers_may_approve_own_calls,
+    // Read at each use: a reload changes them in place (gateway.ts reload).
+    rules: () => confirmation.approvers!,
+    mayApproveOwn: () => confirmation.approvers_may_approve_own_calls,
     issuer: http.oauth.issuer,
     // With http.oauth the base comes from its resource (or per_user.public_url); the address is only the fallback's form.
     base: consentBaseOf(gateway.loaded, `http://${host}:${port}`),

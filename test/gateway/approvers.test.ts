@@ -252,8 +252,8 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
   function replicaPage(store: Store, now?: () => number, maxSessions?: number) {
     const sessions = new ApproverSessions({
       signIn: createHostAuth(loaded)!.browserAs({ client_id: 'tc-approvals' }),
-      rules: loaded.config.confirmation.approvers!,
-      mayApproveOwn: false,
+      rules: () => loaded.config.confirmation.approvers!,
+      mayApproveOwn: () => false,
       issuer: idp.issuer,
       base,
       sessionMinutes: 1,

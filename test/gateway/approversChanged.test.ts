@@ -5,13 +5,14 @@
  * HTTP face and SDK clients, on both store backends:
  *
  * - an approval signed by an approver whom a changed `confirmation.approvers` no longer
- *   covers does not run the call after a restart with the new rules, nor on a replica of
- *   the fleet that runs them; the call is parked anew and a covered approver decides it;
+ *   covers does not run the call after a restart with the new rules, on a replica of the
+ *   fleet that runs them, or once a running gateway reloads them; the call is parked anew
+ *   and a covered approver decides it;
  * - a host with a static token whose `user_id` equals a signed-in user's id is another
  *   user: neither runs the other's approved call, and the signed-in user still cannot
  *   approve the static token's call (the gateway cannot tell whether they are one person).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -178,6 +179,38 @@ describe.each(BACKENDS)('approvals by the rules in force and user ids by where t
     const anew = await pendingOf(second.store.approvals, 'S0001', ARGS);
     expect((await decideAs('cara', anew.id, 'approve')).status).toBe(303);
     expect(ran(await callTool(sam, TOOL, ARGS))).toMatchObject({ category: 'electrical' });
+  }, 300_000);
+
+  it('a reload that narrows the approvers rules applies at once: the page refuses the approver, and their approval given before does not run the call', async () => {
+    const store = await backend.fresh();
+    const ARGS = { category: 'plumbing', description: 'the radiator valve in room 7 leaks' };
+    const file = configFile('reload', store, BEFORE);
+    const gateway = await start(file);
+    const sam = await host('sam');
+    expect(text(await callTool(sam, TOOL, ARGS))).toContain("awaits a person's approval");
+    const request = await pendingOf(gateway.store.approvals, 'S0001', ARGS);
+    expect((await decideAs('ann', request.id, 'approve')).status).toBe(303);
+
+    expect(configFile('reload', store, AFTER)).toBe(file);
+    expect(await gateway.reload()).toEqual({ applied: ['confirmation.approvers'], restart: [], widened: [] });
+    expect(text(await callTool(sam, TOOL, ARGS))).toContain("awaits a person's approval");
+    const notes = (await finishedRows(gateway.store, TOOL)).flatMap((r) => r.notes ?? []);
+    expect(notes).toContain(`approval ${request.id} ignored: ann is not an approver of persona student's calls under the confirmation.approvers in force`);
+    const anew = await pendingOf(gateway.store.approvals, 'S0001', ARGS);
+    const refused = await decideAs('ann', anew.id, 'approve');
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('You (ann) may not decide calls made as persona student');
+    expect((await decideAs('cara', anew.id, 'approve')).status).toBe(303);
+    expect(ran(await callTool(sam, TOOL, ARGS))).toMatchObject({ category: 'plumbing' });
+
+    // Removing the approvers changes how the page signs people in: that waits for a restart, and the rules stay.
+    configFile('reload', store, []);
+    await expect(gateway.reload()).rejects.toThrow(/confirmation\.approvers: name at least one rule/);
+    const withoutApprovers = JSON.parse(readFileSync(file, 'utf8')) as { confirmation: Record<string, unknown> };
+    delete withoutApprovers.confirmation.approvers;
+    writeFileSync(file, JSON.stringify(withoutApprovers));
+    expect(await gateway.reload()).toEqual({ applied: [], restart: ['confirmation'], widened: [] });
+    expect(gateway.loaded.config.confirmation.approvers).toHaveLength(2);
   }, 300_000);
 
   it("a static token's user S0003 and the signed-in user S0003 are two users: neither runs the other's approved call, and the signed-in one cannot approve the static one's", async () => {
