@@ -28,9 +28,9 @@ import { approvalsCommand } from '../../src/guards/commands.js';
 import { storeLocation } from '../../src/config/store.js';
 import { openStore } from '../../src/store/index.js';
 import type { Approval, Store } from '../../src/store/types.js';
-import { bearerHost, callTool, decideOn, hostToken as tokenOf, HOST_REDIRECT, pendingOf as pendingIn, signInAt } from '../helpers/approvers.js';
+import { bearerHost, callTool, decideOn, hostToken as tokenOf, pendingOf as pendingIn, signInAt, startApproversIdp } from '../helpers/approvers.js';
 import { Browser } from '../helpers/browser.js';
-import { startIdp, type Idp } from '../helpers/idp.js';
+import type { Idp } from '../helpers/idp.js';
 import { freePort } from '../helpers/process.js';
 import { ROOT } from '../helpers/reference.js';
 import { BACKENDS, setupBackends } from '../helpers/stores.js';
@@ -53,20 +53,12 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     resource = `${base}/mcp`;
-    idp = await startIdp({
-      resources: [resource],
-      scope: 'mcp:tools',
-      accounts: {
-        sam: { groups: ['students'], preferred_username: 'S0001' },
-        bea: { groups: ['students', 'payments-approvers'], preferred_username: 'S0002' },
-        ann: { groups: ['staff', 'payments-approvers'], preferred_username: 'ann' },
-        fay: { groups: ['staff', 'faculty-approvers'], preferred_username: 'fay' },
-        tom: { groups: ['staff'], preferred_username: 'tom' },
-      },
-      services: {},
-      publicClient: { id: 'test-host', redirectUri: HOST_REDIRECT },
-      webClients: [{ id: 'tc-approvals', redirectUri: `${base}/approvals/signin/callback` }],
-      introspector: { id: 'tool-curator', secret: 'introspection-secret-0123456789abcdef' },
+    idp = await startApproversIdp(base, {
+      sam: { groups: ['students'], preferred_username: 'S0001' },
+      bea: { groups: ['students', 'payments-approvers'], preferred_username: 'S0002' },
+      ann: { groups: ['staff', 'payments-approvers'], preferred_username: 'ann' },
+      fay: { groups: ['staff', 'faculty-approvers'], preferred_username: 'fay' },
+      tom: { groups: ['staff'], preferred_username: 'tom' },
     });
     const dir = mkdtempSync(join(tmpdir(), 'tc-approvers-'));
     const personas = { student: { identity: { student_id: '${user_id}' }, allow: ['hostel.*'], confirm: 'actions' }, faculty: { allow: ['hostel.get_*'], confirm: 'actions' } };

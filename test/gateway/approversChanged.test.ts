@@ -20,8 +20,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
-import { bearerHost, callTool, decideOn, hostToken, HOST_REDIRECT, pendingOf, signInAt } from '../helpers/approvers.js';
-import { startIdp, type Idp } from '../helpers/idp.js';
+import { bearerHost, callTool, decideOn, hostToken, pendingOf, signInAt, startApproversIdp } from '../helpers/approvers.js';
+import type { Idp } from '../helpers/idp.js';
 import { freePort } from '../helpers/process.js';
 import { ROOT } from '../helpers/reference.js';
 import { BACKENDS, finishedRows, setupBackends } from '../helpers/stores.js';
@@ -50,19 +50,11 @@ describe.each(BACKENDS)('approvals by the rules in force and user ids by where t
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
     resource = `${base}/mcp`;
-    idp = await startIdp({
-      resources: [resource],
-      scope: 'mcp:tools',
-      accounts: {
-        sam: { groups: ['students'], preferred_username: 'S0001' },
-        ann: { groups: ['staff', 'payments-approvers'], preferred_username: 'ann' },
-        cara: { groups: ['staff', 'senior-approvers'], preferred_username: 'cara' },
-        sue: { groups: ['students', 'payments-approvers'], preferred_username: 'S0003' },
-      },
-      services: {},
-      publicClient: { id: 'test-host', redirectUri: HOST_REDIRECT },
-      webClients: [{ id: 'tc-approvals', redirectUri: `${base}/approvals/signin/callback` }],
-      introspector: { id: 'tool-curator', secret: 'introspection-secret-0123456789abcdef' },
+    idp = await startApproversIdp(base, {
+      sam: { groups: ['students'], preferred_username: 'S0001' },
+      ann: { groups: ['staff', 'payments-approvers'], preferred_username: 'ann' },
+      cara: { groups: ['staff', 'senior-approvers'], preferred_username: 'cara' },
+      sue: { groups: ['students', 'payments-approvers'], preferred_username: 'S0003' },
     });
     dir = mkdtempSync(join(tmpdir(), 'tc-approvers-changed-'));
     const personas = { student: { identity: { student_id: '${user_id}' }, allow: ['hostel.*'], confirm: 'actions' }, faculty: { allow: ['hostel.get_*'], confirm: 'actions' } };

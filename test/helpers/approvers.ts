@@ -11,10 +11,26 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import type { Approval, ApprovalsPart } from '../../src/store/types.js';
 import { Browser } from './browser.js';
-import type { Idp } from './idp.js';
+import { startIdp, type AccountClaims, type Idp } from './idp.js';
 
 /** The redirect URI of the hosts' public client (`test-host`). */
 export const HOST_REDIRECT = 'http://127.0.0.1:8976/callback';
+
+/**
+ * The identity provider of the approvers' tests, for a gateway at `base`: `accounts` (by
+ * login), the hosts' public client `test-host` and the approvals page's client
+ * `tc-approvals`, tokens for the gateway's resource `<base>/mcp`.
+ */
+export const startApproversIdp = (base: string, accounts: Record<string, AccountClaims>): Promise<Idp> =>
+  startIdp({
+    resources: [`${base}/mcp`],
+    scope: 'mcp:tools',
+    accounts,
+    services: {},
+    publicClient: { id: 'test-host', redirectUri: HOST_REDIRECT },
+    webClients: [{ id: 'tc-approvals', redirectUri: `${base}/approvals/signin/callback` }],
+    introspector: { id: 'tool-curator', secret: 'introspection-secret-0123456789abcdef' },
+  });
 
 /** A host's access token for `login`, for the gateway's `resource`: the authorization code flow with PKCE as the host's client, through the SDK's client functions. */
 export async function hostToken(idp: Idp, resource: string, login: string): Promise<string> {
