@@ -290,7 +290,8 @@ export function definitionProofValid(
   approvalsToken: string | undefined,
 ): boolean {
   const p = parseProof(pin.proof);
-  if (!p) return false;
+  // An acceptance signs no claims: a proof carrying some was not written by the page.
+  if (!p || p.claims !== undefined) return false;
   if (p.kind === 'ed25519') {
     const pub = readPublicKey(publicKeyPath(keyPath));
     return pub !== undefined && verify(null, definitionText(pin.server, pin.upstreamName, pin.digest), pub, Buffer.from(p.signature, 'base64'));

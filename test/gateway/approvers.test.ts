@@ -189,6 +189,7 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     expect(definitionProofValid(pin, keyPath, APPROVALS_TOKEN)).toBe(true);
     expect(definitionProofValid({ ...pin, decidedBy: 'web:fay' }, keyPath, APPROVALS_TOKEN)).toBe(false);
     expect(definitionProofValid({ ...pin, decidedBy: 'web' }, keyPath, APPROVALS_TOKEN)).toBe(false);
+    expect(definitionProofValid({ ...pin, proof: `${pin.proof}:${Buffer.from('{"groups":["x"]}').toString('base64url')}` }, keyPath, APPROVALS_TOKEN)).toBe(false);
     expect((await gateway.store.audit.tail(5)).find((r) => r.tool === 'archive_notice')?.notes).toEqual(['changed definition of upstream hostel accepted by a person (web:ann)']);
   }, 300_000);
 
