@@ -233,7 +233,7 @@ export function approvalsPage(
       const approver = via.approver;
       const refused = approver && approvers?.refusal(approver, id, s, decision);
       if (refused) throw new NotYours(refused);
-      const proof = webProof(token, { id, statement: request.statement! }, decision, store.clock() + s.validForMs, approver?.userId);
+      const proof = webProof(token, { id, statement: request.statement! }, decision, store.clock() + s.validForMs, approver && approvers?.signed(approver));
       const a = await store.decide(id, decision, approver ? approverDecider(approver.userId) : 'web', proof);
       log.info({ id: a.id, tool: a.tool, decision: a.status, ...(approver && { approver: approver.userId }) }, 'approval decided on the web page');
       res.writeHead(303, { location: `/approvals?done=${encodeURIComponent(a.id)}`, ...SECURITY_HEADERS }).end();

@@ -22,12 +22,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApproverRule } from '../config/schema.js';
-import { callerText, type Statement } from '../guards/statement.js';
+import type { SignedApprover } from '../guards/approver.js';
+import { callerText, isOwnCall, type Statement } from '../guards/statement.js';
 import { log } from '../log.js';
 import type { OAuthPart } from '../store/types.js';
 import { cookieValue, escapeHtml, page, send } from './approvalsPage.js';
 import type { BrowserSignIn } from './hostAuth/browser.js';
-import { matchApprover, seenClaims, type Claims } from './hostAuth/rules.js';
+import { approverClaims, matchApprover, seenClaims, type Claims } from './hostAuth/rules.js';
 import { sameSecret } from './secret.js';
 
 /** Approver sessions kept at once; past it the oldest ends (its approver signs in again). */
@@ -55,10 +56,12 @@ export interface Approver {
 
 export interface ApproverSignInOptions {
   signIn: BrowserSignIn;
-  /** `confirmation.approvers` (read at start: a change needs a restart). */
-  rules: ApproverRule[];
-  /** `confirmation.approvers_may_approve_own_calls`. */
-  mayApproveOwn: boolean;
+  /** `confirmation.approvers` in force, read at each sign-in and decision (a reload may change them). */
+  rules: () => ApproverRule[];
+  /** `confirmation.approvers_may_approve_own_calls` in force. */
+  mayApproveOwn: () => boolean;
+  /** `http.oauth.issuer`, whose user ids approvers' ids are. */
+  issuer: string;
   /** Where browsers reach the gateway, without a trailing slash: `https://mcp.example.com`. */
   base: string;
   /** `confirmation.approvers_session_minutes`. */
@@ -121,17 +124,23 @@ export class ApproverSessions {
   /**
    * Why `approver` may not take `decision` on request `id` of statement `s`, or undefined
    * when they may: no approvers rule matching them covers the call's persona, or it is
-   * their own call (same user id) and `approvers_may_approve_own_calls` is false —
-   * denying it is always allowed.
+   * their own call (statement.ts isOwnCall: theirs signed in, or a static token's with
+   * their user id) and `approvers_may_approve_own_calls` is false — denying it is always
+   * allowed. The gateway asks the same again of an approval before the call runs.
    */
   refusal(approver: Approver, id: string, s: Statement, decision: 'approved' | 'denied'): string | undefined {
-    if (!matchApprover(this.opts.rules, approver.claims, s.persona)) {
+    if (!matchApprover(this.opts.rules(), approver.claims, s.persona)) {
       return `You (${approver.userId}) may not decide calls made as persona ${s.persona ?? '(none)'}: no rule of confirmation.approvers that matches you covers it. Nothing was decided.`;
     }
-    if (decision === 'approved' && !this.opts.mayApproveOwn && s.caller === `user ${approver.userId}`) {
+    if (decision === 'approved' && !this.opts.mayApproveOwn() && isOwnCall(s, approver.userId, this.opts.issuer)) {
       return `Request ${id} is your own call (${callerText(s)}), and another approver must approve it: the point of an approval is a second person. Nothing was decided; you may deny it.`;
     }
     return undefined;
+  }
+
+  /** `approver` as their decisions sign them: their id and the claims the rules read. */
+  signed(approver: Approver): SignedApprover {
+    return { id: approver.userId, claims: approverClaims(this.opts.rules(), approver.claims) };
   }
 
   /** A request without a session: a browser's GET of the page goes to the identity provider; anything else (a bearer token too) gets 401. */
@@ -204,7 +213,7 @@ export class ApproverSessions {
       log.warn({ err: (err as Error).message }, 'approvals sign-in refused');
       return refuse(res, 403, `The sign-in was refused: ${(err as Error).message}. Nothing can be decided.`);
     }
-    const rules = this.opts.rules;
+    const rules = this.opts.rules();
     const rule = matchApprover(rules, person.claims);
     if (!rule) {
       const seen = seenClaims(rules, person.claims);

@@ -37,6 +37,8 @@ import type { ApprovalsPart, Store } from '../store/types.js';
 import { isPerUser, upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { writeSnapshot } from './catalogSnapshot.js';
+import { checkApprovers } from './hostAuth/config.js';
+import { approverPolicy } from './hostAuth/rules.js';
 import { extraContext, startCurator } from './curatorSetup.js';
 import { UserConnections } from '../upstream/users.js';
 import { PerUserCalls } from './consent.js';
@@ -198,7 +200,7 @@ export class Gateway extends EventEmitter {
       approver: approverCheck(
         keyPath,
         () => loaded.config.http.approvals_token,
-        () => ({ required: loaded.config.confirmation.approvers !== undefined, mayApproveOwn: loaded.config.confirmation.approvers_may_approve_own_calls }),
+        () => approverPolicy(loaded.config),
       ),
       forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
       approvalsPage: () => this.approvalsPage,
@@ -406,11 +408,14 @@ export class Gateway extends EventEmitter {
    * Live configuration (liveConfig.ts): re-reads gateway.config.yaml and the files it names
    * and puts in force what can change under a running gateway — personas, dependencies,
    * synonyms, exemplars, tool overrides (the catalog and index are rebuilt; hosts get
-   * list_changed).
+   * list_changed) and the approvers rules (`confirmation.approvers`,
+   * `approvers_may_approve_own_calls`, while approvers stay configured: the page and the
+   * check of each approval before its call runs read them from here).
    * @returns what was applied, the gateway.config.yaml keys that changed but need a
    *   restart, and every way the new personas widen access (policy/widening.ts).
-   * @throws ConfigError (file, key, reason) for an edit that does not load, or that removes
-   *   `policy.personas`; nothing changes then.
+   * @throws ConfigError (file, key, reason) for an edit that does not load, that removes
+   *   `policy.personas`, or whose changed approvers rules `serve --http` would refuse
+   *   (hostAuth/config.ts checkApprovers); nothing changes then.
    */
   async reload(): Promise<{ applied: string[]; restart: string[]; widened: string[] }> {
     const fresh = loadConfig(this.loaded.file);
@@ -424,8 +429,19 @@ export class Gateway extends EventEmitter {
     const liveKeys: readonly (keyof GatewayConfig)[] = ['policy', 'overrides'];
     const applied: string[] = live.filter((k) => !same(this.loaded[k], fresh[k]));
     if (!same(this.loaded.config.overrides, fresh.config.overrides)) applied.push('overrides');
-    const restart = (Object.keys(fresh.config) as (keyof GatewayConfig)[]).filter((k) => !liveKeys.includes(k) && !same(this.loaded.config[k], fresh.config[k]));
-    if (applied.length === 0) return { applied, restart, widened: [] };
+    const { approvers: wereApprovers, approvers_may_approve_own_calls: wereOwn, ...confirmationWas } = this.loaded.config.confirmation;
+    const { approvers, approvers_may_approve_own_calls, ...confirmationNow } = fresh.config.confirmation;
+    const approversChanged = !same([wereApprovers, wereOwn], [approvers, approvers_may_approve_own_calls]);
+    // Turning approvers on or off changes how the page signs people in: that needs a restart.
+    const approversLive = approversChanged && wereApprovers !== undefined && approvers !== undefined;
+    const restart = (Object.keys(fresh.config) as (keyof GatewayConfig)[]).filter(
+      (k) => !liveKeys.includes(k) && !same(this.loaded.config[k], fresh.config[k]) && (k !== 'confirmation' || !same(confirmationWas, confirmationNow) || !approversLive),
+    );
+    if (approversLive) {
+      checkApprovers(fresh);
+      Object.assign(this.loaded.config.confirmation, { approvers, approvers_may_approve_own_calls });
+    }
+    if (applied.length === 0) return { applied: approversLive ? ['confirmation.approvers'] : [], restart, widened: [] };
     const widened = applied.includes('personas') ? widenings(this.loaded.personas, fresh.personas, this.catalog) : [];
     Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
     this.loaded.config.overrides = fresh.config.overrides;
@@ -433,7 +449,7 @@ export class Gateway extends EventEmitter {
     if (this.firstCatalog) this.rebuilds.request();
     await this.rebuilds.settled();
     await this.indexed;
-    return { applied, restart, widened };
+    return { applied: approversLive ? [...applied, 'confirmation.approvers'] : applied, restart, widened };
   }
 
   /**

@@ -119,12 +119,14 @@ export interface HttpFace {
 
 /** The approvals page's sign-in of approvers, where `confirmation.approvers` is set (checkApprovers has run). */
 function approverSessions(gateway: Gateway, hostAuth: HostAuth | undefined, host: string, port: number): ApproverSessions | undefined {
-  const { confirmation, per_user } = gateway.loaded.config;
-  if (!hostAuth || !confirmation.approvers) return undefined;
+  const { confirmation, per_user, http } = gateway.loaded.config;
+  if (!hostAuth || !http.oauth || !confirmation.approvers) return undefined;
   return new ApproverSessions({
     signIn: hostAuth.browserAs((confirmation.approvers_sign_in ?? per_user.sign_in)!),
-    rules: confirmation.approvers,
-    mayApproveOwn: confirmation.approvers_may_approve_own_calls,
+    // Read at each use: a reload changes them in place (gateway.ts reload).
+    rules: () => confirmation.approvers!,
+    mayApproveOwn: () => confirmation.approvers_may_approve_own_calls,
+    issuer: http.oauth.issuer,
     // With http.oauth the base comes from its resource (or per_user.public_url); the address is only the fallback's form.
     base: consentBaseOf(gateway.loaded, `http://${host}:${port}`),
     sessionMinutes: confirmation.approvers_session_minutes,

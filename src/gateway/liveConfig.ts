@@ -2,7 +2,8 @@
  * Live configuration: a running gateway re-reads gateway.config.yaml and the files it
  * names when one of them changes on disk (or on SIGHUP), and applies what can change under
  * a running gateway — personas, workflow dependencies, synonyms, exemplars, tool
- * overrides (`overrides:`) — without a restart. An edit that does not load (malformed YAML, a key that fails its schema, a
+ * overrides (`overrides:`), the approvers rules (`confirmation.approvers`,
+ * `approvers_may_approve_own_calls`, while approvers stay configured) — without a restart. An edit that does not load (malformed YAML, a key that fails its schema, a
  * pattern naming an unknown upstream) is logged with its file, key and reason and changes
  * nothing: the last good configuration keeps running. A reload that widens access (a
  * persona gains tools, resources or prompts, loses identity fields or confirmation, or is

@@ -11,7 +11,9 @@
  * directly approves anything. A decision taken on the approvals page is signed with an
  * HMAC of `http.approvals_token`, which the gateway holds and hosts do not; where
  * approvers sign in with the identity provider (`confirmation.approvers`), the approver's
- * user id is signed with it, and a page decision without one no longer counts.
+ * user id and the claims the rules read are signed with it, a page decision without them
+ * no longer counts, and an approval counts only while the rules in force (this gateway's,
+ * when the call is to run) still cover its approver for the call's persona.
  *
  * What it cannot do: an agent whose shell runs as the approver's OS user can read the
  * key like that user can. Keep the key with a user (or a machine) the agent's shell is not.
@@ -21,7 +23,8 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writ
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isPostgresUrl } from '../store/location.js';
 import type { Approval, DefinitionPin } from '../store/types.js';
-import { parseStatement, signedText } from './statement.js';
+import { canonicalJson } from './canonical.js';
+import { isOwnCall, parseStatement, signedText, type Statement } from './statement.js';
 
 export type Decision = 'approved' | 'denied';
 
@@ -110,17 +113,21 @@ function readPublicKey(path: string): KeyObject | undefined {
 
 /**
  * A decision's proof: `<ed25519|hmac|idp>:<expiry, epoch ms>:<signature, base64>`; `idp`
- * is the page's HMAC over a decision that names its approver (the row's `decidedBy`).
+ * is the page's HMAC over a decision that names its approver (the row's `decidedBy`), and
+ * for a call's decision it ends with `:<the approver's claims, canonical JSON in base64url>`.
  */
 interface Proof {
   kind: string;
   expiresAt: number;
   signature: string;
+  /** The approver's claims as signed (canonical JSON), when the proof records them. */
+  claims?: string;
 }
 
 function parseProof(proof: string | undefined): Proof | undefined {
-  const m = /^(ed25519|hmac|idp):(\d{1,16}):([A-Za-z0-9+/=]+)$/.exec(proof ?? '');
-  return m ? { kind: m[1]!, expiresAt: Number(m[2]), signature: m[3]! } : undefined;
+  const m = /^(ed25519|hmac|idp):(\d{1,16}):([A-Za-z0-9+/=]+)(?::([A-Za-z0-9_-]+))?$/.exec(proof ?? '');
+  if (!m || (m[4] !== undefined && m[1] !== 'idp')) return undefined;
+  return { kind: m[1]!, expiresAt: Number(m[2]), signature: m[3]!, ...(m[4] !== undefined && { claims: Buffer.from(m[4], 'base64url').toString('utf8') }) };
 }
 
 /** What a decision covers: the request's id and statement (statement.ts). */
@@ -133,14 +140,24 @@ export function cliProof(key: KeyObject, request: Decided, decision: Decision, e
   return `ed25519:${expiresAt}:${sign(null, signedText(request.statement, request.id, decision, expiresAt), key).toString('base64')}`;
 }
 
+/** An approver signed in with the identity provider, as a decision signs them. */
+export interface SignedApprover {
+  /** Their user id (`http.oauth.user_claim`). */
+  id: string;
+  /** The claims of their sign-in that the approvers rules read (hostAuth/rules.ts approverClaims). */
+  claims: Record<string, unknown>;
+}
+
 /**
  * The approvals page's signature of a decision on `request`, valid until `expiresAt`; with
- * `approver` (their user id, signed in with the identity provider) it signs their id too,
- * and the row must say `decidedBy: approverDecider(approver)`.
+ * `approver` (signed in with the identity provider) it signs their id and claims too, and
+ * the row must say `decidedBy: approverDecider(approver.id)`.
  */
-export function webProof(approvalsToken: string, request: Decided, decision: Decision, expiresAt: number, approver?: string): string {
-  const signature = hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt, approver));
-  return `${approver === undefined ? 'hmac' : 'idp'}:${expiresAt}:${signature}`;
+export function webProof(approvalsToken: string, request: Decided, decision: Decision, expiresAt: number, approver?: SignedApprover): string {
+  if (approver === undefined) return `hmac:${expiresAt}:${hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt))}`;
+  const claims = canonicalJson(approver.claims);
+  const signature = hmac(approvalsToken, signedText(request.statement, request.id, decision, expiresAt, approver.id, claims));
+  return `idp:${expiresAt}:${signature}:${Buffer.from(claims).toString('base64url')}`;
 }
 
 /** The `decidedBy` of a decision taken on the page by a signed-in approver: `web:<user id>`. */
@@ -157,6 +174,14 @@ export interface ApproverPolicy {
   required: boolean;
   /** `confirmation.approvers_may_approve_own_calls`. */
   mayApproveOwn: boolean;
+  /** `http.oauth.issuer`: whose user ids approvers' ids are (statement.ts signedInCaller). */
+  issuer?: string;
+  /**
+   * Whether the approvers rules in force cover an approver with these (recorded) claims
+   * for calls of `persona`; set where `confirmation.approvers` is. An approval whose
+   * approver they do not cover does not count.
+   */
+  covers?: (claims: Record<string, unknown>, persona: string | null) => boolean;
 }
 
 const NO_APPROVERS: ApproverPolicy = { required: false, mayApproveOwn: false };
@@ -196,7 +221,7 @@ export function approverCheck(keyPath: string, approvalsToken: () => string | un
       const approver = proof.kind === 'idp' ? approverOf(a.decidedBy) : undefined;
       if (proof.kind === 'idp' && approver === undefined) return { valid: false, reason: 'the decision names no approver' };
       if (proof.kind === 'hmac' && policy().required) return { valid: false, reason: 'a page decision without a signed-in approver does not count where confirmation.approvers is set' };
-      const text = signedText(statement, a.id, a.status, proof.expiresAt, approver);
+      const text = signedText(statement, a.id, a.status, proof.expiresAt, approver, proof.claims);
       let signed = false;
       if (proof.kind === 'ed25519') signed = pub !== undefined && verify(null, text, pub, Buffer.from(proof.signature, 'base64'));
       else {
@@ -204,13 +229,31 @@ export function approverCheck(keyPath: string, approvalsToken: () => string | un
         signed = token !== undefined && same(hmac(token, text), proof.signature);
       }
       if (!signed) return { valid: false, reason: 'no valid approver signature over this call' };
-      if (approver !== undefined && a.status === 'approved' && !policy().mayApproveOwn && parseStatement(statement)?.caller === `user ${approver}`) {
-        return { valid: false, reason: `${approver} approved their own call, and confirmation.approvers_may_approve_own_calls is false` };
+      if (approver !== undefined && a.status === 'approved') {
+        const refused = approvalRefused(policy(), approver, proof.claims, parseStatement(statement));
+        if (refused) return { valid: false, reason: refused };
       }
       if (proof.expiresAt <= now) return { valid: false, reason: `the signed approval expired at ${new Date(proof.expiresAt).toISOString()}` };
       return { valid: true, expiresAt: proof.expiresAt };
     },
   };
+}
+
+/**
+ * Why a signed-in approver's approval of the call `s` does not count under `p` (the
+ * policy in force now, not when they decided), or undefined: their own call, or rules
+ * that no longer cover them for its persona, or no recorded claims to tell by. Denials
+ * are not asked: refusing never does harm.
+ */
+function approvalRefused(p: ApproverPolicy, approver: string, claims: string | undefined, s: Statement | undefined): string | undefined {
+  if (!s) return 'the call has no statement';
+  if (!p.mayApproveOwn && isOwnCall(s, approver, p.issuer)) return `${approver} approved their own call, and confirmation.approvers_may_approve_own_calls is false`;
+  if (!p.covers) return undefined;
+  if (claims === undefined) return `the decision does not record the claims ${approver} signed in with (taken by an earlier version), so the confirmation.approvers in force cannot be checked`;
+  if (!p.covers(JSON.parse(claims) as Record<string, unknown>, s.persona)) {
+    return `${approver} is not an approver of persona ${s.persona ?? '(none)'}'s calls under the confirmation.approvers in force`;
+  }
+  return undefined;
 }
 
 /** For call paths without any approver (a library without a key): no decision counts. */
@@ -247,7 +290,8 @@ export function definitionProofValid(
   approvalsToken: string | undefined,
 ): boolean {
   const p = parseProof(pin.proof);
-  if (!p) return false;
+  // An acceptance signs no claims: a proof carrying some was not written by the page.
+  if (!p || p.claims !== undefined) return false;
   if (p.kind === 'ed25519') {
     const pub = readPublicKey(publicKeyPath(keyPath));
     return pub !== undefined && verify(null, definitionText(pin.server, pin.upstreamName, pin.digest), pub, Buffer.from(p.signature, 'base64'));

@@ -57,9 +57,31 @@ function isStatement(x: unknown): x is Statement {
   );
 }
 
-/** Who a call belongs to: the user within a persona (an HTTP reconnect keeps its approvals), else the session. */
+/**
+ * A user signed in with the identity provider `issuer`, as a statement names them:
+ * `signed-in user "ann" (https://idp.example.com/realms/acme)`. Never `user <id>`, the
+ * name of a static token's (or stdio's) user: the two are separate namespaces, so a
+ * token's `user_id` that equals a signed-in user's id neither runs that user's approved
+ * calls nor has them run its own.
+ */
+export const signedInCaller = (issuer: string, userId: string): string => `signed-in user ${JSON.stringify(userId)} (${issuer})`;
+
+/**
+ * Who a call belongs to: the user within a persona (an HTTP reconnect keeps its approvals)
+ * — signed in with the identity provider, or named by a static token — else the session.
+ */
 function callerOf(session: SessionIdentity): string {
-  return session.userId !== undefined ? `user ${session.userId}` : `session ${session.sessionId}`;
+  if (session.userId === undefined) return `session ${session.sessionId}`;
+  return session.principal ? signedInCaller(session.principal.issuer, session.userId) : `user ${session.userId}`;
+}
+
+/**
+ * Whether a statement's call is the own call of `approver`, signed in with the identity
+ * provider `issuer`: theirs as a signed-in user, or a static token's user with the same id
+ * (the gateway cannot tell whether that token is theirs, so it counts as theirs).
+ */
+export function isOwnCall(s: Statement, approver: string, issuer: string | undefined): boolean {
+  return s.caller === `user ${approver}` || (issuer !== undefined && s.caller === signedInCaller(issuer, approver));
 }
 
 /**
@@ -138,11 +160,13 @@ const showsArguments = (s: Statement, shown: unknown): boolean => digestOf(shown
 
 /**
  * The bytes a decision signs: the statement, the request id (the nonce), the decision, the
- * approval's expiry and, for an approver signed in with the identity provider, their user id.
+ * approval's expiry and, for an approver signed in with the identity provider, their user
+ * id and the claims (canonical JSON) the approvers rules read when they decided.
  */
-export function signedText(statement: string, id: string, decision: 'approved' | 'denied', expiresAt: number, approver?: string): Buffer {
+export function signedText(statement: string, id: string, decision: 'approved' | 'denied', expiresAt: number, approver?: string, claims?: string): Buffer {
   const by = approver === undefined ? '' : `\napprover ${JSON.stringify(approver)}`;
-  return Buffer.from(`tool-curator approval v2\n${statement}\nid ${id}\ndecision ${decision}\nexpires ${expiresAt}${by}`);
+  const seen = claims === undefined ? '' : `\nclaims ${claims}`;
+  return Buffer.from(`tool-curator approval v2\n${statement}\nid ${id}\ndecision ${decision}\nexpires ${expiresAt}${by}${seen}`);
 }
 
 /** A stored request as a person reviews it: its statement's parts, and why it cannot be approved, if it cannot. */

@@ -15,10 +15,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { discoverAuthorizationServerMetadata, exchangeAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { approvalsPage } from '../../src/gateway/approvalsPage.js';
@@ -31,8 +28,9 @@ import { approvalsCommand } from '../../src/guards/commands.js';
 import { storeLocation } from '../../src/config/store.js';
 import { openStore } from '../../src/store/index.js';
 import type { Approval, Store } from '../../src/store/types.js';
+import { bearerHost, callTool, decideOn, hostToken as tokenOf, pendingOf as pendingIn, signInAt, startApproversIdp } from '../helpers/approvers.js';
 import { Browser } from '../helpers/browser.js';
-import { startIdp, type Idp } from '../helpers/idp.js';
+import type { Idp } from '../helpers/idp.js';
 import { freePort } from '../helpers/process.js';
 import { ROOT } from '../helpers/reference.js';
 import { BACKENDS, setupBackends } from '../helpers/stores.js';
@@ -41,7 +39,6 @@ import { text } from '../guards/university.js';
 setupBackends();
 
 const APPROVALS_TOKEN = 'approvals-token-0123456789abcdef';
-const HOST_REDIRECT = 'http://127.0.0.1:8976/callback';
 
 describe.each(BACKENDS)('approvers signed in with the identity provider (store on $kind)', (backend) => {
   let idp: Idp;
@@ -56,20 +53,12 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     resource = `${base}/mcp`;
-    idp = await startIdp({
-      resources: [resource],
-      scope: 'mcp:tools',
-      accounts: {
-        sam: { groups: ['students'], preferred_username: 'S0001' },
-        bea: { groups: ['students', 'payments-approvers'], preferred_username: 'S0002' },
-        ann: { groups: ['staff', 'payments-approvers'], preferred_username: 'ann' },
-        fay: { groups: ['staff', 'faculty-approvers'], preferred_username: 'fay' },
-        tom: { groups: ['staff'], preferred_username: 'tom' },
-      },
-      services: {},
-      publicClient: { id: 'test-host', redirectUri: HOST_REDIRECT },
-      webClients: [{ id: 'tc-approvals', redirectUri: `${base}/approvals/signin/callback` }],
-      introspector: { id: 'tool-curator', secret: 'introspection-secret-0123456789abcdef' },
+    idp = await startApproversIdp(base, {
+      sam: { groups: ['students'], preferred_username: 'S0001' },
+      bea: { groups: ['students', 'payments-approvers'], preferred_username: 'S0002' },
+      ann: { groups: ['staff', 'payments-approvers'], preferred_username: 'ann' },
+      fay: { groups: ['staff', 'faculty-approvers'], preferred_username: 'fay' },
+      tom: { groups: ['staff'], preferred_username: 'tom' },
     });
     const dir = mkdtempSync(join(tmpdir(), 'tc-approvers-'));
     const personas = { student: { identity: { student_id: '${user_id}' }, allow: ['hostel.*'], confirm: 'actions' }, faculty: { allow: ['hostel.get_*'], confirm: 'actions' } };
@@ -104,56 +93,17 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     await idp?.close();
   });
 
-  /** A host's access token for `login`: the authorization code flow with PKCE as the host's client, through the SDK's client functions. */
-  async function hostToken(login: string): Promise<string> {
-    const metadata = await discoverAuthorizationServerMetadata(idp.issuer);
-    const clientInformation = { client_id: 'test-host' };
-    const { authorizationUrl, codeVerifier } = await startAuthorization(idp.issuer, { metadata, clientInformation, redirectUrl: HOST_REDIRECT, scope: 'openid mcp:tools', resource: new URL(resource) });
-    const back = await idp.authorize(authorizationUrl, login);
-    const tokens = await exchangeAuthorization(idp.issuer, { metadata, clientInformation, authorizationCode: back.searchParams.get('code')!, codeVerifier, redirectUri: HOST_REDIRECT, resource: new URL(resource) });
-    return tokens.access_token;
-  }
-
+  const hostToken = (login: string) => tokenOf(idp, resource, login);
   async function host(token: string): Promise<Client> {
-    const client = new Client({ name: 'signed-in-host', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(resource), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const client = await bearerHost(resource, token);
     clients.push(client);
     return client;
   }
-
-  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, undefined, { timeout: 120_000 })) as CallToolResult;
-
-  /** The pending request of `user`'s call with `args`. */
-  async function pendingOf(user: string, args: Record<string, unknown>): Promise<Approval> {
-    const mine = (await gateway.store.approvals.list()).filter((a) => a.userId === user && Object.entries(args).every(([k, v]) => a.args[k] === v));
-    expect(mine).toHaveLength(1);
-    return mine[0]!;
-  }
-
-  /**
-   * A browser signed in on the approvals page as `login`, through the identity provider;
-   * and the page's answer to the sign-in. `page` serves the page (default: the gateway's);
-   * the provider redirects to the gateway's address, which the browser maps to `page`.
-   */
-  async function signIn(login: string, page = base, browser = new Browser()): Promise<{ browser: Browser; landed: Response }> {
-    const toIdp = await browser.get(`${page}/approvals`);
-    expect(toIdp.status).toBe(302);
-    const location = new URL(toIdp.headers.get('location')!);
-    expect(location.origin).toBe(idp.issuer);
-    expect(location.searchParams.get('client_id')).toBe('tc-approvals');
-    expect(location.searchParams.get('code_challenge_method')).toBe('S256');
-    const back = await idp.authorize(location, login, `${base}/approvals/signin/callback`);
-    return { browser, landed: await browser.get(`${page}${back.pathname}${back.search}`) };
-  }
-
-  /** Posts the page's own form for `verb` on request `id`, as the signed-in browser would. */
-  async function decide(browser: Browser, id: string, verb: 'approve' | 'deny'): Promise<Response> {
-    const html = await (await browser.get(`${base}/approvals`)).text();
-    const form = new RegExp(`action="/approvals/${id}/${verb}"><input type="hidden" name="csrf" value="([^"]+)"><input type="hidden" name="statement" value="([^"]+)">`).exec(html);
-    expect(form, html).not.toBeNull();
-    return browser.post(`${base}/approvals/${id}/${verb}`, { csrf: form![1]!, statement: form![2]! });
-  }
+  const call = callTool;
+  const pendingOf = (user: string, args: Record<string, unknown>): Promise<Approval> => pendingIn(gateway.store.approvals, user, args);
+  /** A browser signed in on the approvals page as `login`; `page` serves the page (default: the gateway's). */
+  const signIn = (login: string, page = base, browser = new Browser()) => signInAt(idp, base, login, page, browser);
+  const decide = (browser: Browser, id: string, verb: 'approve' | 'deny') => decideOn(browser, base, id, verb);
 
   let sam: Client;
   let beaToken: string;
@@ -239,6 +189,7 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     expect(definitionProofValid(pin, keyPath, APPROVALS_TOKEN)).toBe(true);
     expect(definitionProofValid({ ...pin, decidedBy: 'web:fay' }, keyPath, APPROVALS_TOKEN)).toBe(false);
     expect(definitionProofValid({ ...pin, decidedBy: 'web' }, keyPath, APPROVALS_TOKEN)).toBe(false);
+    expect(definitionProofValid({ ...pin, proof: `${pin.proof}:${Buffer.from('{"groups":["x"]}').toString('base64url')}` }, keyPath, APPROVALS_TOKEN)).toBe(false);
     expect((await gateway.store.audit.tail(5)).find((r) => r.tool === 'archive_notice')?.notes).toEqual(['changed definition of upstream hostel accepted by a person (web:ann)']);
   }, 300_000);
 
@@ -269,7 +220,7 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     expect(landed.status).toBe(303);
     const refused = await decide(browser, request.id, 'approve');
     expect(refused.status).toBe(403);
-    expect(await refused.text()).toContain(`Request ${request.id} is your own call (student, user S0002), and another approver must approve it`);
+    expect(await refused.text()).toContain(`Request ${request.id} is your own call (student, signed-in user &#34;S0002&#34; (${idp.issuer})), and another approver must approve it`);
     expect((await gateway.store.approvals.get(request.id))?.status).toBe('pending');
     const denied = await decide(browser, request.id, 'deny');
     expect(denied.status).toBe(303);
@@ -294,8 +245,9 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
   function replicaPage(store: Store, now?: () => number, maxSessions?: number) {
     const sessions = new ApproverSessions({
       signIn: createHostAuth(loaded)!.browserAs({ client_id: 'tc-approvals' }),
-      rules: loaded.config.confirmation.approvers!,
-      mayApproveOwn: false,
+      rules: () => loaded.config.confirmation.approvers!,
+      mayApproveOwn: () => false,
+      issuer: idp.issuer,
       base,
       sessionMinutes: 1,
       flows: store.oauth,

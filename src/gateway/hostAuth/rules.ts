@@ -4,7 +4,8 @@
  * and `http.oauth.user_claim` names the user id. Pure functions over claims: the token
  * was checked before anything here runs.
  */
-import type { ApproverRule, ClaimCondition, PersonaRule } from '../../config/schema.js';
+import type { ApproverRule, ClaimCondition, GatewayConfig, PersonaRule } from '../../config/schema.js';
+import type { ApproverPolicy } from '../../guards/approver.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -90,6 +91,40 @@ export function matchApprover(rules: ApproverRule[], claims: Claims, persona?: s
     (r) => r.when.every((c) => holds(claims, c)) && (persona === undefined || !r.personas || (persona !== null && r.personas.includes(persona))),
   );
   return i < 0 ? undefined : `confirmation.approvers.${i} (${rules[i]!.when.map(describe).join(' and ')})`;
+}
+
+/**
+ * The claims of an approver's sign-in that `rules` read, by path (absent ones left out):
+ * what a page decision records and signs, so that the gateway checks, when the call is to
+ * run, that the rules then in force still cover the approver (`matchApprover` reads a
+ * claim kept under its whole path). A rule reading a claim the decision did not record
+ * finds it absent.
+ *
+ * ### Usage
+ * ```ts
+ * approverClaims([{ when: [{ claim: 'groups', includes: ['payments-approvers'] }] }], { sub: 'x1', groups: ['staff'] });
+ * // { groups: ['staff'] }
+ * ```
+ */
+export function approverClaims(rules: { when?: ClaimCondition[] | undefined }[], claims: Claims): Claims {
+  const paths = new Set(rules.flatMap((r) => (r.when ?? []).map((c) => c.claim)));
+  return Object.fromEntries([...paths].flatMap((p) => (claimAt(claims, p) === undefined ? [] : [[p, claimAt(claims, p)]])));
+}
+
+/**
+ * What the gateway's check of a decision (guards/approver.ts) asks of page decisions
+ * under `config` as it is when the call is to run: where `confirmation.approvers` is set,
+ * a signed-in approver, not the caller, whom a rule covers for the call's persona by the
+ * claims their decision recorded.
+ */
+export function approverPolicy(config: Pick<GatewayConfig, 'confirmation' | 'http'>): ApproverPolicy {
+  const { approvers, approvers_may_approve_own_calls } = config.confirmation;
+  return {
+    required: approvers !== undefined,
+    mayApproveOwn: approvers_may_approve_own_calls,
+    ...(config.http.oauth && { issuer: config.http.oauth.issuer }),
+    ...(approvers && { covers: (claims: Claims, persona: string | null) => matchApprover(approvers, claims, persona) !== undefined }),
+  };
 }
 
 /** A claim value as it may be shown back to its own holder: bounded, never the token. */
