@@ -46,7 +46,10 @@ export interface Lookups {
 export async function buildFields(tools: readonly ToolRecord[], extra: ExtraContext): Promise<RetrievalFields[]> {
   const fields: RetrievalFields[] = [];
   for (let at = 0; at < tools.length; at += BM25_CHUNK) {
-    for (const t of tools.slice(at, at + BM25_CHUNK)) fields.push(retrievalFields(t, extra.synonyms?.[t.name]));
+    for (const t of tools.slice(at, at + BM25_CHUNK)) {
+      const extraText = [extra.synonyms?.[t.name], extra.glosses?.[t.name]].filter((x) => x !== undefined).join('. ');
+      fields.push(retrievalFields(t, extraText === '' ? undefined : extraText));
+    }
     await yieldToEventLoop();
   }
   return fields;

@@ -456,10 +456,7 @@ export function createCurator(options: CuratorOptions): ToolCurator {
   return new Curator(options);
 }
 
-/** `extra` with each glossed tool's English gloss (gloss.ts) after its synonym string. */
+/** `extra` with each glossed tool's English gloss (gloss.ts), for BM25. */
 function withGlosses(extra: ExtraContext, glosses: ReadonlyMap<string, string>): ExtraContext {
-  if (glosses.size === 0) return extra;
-  const synonyms: Record<string, string> = { ...extra.synonyms };
-  for (const [name, gloss] of glosses) synonyms[name] = synonyms[name] ? `${synonyms[name]}. ${gloss}` : gloss;
-  return { ...extra, synonyms };
+  return glosses.size === 0 ? extra : { ...extra, glosses: Object.fromEntries(glosses) };
 }

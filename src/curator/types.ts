@@ -22,6 +22,8 @@ export type Mechanism = (typeof MECHANISMS)[number];
 export interface ExtraContext {
   /** Synonym string appended to a tool's retrieval text (domain_synonyms.json). */
   synonyms?: Record<string, string>;
+  /** English gloss of a tool's Chinese text (gloss.ts): indexed by BM25 beside the synonyms, never embedded (a list of dictionary senses is not a sentence). */
+  glosses?: Record<string, string>;
   /** Example phrasings of requests for a tool: dense passages of it (dense.ts), never a verdict on their own. */
   exemplars?: Record<string, string[]>;
   /** Workflow rules: a selected tool pulls in these (dependencies.yaml). */
