@@ -61,7 +61,9 @@ export function runScenario(scenario: string): Promise<ScenarioResult> {
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('exit', (code) => {
+    // A runner that cannot start (not installed: `npm run conformance:install`) fails the scenario at once; 'exit' would never come.
+    child.once('error', (err) => done({ scenario, passed: false, summary: `could not start the conformance runner: ${err.message}`, output }));
+    child.once('exit', (code) => {
       const summary = /Passed: [^\n]*/.exec(output)?.[0] ?? 'no summary';
       done({ scenario, passed: code === 0 && /OVERALL: PASSED/.test(output), summary, output });
     });
