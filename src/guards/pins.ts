@@ -129,6 +129,19 @@ export class DefinitionPins {
     }
     const out = new Map<string, Tool[]>();
     const changed: ChangedDefinition[] = [];
+    const digests = new Map<Tool, { text: string; digest: string }>();
+    const firstSeen: { server: string; upstreamName: string; digest: string; definition: string }[] = [];
+    for (const [server, tools] of byServer) {
+      const named = new Set<string>();
+      for (const tool of tools) {
+        if (named.has(tool.name)) continue;
+        named.add(tool.name);
+        const pinned = pinOf(pickDefinition(tool));
+        digests.set(tool, pinned);
+        if (!this.pinFor(toolKey(server, tool.name))) firstSeen.push({ server, upstreamName: tool.name, digest: pinned.digest, definition: pinned.text });
+      }
+    }
+    await this.pinAllFirstSeen(firstSeen);
     for (const [server, tools] of byServer) {
       const kept: Tool[] = [];
       const seen = new Set<string>();
@@ -139,7 +152,7 @@ export class DefinitionPins {
           continue;
         }
         seen.add(tool.name);
-        const { text, digest } = pinOf(pickDefinition(tool));
+        const { text, digest } = digests.get(tool) ?? pinOf(pickDefinition(tool));
         const pin = this.pinFor(toolKey(server, tool.name)) ?? (await this.pinFirstSeen(server, tool.name, digest, text));
         if (!pin || pin.digest === digest) {
           if (pin?.status === 'changed') await this.store.clearChange(server, tool.name).catch((err: Error) => log.error({ err: err.message }, 'clearing a taken-back definition change failed'));
@@ -154,6 +167,19 @@ export class DefinitionPins {
       out.set(server, kept);
     }
     return { byServer: out, changed };
+  }
+
+  /** Pins the definitions first seen in one go (store pinAllIfAbsent); those it fails on are pinned one by one in review. */
+  private async pinAllFirstSeen(pins: { server: string; upstreamName: string; digest: string; definition: string }[]): Promise<void> {
+    if (pins.length === 0) return;
+    try {
+      for (const pin of await this.store.pinAllIfAbsent(pins)) {
+        this.pins.set(toolKey(pin.server, pin.upstreamName), pin);
+        this.held.set(toolKey(pin.server, pin.upstreamName), pin);
+      }
+    } catch (err) {
+      log.error({ err: (err as Error).message, tools: pins.length }, 'first-seen tool definitions could not be pinned together; pinning them one by one');
+    }
   }
 
   private async pinFirstSeen(server: string, upstreamName: string, digest: string, definition: string): Promise<DefinitionPin | undefined> {

@@ -4,7 +4,7 @@
  * is, what its digest covers and what counts as a change are the guards' business; this
  * module keeps the rows and takes each step atomically.
  */
-import type { Sql } from './sql.js';
+import { chunks, marks, type Sql } from './sql.js';
 import type { DefinitionPin, DefinitionsPart, DefinitionStatus, EventsPart } from './types.js';
 
 interface Row {
@@ -40,6 +40,9 @@ function fromRow(r: Row): DefinitionPin {
   return pin;
 }
 
+/** Definitions pinned per transaction by pinAllIfAbsent (and names per SELECT: under every engine's parameter limit). */
+const PIN_CHUNK = 500;
+
 export class SqlDefinitions implements DefinitionsPart {
   constructor(
     private readonly sql: Sql,
@@ -71,6 +74,31 @@ export class SqlDefinitions implements DefinitionsPart {
       [pin.server, pin.upstreamName, pin.digest, pin.definition, this.now()],
     );
     return { pin: (await this.get(pin.server, pin.upstreamName))!, created: created === 1 };
+  }
+
+  async pinAllIfAbsent(pins: readonly { server: string; upstreamName: string; digest: string; definition: string }[]): Promise<DefinitionPin[]> {
+    const out: DefinitionPin[] = [];
+    for (const chunk of chunks(pins, PIN_CHUNK)) {
+      const rows = await this.sql.tx(async (tx) => {
+        const at = this.now();
+        for (const pin of chunk) {
+          await tx.run(
+            `INSERT INTO tool_definitions (server, upstream_name, digest, definition, status, first_seen_at) VALUES (?, ?, ?, ?, 'accepted', ?)
+             ON CONFLICT (server, upstream_name) DO NOTHING`,
+            [pin.server, pin.upstreamName, pin.digest, pin.definition, at],
+          );
+        }
+        const found: Row[] = [];
+        const byServer = new Map<string, string[]>();
+        for (const pin of chunk) byServer.set(pin.server, [...(byServer.get(pin.server) ?? []), pin.upstreamName]);
+        for (const [server, names] of byServer) {
+          found.push(...(await tx.all<Row>(`SELECT * FROM tool_definitions WHERE server = ? AND upstream_name IN (${marks(names.length)})`, [server, ...names])));
+        }
+        return found;
+      });
+      out.push(...rows.map(fromRow));
+    }
+    return out;
   }
 
   async markChanged(server: string, upstreamName: string, pendingDigest: string, pendingDefinition: string): Promise<DefinitionPin | undefined> {

@@ -293,6 +293,12 @@ export interface DefinitionsPart {
    * is returned with `created: false`.
    */
   pinIfAbsent(pin: { server: string; upstreamName: string; digest: string; definition: string }): Promise<{ pin: DefinitionPin; created: boolean }>;
+  /**
+   * pinIfAbsent for many definitions, a few hundred per transaction (a first catalog of
+   * 100,000 tools is not 100,000 commits): the rows stored afterwards for them, whichever
+   * wrote them.
+   */
+  pinAllIfAbsent(pins: readonly { server: string; upstreamName: string; digest: string; definition: string }[]): Promise<DefinitionPin[]>;
   /** Records a changed definition waiting for a person (status `changed`); `undefined` when there is no pin. */
   markChanged(server: string, upstreamName: string, pendingDigest: string, pendingDefinition: string): Promise<DefinitionPin | undefined>;
   /**

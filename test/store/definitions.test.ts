@@ -38,6 +38,24 @@ describe.each(BACKENDS)('definitions on $kind', (backend) => {
     expect(await replicas[0]!.definitions.list()).toEqual([winner]);
   });
 
+  test('many first-seen definitions pinned together: more than one transaction of them, an existing pin kept, every row returned', async () => {
+    const [a, b] = [await another(), await another()];
+    await a.definitions.pinIfAbsent({ server: 'big', upstreamName: 'tool_7', digest: 'kept', definition: '{}' });
+    const pins = Array.from({ length: 1_203 }, (_, i) => ({ server: i % 2 === 0 ? 'big' : 'other', upstreamName: `tool_${i}`, digest: `d${i}`, definition: `{"i":${i}}` }));
+    const stored = await b.definitions.pinAllIfAbsent(pins);
+    expect(stored).toHaveLength(1_203);
+    const byKey = new Map(stored.map((p) => [`${p.server}/${p.upstreamName}`, p]));
+    expect(byKey.get('other/tool_7')).toMatchObject({ digest: 'd7', status: 'accepted', firstSeenAt: 1_000 });
+    // tool_7 of `big` was not listed by b (7 is odd: it went to `other`); tool_8 of big is new.
+    expect(byKey.get('big/tool_8')).toMatchObject({ digest: 'd8', definition: '{"i":8}' });
+    expect(await a.definitions.get('big', 'tool_7')).toMatchObject({ digest: 'kept' });
+    // Pinning the same definitions again changes nothing and returns the same rows.
+    const again = await a.definitions.pinAllIfAbsent([...pins.slice(0, 3), { server: 'big', upstreamName: 'tool_7', digest: 'other', definition: '{}' }]);
+    expect(again.find((p) => p.server === 'big' && p.upstreamName === 'tool_7')).toMatchObject({ digest: 'kept' });
+    expect((await a.definitions.list()).length).toBe(1_204);
+    expect(await b.definitions.pinAllIfAbsent([])).toEqual([]);
+  });
+
   test('a change waits as pending; accept takes only the digest shown; the pin moves and is announced', async () => {
     const [store, other] = [await another(), await another()];
     await store.definitions.pinIfAbsent(pin('d1'));
