@@ -164,6 +164,8 @@ export class Gateway extends EventEmitter {
       mayUse: (persona, upstream) => this.allowedFor(persona).some((t) => t.server === upstream),
       requestMs: timeouts.call_max_ms,
       maxLogPerSecond: relay.max_log_per_second,
+      // Read at request time: this.relay is made below.
+      mayReceive: (persona, server) => this.relay.mayReceive(persona, server),
     });
     pool.on('connected', (name: string, client: Client) => this.calls.attach(name, client));
     const perUserUpstreams = Object.fromEntries(Object.entries(upstreams).filter(([, cfg]) => isPerUser(cfg))) as Record<string, RemoteUpstreamConfig>;
@@ -180,7 +182,7 @@ export class Gateway extends EventEmitter {
             store,
             maxConnections: per_user.max_connections,
             idleMs: per_user.idle_minutes * 60_000,
-            onConnected: (key, client) => this.calls.attach(key, client, false),
+            onConnected: (key, client, server) => this.calls.attach(key, client, false, server),
           })
         : undefined;
     const perUser =
