@@ -10,6 +10,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, DOCS_PERSONAS, docsConfig } from './docs.js';
 import { stdioHost } from './setup.js';
@@ -79,3 +80,17 @@ describe('path parameters and Unicode forms', () => {
     for (const [uri, text] of PUBLIC_SPELLINGS) expect(body(await host.readResource({ uri })), uri).toBe(text);
   });
 });
+
+describe('resources/updated', () => {
+  it('reaches the host only for what it subscribed to: never for a secret under any of these spellings', async () => {
+    const updated: string[] = [];
+    host.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    await host.subscribeResource({ uri: 'file:///public/readme.txt;v=1' });
+    const touch = (uri: string) => host.callTool({ name: 'call_tool', arguments: { name: 'touch', arguments: { uri } } });
+    for (const uri of ['file:///secret/keys.txt', ...SECRET_SPELLINGS]) await touch(uri.replace(/^tool-curator:\/\/docs\//, ''));
+    await touch('file:///public/readme.txt;v=1');
+    // The readme's update was sent after the others, on the same channel: once it is here, theirs would have been.
+    await expect.poll(() => updated, { timeout: 60_000 }).toEqual(['file:///public/readme.txt;v=1']);
+  });
+});
+
