@@ -7,16 +7,20 @@
  * last duplicate, the same text in NFD, another persona) waits for its own approval.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { approvalsCommand } from '../../src/guards/commands.js';
 import { confirmationGuard } from '../../src/guards/confirmation.js';
 import { compose, type CallHandler } from '../../src/guards/types.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { BACKENDS, setupBackends } from '../helpers/stores.js';
 import { approverFixture, byName, config, policy } from './fixtures.js';
 import { context, recordingUpstream, text } from './helpers.js';
 
 /** The arguments as the transport hands them over: parsed from the request's text. */
 const wire = (json: string) => JSON.parse(json) as Record<string, unknown>;
 
-describe('approval of one call, then its other spellings', () => {
+setupBackends();
+
+describe.each(BACKENDS)('approval of one call on $kind, then its other spellings', (backend) => {
   let store: Store;
   let call: CallHandler;
   let upstream: ReturnType<typeof recordingUpstream>;
@@ -27,16 +31,16 @@ describe('approval of one call, then its other spellings', () => {
     ctx.tool = byName('make_payment');
     return call(ctx);
   };
-  /** Parks the call, has the person approve it, and returns its id. */
+  /** Parks the call and has the person approve it with the CLI (which checks the stored arguments against the statement); returns its id. */
   const approved = async (json: string) => {
     const id = /approval id ([a-z0-9]+)/.exec(text(await pay(json)))![1]!;
-    await person.decide(store.approvals, id, 'approved');
+    expect(await approvalsCommand(['approve', id], store, person.keyPath, { out: () => undefined, err: () => undefined })).toBe(0);
     return id;
   };
   const forwarded = () => upstream.calls.map((c) => JSON.stringify(c.args));
 
   beforeEach(async () => {
-    store = await openStore(':memory:');
+    store = await backend.open(await backend.fresh());
     upstream = recordingUpstream();
     call = compose([confirmationGuard({ policy, approvals: store.approvals, config, approver: person.approver })], upstream.forward);
   });
