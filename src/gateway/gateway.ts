@@ -5,6 +5,7 @@
  * list changes or an upstream arrives; changes that come close together cause one rebuild.
  */
 import { EventEmitter } from 'node:events';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -19,6 +20,7 @@ import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { approverCheck, approverKeyPath, definitionProofValid } from '../guards/approver.js';
+import { fileLedger } from '../guards/usedLedger.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
 import { DefinitionPins, type ChangedDefinition } from '../guards/pins.js';
@@ -203,6 +205,8 @@ export class Gateway extends EventEmitter {
         () => ({ required: loaded.config.confirmation.approvers !== undefined, mayApproveOwn: loaded.config.confirmation.approvers_may_approve_own_calls }),
       ),
       forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
+      // Beside the approver key: outside the store, so rewriting its rows cannot make a restarted gateway forget a use.
+      usedLedger: fileLedger(join(dirname(keyPath), 'approvals-used')),
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
       held: (name) => this.held.get(name),
