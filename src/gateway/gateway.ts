@@ -5,6 +5,7 @@
  * list changes or an upstream arrives; changes that come close together cause one rebuild.
  */
 import { EventEmitter } from 'node:events';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -19,6 +20,7 @@ import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { approverCheck, approverKeyPath, definitionProofValid } from '../guards/approver.js';
+import { fileLedger } from '../guards/usedLedger.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
 import { DefinitionPins, type ChangedDefinition } from '../guards/pins.js';
@@ -166,6 +168,8 @@ export class Gateway extends EventEmitter {
       mayUse: (persona, upstream) => this.allowedFor(persona).some((t) => t.server === upstream),
       requestMs: timeouts.call_max_ms,
       maxLogPerSecond: relay.max_log_per_second,
+      // Read at request time: this.relay is made below.
+      mayReceive: (persona, server) => this.relay.mayReceive(persona, server),
     });
     pool.on('connected', (name: string, client: Client) => this.calls.attach(name, client));
     const perUserUpstreams = Object.fromEntries(Object.entries(upstreams).filter(([, cfg]) => isPerUser(cfg))) as Record<string, RemoteUpstreamConfig>;
@@ -182,7 +186,7 @@ export class Gateway extends EventEmitter {
             store,
             maxConnections: per_user.max_connections,
             idleMs: per_user.idle_minutes * 60_000,
-            onConnected: (key, client) => this.calls.attach(key, client, false),
+            onConnected: (key, client, server) => this.calls.attach(key, client, false, server),
           })
         : undefined;
     const perUser =
@@ -203,6 +207,8 @@ export class Gateway extends EventEmitter {
         () => approverPolicy(loaded.config),
       ),
       forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
+      // Beside the approver key: outside the store, so rewriting its rows cannot make a restarted gateway forget a use.
+      usedLedger: fileLedger(join(dirname(keyPath), 'approvals-used')),
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
       held: (name) => this.held.get(name),

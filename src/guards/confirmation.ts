@@ -19,7 +19,8 @@
  * approver key or the approvals token, neither held by hosts) signed that very statement,
  * with the request's id as nonce and an expiry not yet past; it is used once (the store's
  * `approval_uses`, read back, and this process's memory of the ids it ran or heard a
- * replica run). So a used row re-armed,
+ * replica run, kept in a ledger file outside the store so a restart keeps it: usedLedger.ts).
+ * So a used row re-armed,
  * an expired one revived or a harmless request swapped for another call runs nothing. The
  * model cannot approve its own call: the parked message tells it to ask the user, not how
  * to approve, and any argument it adds makes a different call.
@@ -38,6 +39,7 @@ import { correctionOf } from './nameGuard.js';
 import { redact } from './redact.js';
 import { requestIdFor, statementDigest, statementOf } from './statement.js';
 import { errorResult, type CallContext, type Guard, type SessionIdentity } from './types.js';
+import type { UsedLedger } from './usedLedger.js';
 
 export interface ConfirmationDeps {
   policy: Policy;
@@ -47,6 +49,8 @@ export interface ConfirmationDeps {
   approver: ApproverCheck;
   /** URL of the approvals page when this gateway serves one (HTTP with http.approvals_token), read per call. */
   approvalsPage?: () => string | undefined;
+  /** Where the uses this process ran or heard of outlive it (usedLedger.ts); default: in memory only. */
+  usedLedger?: UsedLedger;
 }
 
 /** The session's confirmation channel: its own (an HTTP token's), else the persona's, else `approvals` over HTTP and `elicitation` over stdio. */
@@ -86,17 +90,30 @@ function shownName(ctx: CallContext, tool: ToolRecord): string {
   return c ? `${tool.name} (the model asked for ${c.requested})` : tool.name;
 }
 
-/** Ids of approvals used by this process, each kept until its signed expiry (after which it could not run anyway). */
+/**
+ * Ids of approvals used by this process (or by an earlier one, from `ledger`), each kept
+ * until its signed expiry (after which it could not run anyway).
+ */
 class UsedApprovals {
-  private readonly until = new Map<string, number>();
+  private readonly until: Map<string, number>;
+
+  constructor(
+    private readonly ledger: UsedLedger | undefined,
+    now: number,
+  ) {
+    this.until = ledger?.load(now) ?? new Map();
+  }
 
   has(id: string): boolean {
     return this.until.has(id);
   }
 
+  /** Held here at once; @throws when the ledger cannot record it (it stays held here). */
   add(id: string, expiresAt: number, now: number): void {
     for (const [old, t] of this.until) if (t <= now) this.until.delete(old);
-    this.until.set(id, Math.max(expiresAt, this.until.get(id) ?? 0));
+    const until = Math.max(expiresAt, this.until.get(id) ?? 0);
+    this.until.set(id, until);
+    this.ledger?.add(id, until);
   }
 
   delete(id: string): void {
@@ -104,7 +121,7 @@ class UsedApprovals {
   }
 }
 
-export function confirmationGuard({ policy, approvals, config, approver, approvalsPage }: ConfirmationDeps): Guard {
+export function confirmationGuard({ policy, approvals, config, approver, approvalsPage, usedLedger }: ConfirmationDeps): Guard {
   const ttlMs = config.confirmation.approval_ttl_minutes * 60_000;
   const maxBytes = config.audit.max_value_bytes;
   /** Sessions with a parked call waiting for its decision: one at a time each, so a burst of parked calls holds nothing. */
@@ -114,8 +131,14 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
    * deletes their `approval_uses` row. A heard use is kept for the approval TTL, which is
    * at least what is left of a statement's signed validity (the statement names it).
    */
-  const used = new UsedApprovals();
-  approvals.onUse((id) => used.add(id, approvals.clock() + ttlMs, approvals.clock()));
+  const used = new UsedApprovals(usedLedger, approvals.clock());
+  approvals.onUse((id) => {
+    try {
+      used.add(id, approvals.clock() + ttlMs, approvals.clock());
+    } catch (err) {
+      log.warn({ err, id }, 'could not record a use heard from the store in the used-approvals ledger');
+    }
+  });
 
   return async (ctx, next) => {
     const tool = ctx.tool;
@@ -179,10 +202,12 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
       }
       // Marked used before the store is asked, so two identical calls at once never both run,
       // whatever the store answers; a store that fails to record the use leaves it unused.
+      // A use the ledger cannot record does not run: after a restart nothing here would know of it.
+      // (One the store then fails to record stays in the ledger: after a restart it is asked for again.)
       const fresh = !used.has(a.id);
-      if (fresh) used.add(a.id, verdict.expiresAt, approvals.clock());
       let consumed = false;
       try {
+        if (fresh) used.add(a.id, verdict.expiresAt, approvals.clock());
         consumed = fresh && (await approvals.consume(a.id));
       } catch (err) {
         used.delete(a.id);

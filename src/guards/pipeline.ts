@@ -31,6 +31,7 @@ import { nameGuard, type UpstreamView } from './nameGuard.js';
 import { policyGuard } from './policyGuard.js';
 import { validateGuard } from './validate.js';
 import { compose, type CallHandler } from './types.js';
+import type { UsedLedger } from './usedLedger.js';
 
 export { visibleSchema } from './identity.js';
 
@@ -59,6 +60,8 @@ export interface CallPathDeps {
   upstreams?: UpstreamView;
   /** The held-back definition change of the tool exposed under a name (guards/pins.ts); default none. */
   held?: (name: string) => ChangedDefinition | undefined;
+  /** Where approval uses outlive the process (confirmation.ts, usedLedger.ts); default: in memory only. */
+  usedLedger?: UsedLedger;
 }
 
 /**

@@ -25,7 +25,10 @@ function globToRegExp(glob: string | string[], ignoreCase = false): RegExp {
 /**
  * A resource deny glob as written and, when its literal start reads as a URI of another
  * spelling, in canonical form too (uri.ts): `https://bücher.example/*` also as
- * `https://xn--bcher-kva.example/*`, `file:///secret dir/*` as `file:///secret%20dir/*`.
+ * `https://xn--bcher-kva.example/*`, `file:///secret dir/*` as `file:///secret%20dir/*`;
+ * and so in each Unicode normalisation form (NFC, NFKC) of that start: a URI's readings
+ * are composed (NFKC), so `file:///cafe\u0301/*` as written (NFD, as a macOS listing
+ * spells it) would match no reading of `file:///café/x`.
  * URIs are decided in canonical form, so a deny pattern written otherwise would match
  * none. Only deny patterns: the canonical form of a glob's start can match more than the
  * operator wrote (trailing spaces trimmed, dot segments resolved), which denies more but
@@ -34,11 +37,15 @@ function globToRegExp(glob: string | string[], ignoreCase = false): RegExp {
 function resourceGlobs(glob: string): string[] {
   const star = glob.indexOf('*');
   const head = star < 0 ? glob : glob.slice(0, star);
-  const c = canonicalUri(head);
-  if (!c.ok) return [glob];
-  // WHATWG gives `https://host` a path `/`; the pattern's next character may be anything.
-  const canonical = !head.endsWith('/') && c.uri.endsWith('/') ? c.uri.slice(0, -1) : c.uri;
-  return canonical === head ? [glob] : [glob, `${canonical}${star < 0 ? '' : glob.slice(star)}`];
+  const globs = new Set([glob]);
+  for (const form of [head, head.normalize('NFC'), head.normalize('NFKC')]) {
+    const c = canonicalUri(form);
+    if (!c.ok) continue;
+    // WHATWG gives `https://host` a path `/`; the pattern's next character may be anything.
+    const canonical = !form.endsWith('/') && c.uri.endsWith('/') ? c.uri.slice(0, -1) : c.uri;
+    globs.add(`${canonical}${star < 0 ? '' : glob.slice(star)}`);
+  }
+  return [...globs];
 }
 
 export interface CompiledPattern {

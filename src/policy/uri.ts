@@ -19,7 +19,9 @@
  * compatibility form (NFKC, as a normalising reader or Windows' best-fit mapping reads
  * them: fullwidth `．．／` is `../`, `ｓｅｃｒｅｔ` and `ſecret` are `secret`), backslashes
  * as slashes, repeated slashes collapsed (a file server reads `file:////secret` as
- * `/secret`). A URI percent-encoded more times over than the readings decode is refused. A URI
+ * `/secret`), each path segment without its `;` parameters (Tomcat and Jetty read
+ * `/public/..;/secret` as `/secret`, `/secret;v=1/k` as `/secret/k`). A URI
+ * percent-encoded more times over than the readings decode is refused. A URI
  * is allowed only if every reading is allowed and none is denied, so deny rules fail
  * closed on any spelling that some reader takes for the denied resource. Deny rules are
  * also matched against what a resolver keeps of each reading (`denyReadings`: no query,
@@ -123,6 +125,15 @@ function slashesAsPaths(s: string): string {
   return `${url.protocol}${authority ? `//${url.host}` : ''}${path}${url.search}${url.hash}`;
 }
 
+/** `s` with each path segment's `;` parameters dropped and dot segments resolved again, as a servlet container reads it; `s` when it has none. */
+function withoutParams(s: string): string {
+  const url = parse(s);
+  if (!url || !url.pathname.includes(';')) return s;
+  // The pathname setter parses the path again, so `..` left bare by a dropped `;` is resolved.
+  url.pathname = url.pathname.split('/').map((segment) => segment.replace(/;.*$/s, '')).join('/');
+  return url.href;
+}
+
 /** `[::ffff:7f00:1]`, an IPv4-mapped IPv6 host as WHATWG writes it, as the IPv4 address a connection to it reaches; else undefined. */
 function mappedIpv4(host: string): string | undefined {
   const m = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(host);
@@ -168,7 +179,8 @@ export function readings(canonical: string): string[] {
     const next: string[] = [];
     for (const v of frontier) {
       const decoded = decodeAll(v);
-      for (const r of [reread(slashesAsPaths(decoded)), reread(slashesAsPaths(decoded.normalize('NFKC'))), reread(slashesAsPaths(v))]) {
+      const asRead = [reread(slashesAsPaths(decoded)), reread(slashesAsPaths(decoded.normalize('NFKC'))), reread(slashesAsPaths(v))];
+      for (const r of [...asRead, ...asRead.map(withoutParams)]) {
         if (!seen.has(r)) {
           seen.add(r);
           next.push(r);

@@ -27,6 +27,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { MayReceive } from '../policy/contents.js';
 import type { CallOptions } from '../upstream/types.js';
 import { relayElicitation, urlElicitationRequired, UrlElicitations } from './elicitation.js';
 import { deliverLog, mostVerbose, passes, relayLogging, setUpstreamLevel, type LogTargets } from './logging.js';
@@ -64,6 +65,11 @@ export interface CallRelayOptions {
   setLevelMs?: number;
   /** Log messages per upstream and session per second (config `relay.max_log_per_second`). Default 50. */
   maxLogPerSecond?: number;
+  /**
+   * How the resources inside an upstream's sampling request are decided for a persona
+   * (Relay.mayReceive); undefined for either passes them all. Default: passes them all.
+   */
+  mayReceive?: (persona: string | undefined, server: string) => MayReceive | undefined;
 }
 
 export class CallRelay {
@@ -89,11 +95,12 @@ export class CallRelay {
    * @param shared false for a connection of one user (upstream/users.ts, key `<upstream>@<user>`):
    *   its questions and log messages reach only that user's calls, and it takes no part in
    *   roots changes or `logging/setLevel` of all sessions.
+   * @param server the configured upstream behind the connection, whose resource rules apply; default `upstream`.
    */
-  attach(upstream: string, client: Client, shared = true): void {
+  attach(upstream: string, client: Client, shared = true, server = upstream): void {
     if (shared) this.upstreams.set(upstream, client);
     keepArrivalOrder(client);
-    relaySampling(upstream, client, this.inFlight, this.opts.requestMs);
+    relaySampling(upstream, client, this.inFlight, this.opts.requestMs, (persona) => this.opts.mayReceive?.(persona, server));
     relayElicitation(upstream, client, this.inFlight, this.urls, this.opts.requestMs);
     relayRoots(upstream, client, this.inFlight, this.opts.requestMs);
     relayLogging(upstream, client, (u) => this.logTargets(u));

@@ -2,9 +2,11 @@
  * Applies policy/contents.ts where upstream answers reach a host: an embedded resource or
  * resource link the persona may not receive is replaced by a text block saying so (the URI
  * echoed as the upstream sent it, bounded; never its contents), and a resources/read
- * entry for such a URI is removed. Arrays without such blocks are returned as they are.
+ * entry for such a URI is removed. The same holds for the tool results inside an
+ * upstream's sampling/createMessage, which reach the host's model. Arrays without such
+ * blocks are returned as they are.
  */
-import type { ContentBlock, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock, CreateMessageRequest, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { clipName } from '../guards/bound.js';
 import { refusesBlock, resourceUriOf, type MayReceive } from '../policy/contents.js';
 
@@ -36,6 +38,28 @@ export function withholdMessages(result: GetPromptResult, mayReceive: MayReceive
   const blocks = result.messages.map((m) => m.content);
   const kept = withholdBlocks(blocks, mayReceive);
   return kept === blocks ? result : { ...result, messages: result.messages.map((m, i) => ({ ...m, content: kept[i]! })) };
+}
+
+/**
+ * A sampling request's messages with each refused block inside a `tool_result` replaced
+ * (its other blocks hold no resources: text, image, audio, tool_use); the same params when
+ * none is refused.
+ */
+export function withholdSampled(params: CreateMessageRequest['params'], mayReceive: MayReceive): CreateMessageRequest['params'] {
+  const decide = once(mayReceive);
+  let changed = false;
+  const messages = params.messages.map((m) => {
+    const blocks = Array.isArray(m.content) ? m.content : [m.content];
+    const kept = blocks.map((b) => {
+      if (b.type !== 'tool_result') return b;
+      const content = withholdBlocks(b.content, decide);
+      return content === b.content ? b : { ...b, content };
+    });
+    if (kept.every((b, i) => b === blocks[i])) return m;
+    changed = true;
+    return { ...m, content: Array.isArray(m.content) ? kept : kept[0]! };
+  });
+  return changed ? { ...params, messages } : params;
 }
 
 /**

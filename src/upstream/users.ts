@@ -48,8 +48,8 @@ export interface UserConnectionsOptions {
   maxItems?: number;
   /** A connection unused this long is closed, in ms. */
   idleMs: number;
-  /** Each new connection, with its relay key `<upstream>@<user>`, before its first call (the relay's handlers). */
-  onConnected?: (key: string, client: Client) => void;
+  /** Each new connection, with its relay key `<upstream>@<user>` and its upstream's name, before its first call (the relay's handlers). */
+  onConnected?: (key: string, client: Client, upstream: string) => void;
 }
 
 interface Entry {
@@ -237,7 +237,7 @@ export class UserConnections extends EventEmitter {
     const provider = new StoreOAuthProvider({ upstream, subject: user, url: cfg.url, store: this.opts.store, config: oauth, mode: 'unattended' });
     const ms = cfg.startup_timeout_ms ?? this.opts.startupMs;
     const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider, { capabilities: this.opts.capabilities, maxMessageBytes: this.opts.maxResultBytes }).then((c) => {
-      this.opts.onConnected?.(userKey(upstream, user), c.client);
+      this.opts.onConnected?.(userKey(upstream, user), c.client, upstream);
       const changed = (kind: ListKind) => {
         const e = this.entries.get(id);
         if (e?.conn === conn) e.lists = undefined;

@@ -4,10 +4,14 @@
  * attacker would, on SQLite and (with TOOL_CURATOR_TEST_PG) PostgreSQL, then makes the
  * call through the confirmation guard and asserts the upstream received nothing.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { approvalsCommand } from '../../src/guards/commands.js';
 import { confirmationGuard } from '../../src/guards/confirmation.js';
 import { compose, type CallContext, type CallHandler } from '../../src/guards/types.js';
+import { fileLedger } from '../../src/guards/usedLedger.js';
 import type { Store } from '../../src/store/index.js';
 import { BACKENDS, rawQuery, setupBackends } from '../helpers/stores.js';
 import { approverFixture, byName, config, policy } from './fixtures.js';
@@ -36,14 +40,17 @@ describe.each(BACKENDS)('rewritten approval rows on $kind run nothing', (backend
   };
   const idIn = (ctx: CallContext) => /approval id ([a-z0-9]+)/.exec((ctx as CallContext & { result: string }).result)![1]!;
 
-  /** A gateway process: its own guard (and memory of used approvals) over the shared store. */
-  const gateway = () => compose([confirmationGuard({ policy, approvals: store.approvals, config, approver: person.approver })], upstream.forward);
+  let ledgerPath: string;
+  /** A gateway process: its own guard (and memory of used approvals, kept in its ledger file) over the shared store. */
+  const gateway = () =>
+    compose([confirmationGuard({ policy, approvals: store.approvals, config, approver: person.approver, usedLedger: fileLedger(ledgerPath) })], upstream.forward);
 
   beforeEach(async () => {
     t = 5_000_000;
     location = await backend.fresh();
     store = await backend.open(location, { now: () => t });
     upstream = recordingUpstream();
+    ledgerPath = join(mkdtempSync(join(tmpdir(), 'tc-ledger-')), 'approvals-used');
     call = gateway();
   });
   afterEach(() => store.close());
@@ -67,6 +74,20 @@ describe.each(BACKENDS)('rewritten approval rows on $kind run nothing', (backend
     const deleted = await pay(100);
     expect(deleted.decisions).toEqual(['awaiting_approval']);
     expect(deleted.notes[0]).toBe(`approval ${id} ignored: already used`);
+    expect(upstream.calls).toHaveLength(1);
+  });
+
+  test('a used approval re-armed with its use row deleted, then the gateway restarted, does not run again: its ledger outlives it', async () => {
+    const id = idIn(await pay(100));
+    await approve(id);
+    expect((await pay(100)).decisions).toEqual(['approved']);
+    await sql(`UPDATE approvals SET status = 'approved', used_at = NULL WHERE id = '${id}'`);
+    await sql(`DELETE FROM approval_uses WHERE id = '${id}'`);
+    // A new process over the same store and config folder: no memory but the ledger file.
+    call = gateway();
+    const restarted = await pay(100);
+    expect(restarted.decisions).toEqual(['awaiting_approval']);
+    expect(restarted.notes[0]).toBe(`approval ${id} ignored: already used`);
     expect(upstream.calls).toHaveLength(1);
   });
 

@@ -42,6 +42,16 @@ describe('resource patterns', () => {
     expect(p.isResourceAllowed('r', 'docs', 'file:///ｓｅｃｒｅｔ dir/a')).toBe(false);
   });
 
+  test('a deny pattern written in NFD (a macOS listing) or with fullwidth characters denies the NFC spelling too', () => {
+    const p = new Policy(
+      personasSchema.parse({ r: { allow: ['*'], resources: { allow: ['docs.file:///*'], deny: ['docs.file:///cafe\u0301/*', 'docs.file:///ｐｒｉｖａｔｅ/*'] } } }),
+    );
+    for (const uri of ['file:///caf\u00e9/m', 'file:///caf%C3%A9/m', 'file:///cafe\u0301/m', 'file:///private/m', 'file:///ｐｒｉｖａｔｅ/m']) {
+      expect(p.isResourceAllowed('r', 'docs', uri), uri).toBe(false);
+    }
+    expect(p.isResourceAllowed('r', 'docs', 'file:///cafe/m')).toBe(true);
+  });
+
   test('deny wins, on the upstream URI or the exposed one, in any case', () => {
     expect(policy.isResourceAllowed('reader', 'docs', 'file:///secret/k.pem')).toBe(false);
     expect(policy.isResourceAllowed('reader', 'docs', 'file:///public.txt', { exposed: 'tool-curator://docs/file:///public.txt' })).toBe(true);

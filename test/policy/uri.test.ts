@@ -104,3 +104,23 @@ describe('lenient decoders and resolvers (2026-12-02)', () => {
     expect(canonical('file:///public/a.txt')).toBe('file:///public/a.txt');
   });
 });
+
+describe('path parameters, Unicode forms and other spellings (2026-12-03)', () => {
+  test('a reading drops each segment\'s `;` parameters and resolves the dots they hid', () => {
+    expect(readings('file:///public/..;/secret/k')).toEqual(['file:///public/..;/secret/k', 'file:///secret/k']);
+    expect(readings('file:///public/..%3B/secret/k')).toContain('file:///secret/k');
+    expect(readings('file:///secret;v=1/k')).toEqual(['file:///secret;v=1/k', 'file:///secret/k']);
+    // Without a `;`, no further reading.
+    expect(readings('file:///public/readme.txt')).toEqual(['file:///public/readme.txt']);
+  });
+
+  test.each([
+    ['https://[fe80::1%25eth0]/a', 'refused: not an absolute URI'],
+    ['file://localhost./secret/k', 'file:///secret/k'],
+    ['FILE://LOCALHOST/secret/k', 'file:///secret/k'],
+    ['https://Example.COM:443//secret/k', 'https://example.com//secret/k'],
+    ['https://[::1]:443/a', 'https://[::1]/a'],
+    ['https://user@example.com:443/a', 'refused: carries user info'],
+  ])('%j → %j', (raw, expected) => expect(canonical(raw)).toBe(expected));
+});
+
