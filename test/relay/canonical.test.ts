@@ -15,6 +15,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, DOCS_TOKEN as TOKEN, docsConfig } from './docs.js';
 import { httpGateway, mcpError, stdioHost } from './setup.js';
 
+/** Spellings that Windows (trailing dots and spaces, NTFS streams, 8.3 short names, best-fit slashes) or a C reader (a NUL ends the path) take for file:///secret/keys.txt; the docs fixture does not. */
+const WINDOWS_AND_C = [
+  'file:///secret./keys.txt',
+  'file:///secret%20/keys.txt',
+  'file:///secret::$INDEX_ALLOCATION/keys.txt',
+  'file:///SECRE~1/keys.txt',
+  'file:///public/..\u2215secret/keys.txt',
+  'file:///secret/keys.txt%00.png',
+];
+
 /** Spellings that a reader takes for file:///secret/keys.txt or secret://keys. */
 const SECRET_SPELLINGS = [
   // From the issue.
@@ -62,15 +72,8 @@ const SECRET_SPELLINGS = [
   // Under a deny pattern written with a space: the URI as listed (%20) and as a person writes it.
   'file:///secret%20dir/notes.txt',
   'file:///secret dir/notes.txt',
-  // Readers more lenient than this one: Tomcat's ;params, Windows' trailing dots and spaces,
-  // NTFS streams, 8.3 short names and best-fit slashes; a NUL that ends a C reader's path.
   'file:///public/..;/secret/keys.txt',
-  'file:///secret./keys.txt',
-  'file:///secret%20/keys.txt',
-  'file:///secret::$INDEX_ALLOCATION/keys.txt',
-  'file:///SECRE~1/keys.txt',
-  'file:///public/..\u2215secret/keys.txt',
-  'file:///secret/keys.txt%00.png',
+  ...WINDOWS_AND_C,
 ];
 
 /** Spellings of the public files, with what each must read. */
@@ -118,12 +121,7 @@ describe('the docs fixture without the gateway', () => {
       'secret://ke%79s',
       'secret:\\\\keys',
       'tool-curator://docs/tool-curator://docs/file:///secret/keys.txt',
-      'file:///secret./keys.txt',
-      'file:///secret%20/keys.txt',
-      'file:///secret::$INDEX_ALLOCATION/keys.txt',
-      'file:///SECRE~1/keys.txt',
-      'file:///public/..\u2215secret/keys.txt',
-      'file:///secret/keys.txt%00.png',
+      ...WINDOWS_AND_C,
     ]);
   });
 });
