@@ -37,7 +37,7 @@ function configText(conversion: Conversion, files: HostFile[]): string {
     '# Values written as ${VAR} come from the environment of the gateway.',
     '# embedder: use (USE Lite, shipped in npm) starts offline at once. `auto` prefers a Hugging Face',
     '# model when @huggingface/transformers is installed, and waits up to 5 s on every start for the',
-    '# hub when it is unreachable; `transformers` always uses it (README, "Embedders").',
+    '# hub when it is unreachable; `transformers` always uses that model (README, "Embedders").',
   ];
   const body = {
     upstreams: conversion.upstreams,
