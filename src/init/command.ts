@@ -35,10 +35,14 @@ function configText(conversion: Conversion, files: HostFile[]): string {
     '# No personas file: the session is the open persona, which may use every tool of every',
     '# upstream (README, "Personas"). To restrict it, add `policy: { personas: personas.yaml }`.',
     '# Values written as ${VAR} come from the environment of the gateway.',
+    '# embedder: use (USE Lite, shipped in npm) starts offline at once. `auto` prefers a Hugging Face',
+    '# model when @huggingface/transformers is installed, and waits up to 5 s on every start for the',
+    '# hub when it is unreachable; `transformers` always uses that model (README, "Embedders").',
   ];
   const body = {
     upstreams: conversion.upstreams,
-    curator: { mode: 'hybrid', top_k: 17, embedder: 'auto' },
+    // `use`, not `auto`: no start waits on an unreachable Hugging Face hub (see the header).
+    curator: { mode: 'hybrid', top_k: 17, embedder: 'use' },
     store: '.tool-curator/store.db',
     exposure: { pinned: [], max_visible: 40 },
   };

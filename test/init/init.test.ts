@@ -85,6 +85,8 @@ describe('tool-curator init', () => {
     expect(doc.upstreams.placements!.env).toEqual({ UNIVERSITY_DB: '${UNI_DB}' });
     expect(doc.upstreams.examinations!.env).toEqual({ UNIVERSITY_DB: db, EXAM_KEY: '${EXAM_KEY}', WORKDIR: project });
     expect(doc.policy).toBeUndefined();
+    // The offline embedder: no start of the written config waits on the Hugging Face hub.
+    expect((doc as { curator?: { embedder?: unknown } }).curator?.embedder).toBe('use');
     expect(text).toMatch(/^# No personas file: the session is the open persona, which may use every tool of every$/m);
     expect(first.stdout).toContain(`wrote ${config}: 5 upstream(s) (finance, library, hostel, placements, examinations), no personas (open)\n`);
     expect(first.stdout).toContain(`note: attendance in ${join(home, '.cursor/mcp.json')} (Cursor) is disabled there: left out\n`);
