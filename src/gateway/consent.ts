@@ -22,13 +22,14 @@ import type { CallRelay, HostRequest } from '../relay/calls.js';
 import type { OAuthKey, Store } from '../store/types.js';
 import { isPerUser, NeedsAuthorizationError } from '../upstream/auth/index.js';
 import { userKey, type UserConnections } from '../upstream/users.js';
+import { accountOf, signedInAccount } from './accounts.js';
 import { consentLink } from './consentPage.js';
 
 /** How often a waiting call looks at the store besides the `oauth` events (which are best effort). */
 const POLL_MS = 1000;
 
 export interface PerUserCallsOptions {
-  config: Pick<GatewayConfig, 'upstreams' | 'per_user' | 'timeouts'>;
+  config: Pick<GatewayConfig, 'upstreams' | 'per_user' | 'timeouts' | 'http'>;
   store: Pick<Store, 'oauth' | 'events'>;
   users: UserConnections;
   relay: CallRelay;
@@ -77,7 +78,7 @@ export class PerUserCalls {
   async call(ctx: CallContext, tool: ToolRecord): Promise<CallToolResult> {
     const server = tool.server;
     const cfg = this.opts.config.upstreams[server] as RemoteUpstreamConfig;
-    const user = ctx.session.userId;
+    const user = accountOf(ctx.session);
     if (user === undefined) {
       return errorResult(`upstream "${server}" acts with each user's own account, and this session has no user id: sign in to the gateway (http.oauth) or use a token with a user_id`);
     }
@@ -112,6 +113,10 @@ export class PerUserCalls {
     if (!base) {
       return `upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}; this gateway serves no consent page (it needs serve --http)`;
     }
+    if (!signedInAccount(user) && this.opts.config.http.oauth) {
+      // The consent page signs its visitor in with the identity provider and attaches the account only to that user: no sign-in is a static token's.
+      return `upstream "${server}" acts with each user's own account, connected by signing in with the identity provider (${this.opts.config.http.oauth.issuer}); this session came with a static token, not a sign-in, so it cannot connect one: use a host that signs in with the identity provider`;
+    }
     const { link_minutes, wait_seconds } = this.opts.config.per_user;
     const key = { upstream: server, subject: user, url: cfg.url };
     const before = await this.opts.store.oauth.get(key, 'tokens');
@@ -141,3 +146,4 @@ export class PerUserCalls {
     return undefined;
   }
 }
+

@@ -23,6 +23,7 @@ import { log } from '../log.js';
 import type { Store } from '../store/types.js';
 import { isPerUser } from '../upstream/auth/index.js';
 import { beginConsent, finishConsent } from '../upstream/auth/webConsent.js';
+import { accountText } from './accounts.js';
 import { cookieValue, escapeHtml, page, send } from './approvalsPage.js';
 import type { BrowserSignIn } from './hostAuth/browser.js';
 import { sameSecret } from './secret.js';
@@ -112,7 +113,7 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
 
   const connected = (res: ServerResponse, upstream: string, user: string) => {
     log.info({ upstream, user }, `user "${user}" connected their own account of upstream "${upstream}"`);
-    send(res, 200, page('Tool Curator: account connected', `<p class="msg" id="message">Your ${escapeHtml(upstream)} account is connected for ${escapeHtml(user)}. Return to your host: the call goes on, or call the tool again.</p>`));
+    send(res, 200, page('Tool Curator: account connected', `<p class="msg" id="message">Your ${escapeHtml(upstream)} account is connected for ${escapeHtml(accountText(user))}. Return to your host: the call goes on, or call the tool again.</p>`));
   };
 
   const routes = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
@@ -128,8 +129,8 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
       }
       // No identity provider to ask: the person is shown whose account this connects, and confirms.
       const step = await put(flow.upstream, flow.subject, { step: 'confirm' });
-      const body = `<p>Connect <b>your own</b> ${escapeHtml(flow.upstream)} account for the gateway user <b>${escapeHtml(flow.subject)}</b>?</p>
-<p>Continue only if you are ${escapeHtml(flow.subject)}: whoever this user is will act with the account you sign in with.</p>
+      const body = `<p>Connect <b>your own</b> ${escapeHtml(flow.upstream)} account for the gateway user <b>${escapeHtml(accountText(flow.subject))}</b>?</p>
+<p>Continue only if you are ${escapeHtml(accountText(flow.subject))}: whoever this user is will act with the account you sign in with.</p>
 <form method="post" action="/oauth/consent/${step}"><button type="submit">Connect my ${escapeHtml(flow.upstream)} account</button></form>`;
       return send(res, 200, page(`Tool Curator: connect ${flow.upstream}`, body));
     }

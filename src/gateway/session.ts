@@ -24,6 +24,7 @@ import { errorResult, type CallContext, type SessionIdentity } from '../guards/t
 import { log } from '../log.js';
 import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
 import { attachRelay } from '../relay/handlers.js';
+import { accountOf } from './accounts.js';
 import type { Gateway } from './gateway.js';
 import { scopeOf, type SessionEvidence } from './learning.js';
 import {
@@ -108,7 +109,8 @@ export class Session {
     const relayedCaps = gateway.relay.capabilities();
     this.server = new Server(SERVER_INFO, { capabilities: hostCapabilities(relayedCaps), instructions: INSTRUCTIONS[this.mode] });
     holdUntilInitialized(this.server);
-    this.detachRelay = attachRelay(this.server, gateway.relay, { ...this.identity, ready: gateway.catalogReady }, relayedCaps);
+    // The relay knows the user by the key of their per-user accounts (consent.ts accountOf).
+    this.detachRelay = attachRelay(this.server, gateway.relay, { ...this.identity, userId: accountOf(this.identity), ready: gateway.catalogReady }, relayedCaps);
     this.relayed = gateway.calls.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
     // The SDK's Server validates tools/call params itself and answers -32602 (invalid

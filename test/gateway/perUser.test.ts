@@ -11,7 +11,8 @@
  * asks for more scope (403 insufficient_scope) brings a link for the wider scope. On both
  * store backends.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPerUser, consentBaseOf } from '../../src/gateway/consentPage.js';
@@ -22,11 +23,14 @@ import { BACKENDS, setupBackends } from '../helpers/stores.js';
 
 setupBackends();
 
+/** A static token (http.tokens) whose user_id is the signed-in user alice's id. */
+const STATIC_ALICE = 'static-token-for-alice-0123456789abcdef';
+
 describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
   let g: PerUserGateway;
 
   beforeAll(async () => {
-    g = await startPerUserGateway(backend, 'staff:\n  allow: ["tracker.*"]\n  confirm: none\n', ['alice', 'bob', 'carol', 'erin']);
+    g = await startPerUserGateway(backend, 'staff:\n  allow: ["tracker.*"]\n  confirm: none\n', ['alice', 'bob', 'carol', 'erin'], [{ token: STATIC_ALICE, persona: 'staff', user_id: 'alice' }]);
   }, 300_000);
 
   afterAll(async () => {
@@ -47,6 +51,22 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     expect(alice.asked[0]!.message).toContain('tracker');
     expect(await g.tokensOf('alice')).toBeDefined();
     expect(await g.tokensOf('bob')).toBeUndefined();
+  }, 300_000);
+
+  it("a static token whose user_id is a signed-in user's id neither uses nor connects that user's account", async () => {
+    const impostor = new Client({ name: 'static-token-host', version: '1.0.0' });
+    await impostor.connect(new StreamableHTTPClientTransport(new URL(`${g.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${STATIC_ALICE}` } } }));
+    try {
+      const r = await whoami(impostor);
+      expect(r.isError).toBe(true);
+      expect(text(r)).not.toContain('alice-at-tracker');
+      expect(text(r)).toContain('this session came with a static token, not a sign-in, so it cannot connect one');
+      expect(await g.tokensOf('token:alice')).toBeUndefined();
+      // alice's own account is untouched and still hers.
+      expect(text(await whoami(alice.client))).toMatch(/ account alice-at-tracker$/);
+    } finally {
+      await impostor.close();
+    }
   }, 300_000);
 
   it('two users each see their own account through the same gateway, never the other', async () => {

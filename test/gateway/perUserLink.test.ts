@@ -70,7 +70,7 @@ describe('per-user consent without an identity provider', () => {
     const shown = await fetch(link!);
     const html = await shown.text();
     expect(shown.status).toBe(200);
-    expect(html).toContain('for the gateway user <b>dana</b>');
+    expect(html).toContain('for the gateway user <b>dana (static token)</b>');
     const action = /action="(\/oauth\/consent\/[A-Za-z0-9_-]+)"/.exec(html)?.[1];
     expect(action).toBeDefined();
     // Visiting the link does not start an authorization by itself, and it works once.
@@ -83,7 +83,7 @@ describe('per-user consent without an identity provider', () => {
     const toGateway = await fetch(toUpstream.headers.get('location')!, { redirect: 'manual', headers: { cookie: 'account=dana-at-tracker' } });
     const done = await fetch(toGateway.headers.get('location')!, { redirect: 'manual', headers: { cookie } });
     expect(done.status).toBe(200);
-    expect(await done.text()).toContain('account is connected for dana');
+    expect(await done.text()).toContain('account is connected for dana (static token)');
     expect(text(await whoami())).toMatch(/ account dana-at-tracker$/);
   }, 300_000);
 });

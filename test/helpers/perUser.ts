@@ -61,9 +61,10 @@ export interface PerUserGateway {
 
 /**
  * Starts everything on `backend` with `personas` (personas.yaml text; the persona `staff`,
- * which every host's token lands in) and the identity provider's `users`.
+ * which every host's token lands in), the identity provider's `users` and, beside them,
+ * static `tokens` (http.tokens).
  */
-export async function startPerUserGateway(backend: Backend, personas: string, users: string[]): Promise<PerUserGateway> {
+export async function startPerUserGateway(backend: Backend, personas: string, users: string[], tokens: { token: string; persona: string; user_id: string }[] = []): Promise<PerUserGateway> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const resource = `${base}/mcp`;
@@ -84,7 +85,7 @@ export async function startPerUserGateway(backend: Backend, personas: string, us
     curator: { mode: 'none' },
     store: await backend.fresh(),
     policy: { personas: join(dir, 'personas.yaml') },
-    http: { oauth: { issuer: idp.issuer, resource, scopes: ['mcp:tools'], personas: [{ persona: 'staff', when: { claim: 'groups', includes: 'staff' } }] } },
+    http: { oauth: { issuer: idp.issuer, resource, scopes: ['mcp:tools'], personas: [{ persona: 'staff', when: { claim: 'groups', includes: 'staff' } }] }, ...(tokens.length > 0 && { tokens }) },
     per_user: { sign_in: { client_id: 'tc-consent' }, wait_seconds: 120 },
     timeouts: { startup_ms: 60_000, call_ms: 60_000, call_max_ms: 300_000 },
   };
