@@ -200,13 +200,14 @@ const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/gu;
 const DRIVE = /^[A-Za-z]:$/;
 
 /**
- * What a lenient path reader makes of one path segment: Tomcat and Jetty drop `;params`
- * (`..;` is `..`); Windows drops an NTFS stream (`keys.txt::$DATA`, `secret:s`) and
- * trailing dots and spaces (`secret.` and `secret%20` are `secret`). A segment of dots only
- * is left alone (it is a dot segment, resolved by the URL parser).
+ * What a Windows path reader makes of one path segment: it drops an NTFS stream
+ * (`keys.txt::$DATA`, `secret:s`) and trailing dots and spaces (`secret.` and `secret%20`
+ * are `secret`). A segment of dots only is left alone (it is a dot segment, resolved by the
+ * URL parser). Servlet containers' `;params` are dropped by the readings already
+ * (withoutParams), and lenientForms reads every reading.
  */
 function lenientSegment(segment: string, index: number): string {
-  let s = segment.replace(/;.*$/su, '');
+  let s = segment;
   if (!(index === 1 && DRIVE.test(s))) s = s.replace(/:.*$/su, '');
   return /^\.+$/u.test(s) ? s : s.replace(/(?:\.|%20| )+$/u, '');
 }
