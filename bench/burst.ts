@@ -16,8 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { dump, load } from 'js-yaml';
 import { percentile } from '../src/eval/metrics.js';
 import { CALLS } from './concurrent.js';
@@ -52,7 +51,7 @@ async function probeRound(url: string, token: string, round: number, probe: Prob
     await timed(probe.times['tools/list'], () => client!.listTools(undefined, { timeout: 60_000 }));
     for (let i = 0; i < 3; i++) {
       const call = CALLS[(round + i) % CALLS.length]!;
-      const r = await timed(probe.times['tools/call'], () => client!.callTool(call, undefined, { timeout: 60_000 }));
+      const r = await timed(probe.times['tools/call'], () => client!.callTool(call, { timeout: 60_000 }));
       if (r.isError) probe.errors.push(`${call.name}: ${JSON.stringify(r.content).slice(0, 200)}`);
     }
   } catch (err) {
@@ -74,7 +73,7 @@ async function findBurst(url: string, token: string): Promise<{ ms: number[]; er
     try {
       client = await httpClient(url, 120_000, { Authorization: `Bearer ${token}` });
       for (let i = 0; i < FINDS; i++) {
-        const r = await timed(ms, () => client!.callTool({ name: 'find_tools', arguments: { query: QUERIES[(s + i) % QUERIES.length]! } }, undefined, { timeout: 120_000 }));
+        const r = await timed(ms, () => client!.callTool({ name: 'find_tools', arguments: { query: QUERIES[(s + i) % QUERIES.length]! } }, { timeout: 120_000 }));
         if (r.isError) errors.push(`find_tools: ${JSON.stringify(r.content).slice(0, 200)}`);
       }
     } catch (err) {

@@ -4,8 +4,7 @@
  * percentiles and the CPU time and run-queue wait its server process spent on them; and
  * the name guard's answer to a misspelled name.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { percentile } from '../src/eval/metrics.js';
 import { CORRECTED_META } from '../src/guards/nameGuard.js';
 import { generatedTool } from './fixtures/manyTools.js';
@@ -52,7 +51,7 @@ function misspell(name: string): string {
 }
 
 async function call(client: Client, c: ToolCall): Promise<CallToolResult> {
-  return (await client.callTool(c, undefined, { timeout: CALL_MS })) as CallToolResult;
+  return (await client.callTool(c, { timeout: CALL_MS })) as CallToolResult;
 }
 
 /** The text of a result's content, non-text parts as [type]. */

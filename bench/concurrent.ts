@@ -16,8 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { percentile } from '../src/eval/metrics.js';
 import { hwmOf, QUERIES, rssOf, writeConfig } from './http.js';
 import { HttpChild, httpClient, schedOf, within } from './processes.js';
@@ -61,7 +60,7 @@ async function oneSession(url: string, token: string, s: number, requests: numbe
       const req = find ? { name: 'find_tools', arguments: { query: QUERIES[(s + i) % QUERIES.length]! } } : CALLS[(s + i) % CALLS.length]!;
       const t = performance.now();
       try {
-        const r = await client.callTool(req, undefined, { timeout: 60_000 });
+        const r = await client.callTool(req, { timeout: 60_000 });
         (find ? run.findMs : run.callMs).push(performance.now() - t);
         if (r.isError) run.errors.push(`${req.name}: ${JSON.stringify(r.content).slice(0, 200)}`);
       } catch (err) {

@@ -19,7 +19,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { percentile } from '../src/eval/metrics.js';
 import { Fleet, haproxyInstalled, type FleetHost } from '../test/helpers/fleet.js';
 import { createDatabase, dropDatabase, PG_URL } from '../test/helpers/pgDatabase.js';
@@ -55,7 +55,7 @@ async function oneHost(fleet: Fleet, s: number, requests: number, run: Run): Pro
         if (method === 'tools/list') await host.client.listTools(undefined, { timeout: 120_000 });
         else {
           const req = method === 'find_tools' ? { name: 'find_tools', arguments: { query: QUERIES[(s + i) % QUERIES.length]! } } : CALLS[(s + i) % CALLS.length]!;
-          const r = (await host.client.callTool(req, undefined, { timeout: 120_000 })) as CallToolResult;
+          const r = (await host.client.callTool(req, { timeout: 120_000 })) as CallToolResult;
           if (r.isError) run.errors.push(`${req.name}: ${JSON.stringify(r.content).slice(0, 200)}`);
         }
         run.times[method].push(performance.now() - t);

@@ -39,8 +39,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { BLOCK, CALLS, callOf, misspelledCall, ms, overheadTable, text, timeCalls, WARMUP, type Path } from './callPaths.js';
 import { benchConcurrent } from './concurrent.js';
@@ -182,7 +181,7 @@ async function coldStart(config: string, query: string) {
   const initAt = performance.now() - t0;
   const listed = await gw.client.listTools(undefined, { timeout: START_MS });
   const listAt = performance.now() - t0;
-  const found = (await gw.client.callTool({ name: 'find_tools', arguments: { query } }, undefined, { timeout: START_MS })) as CallToolResult;
+  const found = (await gw.client.callTool({ name: 'find_tools', arguments: { query } }, { timeout: START_MS })) as CallToolResult;
   const findAt = performance.now() - t0;
   const payload = found.structuredContent as { tools?: { name: string }[]; retrievers?: string[] } | undefined;
   if (found.isError || !payload?.tools) throw new Error(`find_tools failed: ${text(found).slice(0, 300)}`);

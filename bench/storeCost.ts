@@ -19,8 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import pg from 'pg';
 import { percentile } from '../src/eval/metrics.js';
@@ -67,7 +66,7 @@ async function start(side: Side, dir: string, token: string): Promise<void> {
 }
 
 async function call(side: Side, i: number): Promise<void> {
-  const r = (await side.client!.callTool({ name: 'lookup_record', arguments: { id: `r${i}` } }, undefined, { timeout: 60_000 })) as CallToolResult;
+  const r = (await side.client!.callTool({ name: 'lookup_record', arguments: { id: `r${i}` } }, { timeout: 60_000 })) as CallToolResult;
   if (r.isError) throw new Error(`${side.label}: lookup_record failed: ${JSON.stringify(r.content)}`);
 }
 

@@ -10,8 +10,8 @@
  * `http.stateless` (stateless.ts). /healthz, /readyz and /metrics are answered first (ops.ts).
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from "@modelcontextprotocol/server";
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
 import { approvalsPage } from './approvalsPage.js';
 import { ApproverSessions } from './approverSignIn.js';
 import { checkContinue, readBody, reply } from './body.js';
@@ -152,7 +152,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     const entry = authenticate(req, tokens);
     return entry && { ...entry, key: entry.token };
   };
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: Session; token: string; lastSeen: number; inFlight: InFlightIds }>();
+  const sessions = new Map<string, { transport: NodeStreamableHTTPServerTransport; session: Session; token: string; lastSeen: number; inFlight: InFlightIds }>();
   /** Sessions per token key, those still initializing included: bounded by http.max_sessions_per_token. */
   const perToken = new Map<string, number>();
   // Hosts often vanish without DELETE-ing their session: close the ones idle too long.
@@ -227,7 +227,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     }
     perToken.set(who.key, open + 1);
     const session = openSession(who);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => session.identity.sessionId,
       onsessioninitialized: (id) => void sessions.set(id, { transport, session, token: who.key, lastSeen: Date.now(), inFlight: new InFlightIds() }),
     });

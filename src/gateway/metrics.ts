@@ -10,8 +10,7 @@
  * scrapes, so it costs nothing between scrapes. Store errors come from the gateway's
  * `store-error` event (Gateway.storeFailed).
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/server";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { UpstreamState } from '../upstream/pool.js';
 import type { Gateway, IndexState } from './gateway.js';

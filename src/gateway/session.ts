@@ -7,14 +7,8 @@
  * every call, and any allowed tool can be called by name in either mode.
  */
 import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ListToolsRequestSchema,
-  type CallToolRequest,
-  type CallToolResult,
-  type ServerCapabilities,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Server } from "@modelcontextprotocol/server";
+import type { CallToolRequest, CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/server";
 import { z } from 'zod';
 import { fitBytes } from '../catalog/bounds.js';
 import type { ToolRecord } from '../catalog/types.js';
@@ -112,14 +106,16 @@ export class Session {
     // The relay knows the user by the key of their per-user accounts (consent.ts accountOf).
     this.detachRelay = attachRelay(this.server, gateway.relay, { ...this.identity, userId: accountOf(this.identity), ready: gateway.catalogReady }, relayedCaps);
     this.relayed = gateway.calls.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
-    this.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
+    this.server.setRequestHandler('tools/list', async () => ({ tools: await this.listTools() }));
     // The SDK's Server validates tools/call params itself and answers -32602 (invalid
     // params), but only after the Protocol layer has parsed the request with the schema
     // given here, which throws a ZodError that goes out as -32603 (internal error). A
     // schema that accepts any params leaves the validation to the Server's wrapper.
-    this.server.setRequestHandler(ANY_TOOLS_CALL, (req, extra) => {
+    /* @mcp-codemod-error Custom method handler: setRequestHandler(ANY_TOOLS_CALL, ...). In v2, use the 3-arg form: setRequestHandler('method/name', { params, result? }, handler). See docs/migration/upgrade-to-v2.md for details. */
+    this.server.setRequestHandler(ANY_TOOLS_CALL, (req, ctx) => {
       const { name, arguments: args } = (req as unknown as CallToolRequest).params;
-      return this.callTool(name, args ?? {}, gateway.calls.hostRequest(this.relayed, extra));
+      /* @mcp-codemod-error The context object is forwarded to gateway.calls.hostRequest(…) — its property shape changed in v2 (e.g. extra.signal is now ctx.mcpReq.signal, extra.sendRequest is ctx.mcpReq.send). Update the helper's parameter type and property accesses. */
+      return this.callTool(name, args ?? {}, gateway.calls.hostRequest(this.relayed, ctx));
     });
     gateway.on('catalog', this.onCatalog);
     this.server.onclose = () => {

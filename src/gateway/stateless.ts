@@ -12,7 +12,7 @@
  * Progress and log messages of a call still reach the host on that call's response stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
 import { ConfigError, type LoadedConfig } from '../config/load.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { Session } from './session.js';
@@ -50,7 +50,7 @@ export async function serveStateless({ req, res, read, open, metrics }: Stateles
   const posted = await read();
   if (!posted.ok) return;
   const session = open();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.on('close', () => void session.close());
   await session.server.connect(transport);
   metrics?.observe(transport);

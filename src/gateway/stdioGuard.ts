@@ -12,9 +12,11 @@
  * id a reply could name is logged and dropped.
  */
 import { PassThrough, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { log } from '../log.js';
+import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 
 /** Largest line accepted from the host: 4 MiB, the same bound as an HTTP request body. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -55,9 +57,9 @@ export function checkLine(line: string): CheckedLine {
   try {
     value = JSON.parse(line);
   } catch {
-    return { rejection: { code: ErrorCode.ParseError, message: 'Parse error: the line is not JSON', answer: true } };
+    return { rejection: { code: ProtocolErrorCode.ParseError, message: 'Parse error: the line is not JSON', answer: true } };
   }
-  if (Array.isArray(value)) return { rejection: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line', answer: true } };
+  if (Array.isArray(value)) return { rejection: { code: ProtocolErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line', answer: true } };
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { message: parsed.data };
   const obj = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
@@ -66,7 +68,7 @@ export function checkLine(line: string): CheckedLine {
   const message = `Invalid Request: not a valid JSON-RPC message${where}`;
   // Not a response (no result/error): a request, however broken, and answerable if its id is usable.
   const isRequest = !('result' in obj) && !('error' in obj);
-  return { rejection: isRequest && isId(obj.id) ? { code: ErrorCode.InvalidRequest, message, id: obj.id, answer: true } : { code: ErrorCode.InvalidRequest, message, answer: false } };
+  return { rejection: isRequest && isId(obj.id) ? { code: ProtocolErrorCode.InvalidRequest, message, id: obj.id, answer: true } : { code: ProtocolErrorCode.InvalidRequest, message, answer: false } };
 }
 
 /**
@@ -138,7 +140,7 @@ export function guardedStdioTransport(opts: StdioGuardOptions = {}): StdioServer
 
   const rejectOversized = (head: Buffer, bytes: number) => {
     const id = idFromHead(head.toString('utf8'));
-    reject({ code: ErrorCode.InvalidRequest, message: `Invalid Request: message of ${bytes} bytes is over the ${max}-byte bound`, id, answer: id !== undefined }, bytes);
+    reject({ code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: message of ${bytes} bytes is over the ${max}-byte bound`, id, answer: id !== undefined }, bytes);
   };
   const acceptLine = (line: Buffer) => {
     const text = line.toString('utf8').replace(/\r$/, '');

@@ -3,7 +3,7 @@
  * tools/call (over Streamable HTTP it goes out on that call's response stream), aborted
  * when the upstream withdraws it or the host cancels the call, and bounded in time.
  */
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestOptions } from "@modelcontextprotocol/server";
 import type { HostRequest } from './types.js';
 
 /**

@@ -1,32 +1,5 @@
-/**
- * The relay: what passes between hosts and upstreams untouched during the gateway's work,
- * composed from one small module per kind (progress, logging, sampling, elicitation,
- * roots, cancellation). It knows the live host sessions, the connected upstream clients
- * and which session has which call in flight to which upstream (registry.ts).
- *
- * Hooks: the pool reports each connected upstream client (`attach`); each Session
- * `join`s and `leave`s and wraps its forwarded tools/calls in `during`.
- *
- * ### Usage
- * ```ts
- * const relay = new Relay({ mayUse: (persona, upstream) => true, requestMs: 600_000 });
- * pool.on('connected', (name, client) => relay.attach(name, client));
- * const session = relay.join({ id: 's1', server });
- * const result = await relay.during(relay.hostRequest(session, extra), 'files', (opts) => pool.call('files', 'read', args, opts));
- * ```
- */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  type ClientCapabilities,
-  type LoggingLevel,
-  type LoggingMessageNotification,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ClientCapabilities, LoggingLevel, LoggingMessageNotification, ServerContext } from "@modelcontextprotocol/server";
+import type { Client } from "@modelcontextprotocol/client";
 import type { MayReceive } from '../policy/contents.js';
 import type { CallOptions } from '../upstream/types.js';
 import { relayElicitation, urlElicitationRequired, UrlElicitations } from './elicitation.js';
@@ -115,12 +88,12 @@ export class CallRelay {
   join(identity: { id: string; persona?: string }, server: Server): HostSession {
     const session: HostSession = { ...identity, server };
     this.sessions.add(session);
-    server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+    server.setRequestHandler('logging/setLevel', async (req) => {
       session.logLevel = req.params.level;
       await this.levelChanged();
       return {};
     });
-    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    server.setNotificationHandler('notifications/roots/list_changed', () => {
       rootsChanged(new Map([...this.upstreams].filter(([u]) => this.opts.mayUse(session.persona, u))));
     });
     return session;
@@ -131,15 +104,15 @@ export class CallRelay {
   }
 
   /** The relay's view of a host's tools/call, from the SDK request handler's `extra`. */
-  hostRequest(session: HostSession, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): HostRequest {
-    const { progressToken, ...meta } = extra._meta ?? {};
+  hostRequest(session: HostSession, extra: ServerContext): HostRequest {
+    const { progressToken, ...meta } = extra.mcpReq._meta ?? {};
     return {
       session,
-      requestId: extra.requestId,
-      signal: extra.signal,
+      requestId: extra.mcpReq.id,
+      signal: extra.mcpReq.signal,
       ...(progressToken !== undefined && { progressToken }),
       ...(Object.keys(meta).length > 0 && { meta }),
-      sendNotification: (n) => extra.sendNotification(n),
+      sendNotification: (n) => extra.mcpReq.notify(n),
     };
   }
 

@@ -1,11 +1,5 @@
-/**
- * The gateway's own pagination of relayed lists: an opaque cursor (base64url JSON) that
- * names the list, the relayed catalog's version and the offset of the next page. A
- * cursor from before a list change is refused, so a host never gets a page of one list
- * glued to a page of another.
- */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { RelayError } from './errors.js';
+import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 
 interface CursorState {
   /** Which list: resources, templates or prompts. */
@@ -28,9 +22,9 @@ function decodeCursor(cursor: string, kind: string, version: string): number {
     state = undefined;
   }
   if (!state || state.k !== kind || !Number.isInteger(state.o) || state.o! < 0) {
-    throw new RelayError(ErrorCode.InvalidParams, `invalid cursor for ${kind}; list again without a cursor`);
+    throw new RelayError(ProtocolErrorCode.InvalidParams, `invalid cursor for ${kind}; list again without a cursor`);
   }
-  if (state.v !== version) throw new RelayError(ErrorCode.InvalidParams, `the ${kind} list changed since this cursor was issued; list again without a cursor`);
+  if (state.v !== version) throw new RelayError(ProtocolErrorCode.InvalidParams, `the ${kind} list changed since this cursor was issued; list again without a cursor`);
   return state.o!;
 }
 

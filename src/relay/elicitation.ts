@@ -1,19 +1,5 @@
-/**
- * Elicitation, upstream → host. An upstream's `elicitation/create` (form or URL mode)
- * during a tools/call goes to the host session that made the call, if that host declared
- * the mode; the answer goes back unchanged. A URL elicitation's later
- * `notifications/elicitation/complete` goes to the session that was asked. An upstream's
- * tools/call that fails with -32042 (URL elicitation required) reaches the host as that
- * same JSON-RPC error, and the completion of each URL it lists is routed the same way.
- *
- * This is the upstream's question, and the host's user is shown so: its message starts
- * with `[<upstream> asks]`, so it never reads as the gateway's own approval prompt. It is a
- * separate request from the gateway's own confirmation of an action
- * (guards/confirmation.ts), which is asked, and answered, before the call is forwarded at
- * all: nothing answered here approves anything.
- */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { UrlElicitationRequiredError } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { log } from '../log.js';
 import { askOptions } from './ask.js';
 import type { InFlight } from './registry.js';
@@ -59,16 +45,16 @@ export function marked(upstream: string, message: string): string {
 }
 
 export function relayElicitation(upstream: string, client: Client, inFlight: InFlight, urls: UrlElicitations, timeoutMs: number): void {
-  client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+  client.setRequestHandler('elicitation/create', async (req, ctx) => {
     const params = { ...req.params, message: marked(upstream, req.params.message) };
     const url = params.mode === 'url';
     const host = inFlight.askee(upstream, `elicitation/create (${url ? 'url' : 'form'} mode)`, (caps) =>
       url ? caps.elicitation?.url !== undefined : caps.elicitation?.form !== undefined,
     );
     if (params.mode === 'url') urls.remember(upstream, params.elicitationId, host.session);
-    return host.session.server.elicitInput(params, askOptions(host, extra.signal, timeoutMs));
+    return host.session.server.elicitInput(params, askOptions(host, ctx.mcpReq.signal, timeoutMs));
   });
-  client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (notification) => {
+  client.setNotificationHandler('notifications/elicitation/complete', async (notification) => {
     const session = urls.take(upstream, notification.params.elicitationId);
     if (!session) return log.debug({ upstream, elicitationId: notification.params.elicitationId }, 'elicitation/complete for no open URL elicitation; dropped');
     await session.server.notification(notification).catch((err: Error) => log.debug({ upstream, err: err.message }, 'could not relay elicitation/complete'));

@@ -3,7 +3,7 @@
  * message, and the host's SDK adds it again on receipt; a RelayError carries the same
  * JSON-RPC code with the message as written, so the host reads it once.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from "@modelcontextprotocol/server";
 
 export class RelayError extends Error {
   constructor(
@@ -16,7 +16,7 @@ export class RelayError extends Error {
   }
 
   /** An upstream's McpError, passed on with its code, message (unprefixed) and data. */
-  static from(err: McpError): RelayError {
+  static from(err: ProtocolError): RelayError {
     return new RelayError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
   }
 }

@@ -1,24 +1,4 @@
-/**
- * The host-facing side of the relay: registers resources, templates, prompts,
- * completion and subscription handlers on one session's MCP Server (for the
- * capabilities it advertises), and sends that session the list_changed and
- * resources/updated notifications meant for it.
- */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type ServerCapabilities,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ServerCapabilities, ServerContext } from "@modelcontextprotocol/server";
 import { log } from '../log.js';
 import type { ListKind } from '../upstream/lists.js';
 import type { Relay } from './relay.js';
@@ -49,40 +29,40 @@ export function attachRelay(server: Server, relay: Relay, who: RelaySession, cap
   const { persona, sessionId, userId } = who;
   const session = { id: sessionId, persona, server };
   /** The caller of one request: a consent link it needs is asked as a URL elicitation related to it. */
-  const caller = (extra: RequestHandlerExtra<ServerRequest, ServerNotification>): RelayCaller => ({
+  const caller = (extra: ServerContext): RelayCaller => ({
     persona,
     userId,
-    host: { session, requestId: extra.requestId, signal: extra.signal, sendNotification: (n) => extra.sendNotification(n) },
+    host: { session, requestId: extra.mcpReq.id, signal: extra.mcpReq.signal, sendNotification: (n) => extra.mcpReq.notify(n) },
   });
   // Lists and reads wait for the upstreams as tools/list does; a request that arrives
   // during start-up is answered once they have connected (each within startup_ms).
   const after =
     <R, T>(answer: (req: R, who: RelayCaller) => Promise<T>) =>
-    async (req: R, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
+    async (req: R, extra: ServerContext) => {
       await who.ready;
       return answer(req, caller(extra));
     };
   if (caps.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, after((req, c) => relay.listResources(c, req.params?.cursor)));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, after((req, c) => relay.listTemplates(c, req.params?.cursor)));
-    server.setRequestHandler(ReadResourceRequestSchema, after((req, c) => relay.read(c, req.params.uri)));
+    server.setRequestHandler('resources/list', after((req, c) => relay.listResources(c, req.params?.cursor)));
+    server.setRequestHandler('resources/templates/list', after((req, c) => relay.listTemplates(c, req.params?.cursor)));
+    server.setRequestHandler('resources/read', after((req, c) => relay.read(c, req.params.uri)));
   }
   if (caps.resources?.subscribe) {
     const notify = (uri: string) => void server.sendResourceUpdated({ uri }).catch((err: Error) => log.debug({ session: sessionId, err: err.message }, 'could not send resources/updated'));
     server.setRequestHandler(
-      SubscribeRequestSchema,
+      'resources/subscribe',
       after(async (req, c) => (await relay.subscribe(sessionId, c, req.params.uri, notify), {})),
     );
     server.setRequestHandler(
-      UnsubscribeRequestSchema,
+      'resources/unsubscribe',
       after(async (req, c) => (await relay.unsubscribe(sessionId, c, req.params.uri), {})),
     );
   }
   if (caps.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, after((req, c) => relay.listPrompts(c, req.params?.cursor)));
-    server.setRequestHandler(GetPromptRequestSchema, after((req, c) => relay.getPrompt(c, req.params.name, req.params.arguments)));
+    server.setRequestHandler('prompts/list', after((req, c) => relay.listPrompts(c, req.params?.cursor)));
+    server.setRequestHandler('prompts/get', after((req, c) => relay.getPrompt(c, req.params.name, req.params.arguments)));
   }
-  if (caps.completions) server.setRequestHandler(CompleteRequestSchema, after((req, c) => relay.complete(c, req.params)));
+  if (caps.completions) server.setRequestHandler('completion/complete', after((req, c) => relay.complete(c, req.params)));
 
   // A user's own list changed: only that user's sessions are told.
   const onListChanged = (kind: ListKind, user?: string) => {

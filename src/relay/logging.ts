@@ -7,8 +7,8 @@
  * logging, so no session misses what it asked for; the per-session filter does the rest.
  * A flood is cut to a rate per upstream and session (logRate.ts).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { LoggingLevelSchema, LoggingMessageNotificationSchema, type LoggingLevel, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingLevelSchema } from "@modelcontextprotocol/core";
+import type { Client, LoggingLevel, LoggingMessageNotification } from "@modelcontextprotocol/client";
 import { log } from '../log.js';
 import type { HostRequest, HostSession } from './types.js';
 
@@ -59,7 +59,7 @@ export async function deliverLog(upstream: string, params: LoggingMessageNotific
 
 /** Routes `client`'s log messages through `targets(upstream)`. */
 export function relayLogging(upstream: string, client: Client, targets: (upstream: string) => LogTargets): void {
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => deliverLog(upstream, n.params, targets(upstream)));
+  client.setNotificationHandler('notifications/message', (n) => deliverLog(upstream, n.params, targets(upstream)));
 }
 
 /** Sets `level` on every upstream that offers logging; failures are logged, never thrown. */

@@ -11,8 +11,8 @@
  * Resource URIs are compared, and looked up, in their canonical form (policy/uri.ts); an
  * upstream's resource whose URI does not parse is left out.
  */
-import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { UriTemplate } from "@modelcontextprotocol/server";
+import type { Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/server";
 import { assignExposed, readsAsOthers, SERVER_SEPARATOR, toolKey, type NamingScheme } from '../catalog/names.js';
 import { log } from '../log.js';
 import { canonicalUri } from '../policy/uri.js';
@@ -34,7 +34,7 @@ export interface RelayEntry<T> {
 export interface RelayCatalog {
   resources: RelayEntry<Resource>[];
   /** `matcher` matches concrete URIs against the upstream's template; absent for a template it cannot parse. */
-  templates: (RelayEntry<ResourceTemplate> & { matcher?: UriTemplate })[];
+  templates: (RelayEntry<ResourceTemplateType> & { matcher?: UriTemplate })[];
   prompts: RelayEntry<Prompt>[];
 }
 

@@ -1,12 +1,6 @@
-/**
- * Which host session has which tools/call in flight to which upstream. Requests an
- * upstream sends during a call (sampling, elicitation, roots) carry no link to the call
- * that caused them, and one upstream connection serves every session, so the only safe
- * routing is by upstream: to the one session with a call in flight there, and to nobody
- * when there is none or there are several (a question must never reach the wrong person).
- */
-import { ErrorCode, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities } from "@modelcontextprotocol/server";
 import { RelayError, type HostRequest } from './types.js';
+import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 
 interface InFlightCall {
   upstream: string;
@@ -48,18 +42,18 @@ export class InFlight {
   askee(upstream: string, what: string, supports: (caps: ClientCapabilities) => boolean): HostRequest {
     const waiting = this.to(upstream);
     if (waiting.length === 0) {
-      throw new RelayError(ErrorCode.InvalidRequest, `${what} refused by the gateway: no host session has a tools/call in flight to upstream "${upstream}"`);
+      throw new RelayError(ProtocolErrorCode.InvalidRequest, `${what} refused by the gateway: no host session has a tools/call in flight to upstream "${upstream}"`);
     }
     const sessions = new Set(waiting.map((r) => r.session.id));
     if (sessions.size > 1) {
       throw new RelayError(
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         `${what} refused by the gateway: ${sessions.size} host sessions have tools/calls in flight to upstream "${upstream}", so it cannot tell whom to ask`,
       );
     }
     const request = waiting[0]!;
     if (!supports(request.session.server.getClientCapabilities() ?? {})) {
-      throw new RelayError(ErrorCode.MethodNotFound, `${what} is not supported by the host connected to the gateway`);
+      throw new RelayError(ProtocolErrorCode.MethodNotFound, `${what} is not supported by the host connected to the gateway`);
     }
     return request;
   }

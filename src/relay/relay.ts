@@ -16,19 +16,8 @@
  * to them exactly as to any upstream's, before any consent is offered.
  */
 import { EventEmitter } from 'node:events';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ErrorCode,
-  McpError,
-  type CompleteRequest,
-  type CompleteResult,
-  type GetPromptResult,
-  type Prompt,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import type { Client, CompleteRequest, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities } from "@modelcontextprotocol/client";
 import type { Policy } from '../policy/policy.js';
 import { RelayError } from './errors.js';
 import type { UpstreamPool } from '../upstream/pool.js';
@@ -76,8 +65,8 @@ async function fromUpstream<T>(what: string, p: Promise<T>): Promise<T> {
     return await p;
   } catch (err) {
     if (err instanceof RelayError) throw err;
-    if (err instanceof McpError) throw RelayError.from(err);
-    throw new RelayError(ErrorCode.InternalError, `${what} failed: ${(err as Error).message}`);
+    if (err instanceof ProtocolError) throw RelayError.from(err);
+    throw new RelayError(ProtocolErrorCode.InternalError, `${what} failed: ${(err as Error).message}`);
   }
 }
 
@@ -167,7 +156,7 @@ export class Relay extends EventEmitter {
     return { resources: items, ...(nextCursor && { nextCursor }) };
   }
 
-  async listTemplates(who: RelayCaller, cursor?: string): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }> {
+  async listTemplates(who: RelayCaller, cursor?: string): Promise<{ resourceTemplates: ResourceTemplateType[]; nextCursor?: string }> {
     const v = await this.views.for(who);
     const all = v.catalog.templates.filter((e) => !v.routingOnly.has(e.server) && this.allows(who.persona, 'resources', e)).map((e) => e.item);
     const { items, nextCursor } = paginate(all, this.bounds.pageSize, 'templates', v.key, cursor);
@@ -247,14 +236,14 @@ export class Relay extends EventEmitter {
   private async through<T>(who: RelayCaller, server: string, what: string, again: string, fn: (client: Client) => Promise<T>): Promise<T> {
     if (this.perUser?.has(server)) return fromUpstream(what, this.perUser.request(who, server, again, fn));
     const client = this.pool.client(server);
-    if (!client) throw new RelayError(ErrorCode.InternalError, `upstream "${server}" is unavailable; try again later`);
+    if (!client) throw new RelayError(ProtocolErrorCode.InternalError, `upstream "${server}" is unavailable; try again later`);
     return fromUpstream(what, fn(client));
   }
 
   private bounded<T>(result: T, what: string): T {
     const bytes = Buffer.byteLength(JSON.stringify(result));
     if (bytes > this.bounds.maxReadBytes) {
-      throw new RelayError(ErrorCode.InternalError, `${what} is ${bytes} bytes, over the gateway's limit of ${this.bounds.maxReadBytes} (relay.max_read_bytes)`);
+      throw new RelayError(ProtocolErrorCode.InternalError, `${what} is ${bytes} bytes, over the gateway's limit of ${this.bounds.maxReadBytes} (relay.max_read_bytes)`);
     }
     return result;
   }
@@ -277,7 +266,7 @@ export class Relay extends EventEmitter {
   /** prompts/get with the host's arguments, under the upstream's own prompt name. */
   async getPrompt(who: RelayCaller, name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
     const e = (await this.views.for(who)).prompts.get(name);
-    if (!e || !this.allows(who.persona, 'prompts', e)) throw new RelayError(ErrorCode.InvalidParams, `unknown prompt ${name}; prompts/list shows the prompts you may use`);
+    if (!e || !this.allows(who.persona, 'prompts', e)) throw new RelayError(ProtocolErrorCode.InvalidParams, `unknown prompt ${name}; prompts/list shows the prompts you may use`);
     const params = { name: e.upstream, ...(args && { arguments: args }) };
     const result = await this.through(who, e.server, `prompt ${name}`, `get the prompt ${name}`, (c) => c.getPrompt(params, { timeout: this.bounds.callMs }));
     this.bounded(result, `prompt ${name}`);
@@ -309,7 +298,7 @@ export class Relay extends EventEmitter {
     }
     if (!server || !upstreamRef) {
       const what = ref.type === 'ref/prompt' ? `prompt ${ref.name}` : `resource template ${ref.uri}`;
-      throw new RelayError(ErrorCode.InvalidParams, `unknown ${what}; nothing to complete`);
+      throw new RelayError(ProtocolErrorCode.InvalidParams, `unknown ${what}; nothing to complete`);
     }
     const caps = v.upstreams.find((u) => u.name === server)?.caps;
     // The owner offers no completions: no suggestions, which is what the spec lets a server answer.
@@ -350,7 +339,7 @@ export class Relay extends EventEmitter {
     try {
       await this.subscriptions.subscribe(sessionId, target, { notify, mayRead }, this.channel(who, target.server));
     } catch (err) {
-      const e = err instanceof RelayError ? err : err instanceof McpError ? RelayError.from(err) : new RelayError(ErrorCode.InternalError, (err as Error).message);
+      const e = err instanceof RelayError ? err : err instanceof ProtocolError ? RelayError.from(err) : new RelayError(ProtocolErrorCode.InternalError, (err as Error).message);
       throw new RelayError(e.code, `could not subscribe to ${uri}: ${e.message}`);
     }
   }

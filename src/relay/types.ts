@@ -2,8 +2,7 @@
  * The relay's view of a host: a session (its MCP Server face, persona, log level) and the
  * host's tools/call being served. Owned by relay/; the gateway's Session fills them in.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { LoggingLevel, ProgressToken, RequestId, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, LoggingLevel, ProgressToken, RequestId, ServerNotification } from "@modelcontextprotocol/server";
 
 /** One host session as the relay sees it. */
 export interface HostSession {

@@ -6,8 +6,8 @@
  * replaced by an error answer to the request of the stream (the POST's JSON-RPC id). The
  * connection and the upstream's session carry on; nothing over the limit is held.
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest } from "@modelcontextprotocol/server";
+import type { FetchLike, RequestId } from "@modelcontextprotocol/server";
 import { log } from '../log.js';
 import { MessageTooLargeError, tooLargeResponse } from './limits.js';
 import { describeLine, EDGE_BYTES, lastBytes } from './lineReader.js';

@@ -4,8 +4,8 @@
  * size bound on the result, one retry on a new session when a Streamable HTTP upstream
  * forgot ours, and every failure turned into an MCP error result the host can read.
  */
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UrlElicitationRequiredError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { UrlElicitationRequiredError, SdkHttpError } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { log } from '../log.js';
 import { NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import type { Connection } from './connect.js';
@@ -39,7 +39,7 @@ export interface CallLimits {
  * SDK's examples send. Either way the request was refused, not run, so a retry is safe.
  */
 export function sessionGone(err: unknown): boolean {
-  if (!(err instanceof StreamableHTTPError)) return false;
+  if (!(err instanceof SdkHttpError)) return false;
   return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
 }
 
@@ -60,7 +60,7 @@ export async function forwardCall(target: CallTarget, tool: string, args: Record
   const { signal, onprogress, meta } = relayed;
   const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
   const options = { timeout: limits.callMs, maxTotalTimeout: Math.max(limits.callMs, limits.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
-  const forward = async (conn: Connection) => bounded(server, tool, (await conn.client.callTool(params, undefined, options)) as CallToolResult, limits.maxResultBytes);
+  const forward = async (conn: Connection) => bounded(server, tool, (await conn.client.callTool(params, options)) as CallToolResult, limits.maxResultBytes);
   const failed = (err: unknown): CallToolResult => {
     if (err instanceof UrlElicitationRequiredError) throw err;
     const size = tooLarge(err);

@@ -9,8 +9,9 @@
  * (lineReader.ts).
  */
 import type { ChildProcess } from 'node:child_process';
-import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { StdioServerParameters } from "@modelcontextprotocol/client/stdio";
 import { log } from '../log.js';
 import { BoundedLineReader, type OversizedLine } from './lineReader.js';
 import { tooLargeResponse } from './limits.js';

@@ -2,13 +2,9 @@
  * Opens one MCP client connection to one upstream: a spawned process over stdio, or a
  * remote server over Streamable HTTP with SSE as the fallback for older servers.
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { OAuthClientProvider, Transport, ClientCapabilities } from "@modelcontextprotocol/client";
 import { resolveFrom } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';

@@ -4,7 +4,8 @@
  * for HTTP), and a tools/call result over `relay.max_result_bytes` becomes an error
  * result naming the tool and the size (pool.ts). The connection stays up either way.
  */
-import { ErrorCode, McpError, type JSONRPCErrorResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { JSONRPCErrorResponse, RequestId } from "@modelcontextprotocol/server";
 
 /** `data.reason` of the error that stands in for a message over the limit. */
 const TOO_LARGE = 'message_too_large';
@@ -20,7 +21,7 @@ export function tooLargeResponse(id: RequestId, bytes: number, limit: number): J
   return {
     jsonrpc: '2.0',
     id,
-    error: { code: ErrorCode.InternalError, message: `a message of ${bytes} bytes, over the gateway's limit of ${limit}`, data: { reason: TOO_LARGE, bytes, limit } },
+    error: { code: ProtocolErrorCode.InternalError, message: `a message of ${bytes} bytes, over the gateway's limit of ${limit}`, data: { reason: TOO_LARGE, bytes, limit } },
   };
 }
 
@@ -38,7 +39,7 @@ export class MessageTooLargeError extends Error implements TooLarge {
 /** The sizes of an error that stands in for an answer over the limit; undefined for any other error. */
 export function tooLarge(err: unknown): TooLarge | undefined {
   if (err instanceof MessageTooLargeError) return { bytes: err.bytes, limit: err.limit };
-  if (!(err instanceof McpError)) return undefined;
+  if (!(err instanceof ProtocolError)) return undefined;
   const data = err.data as { reason?: unknown; bytes?: unknown; limit?: unknown } | undefined;
   if (data?.reason !== TOO_LARGE || typeof data.bytes !== 'number' || typeof data.limit !== 'number') return undefined;
   return { bytes: data.bytes, limit: data.limit };

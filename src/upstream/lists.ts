@@ -4,13 +4,13 @@
  * of its pagination and capped. A list that fails is logged and left empty; it never
  * fails the upstream.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, type Prompt, type Resource, type ResourceTemplate, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from "@modelcontextprotocol/client";
+import type { Client, Prompt, Resource, ResourceTemplateType, ServerCapabilities } from "@modelcontextprotocol/client";
 import { log } from '../log.js';
 
 export interface RelayLists {
   resources: Resource[];
-  templates: ResourceTemplate[];
+  templates: ResourceTemplateType[];
   prompts: Prompt[];
 }
 
@@ -56,7 +56,7 @@ async function orEmpty<T>(list: () => Promise<T[]>, what: string): Promise<T[]> 
     try {
       return await list();
     } catch (err) {
-      if (attempt === 1 && !(err instanceof McpError)) continue;
+      if (attempt === 1 && !(err instanceof ProtocolError)) continue;
       log.warn({ what, err: (err as Error).message }, `${what} failed; left out of the aggregate`);
       return [];
     }
@@ -82,7 +82,7 @@ export async function fetchLists(
     const r = `resources/list of upstream "${server}"`;
     const t = `resources/templates/list of upstream "${server}"`;
     out.resources = await orEmpty(() => listPaged<Resource>((cursor) => client.listResources(cursor ? { cursor } : undefined, req), 'resources', opts.maxItems, r), r);
-    out.templates = await orEmpty(() => listPaged<ResourceTemplate>((cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined, req), 'resourceTemplates', opts.maxItems, t), t);
+    out.templates = await orEmpty(() => listPaged<ResourceTemplateType>((cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined, req), 'resourceTemplates', opts.maxItems, t), t);
   }
   if (caps?.prompts && kinds.includes('prompts')) {
     const p = `prompts/list of upstream "${server}"`;

@@ -7,15 +7,7 @@
  * skipped; it never takes the pool down.
  */
 import { EventEmitter, setMaxListeners } from 'node:events';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
-import {
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { OAuthClientProvider, Client, CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
 import type { ServerInfo } from '../catalog/catalog.js';
 import { Coalescer } from '../coalesce.js';
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
@@ -159,10 +151,10 @@ export class UpstreamPool extends EventEmitter {
       const version = conn.client.getServerVersion();
       const info: ServerInfo = { title: version?.title ?? version?.name, instructions: conn.client.getInstructions() };
       Object.assign(u, { conn, tools, caps, info, lists, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
-      conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.noticed(u, u.toolsRelist));
-      conn.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.noticed(u, u.listsRelist, 'resources'));
-      conn.client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.noticed(u, u.listsRelist, 'prompts'));
-      conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void this.emit('resource-updated', u.name, n.params.uri));
+      conn.client.setNotificationHandler('notifications/tools/list_changed', () => this.noticed(u, u.toolsRelist));
+      conn.client.setNotificationHandler('notifications/resources/list_changed', () => this.noticed(u, u.listsRelist, 'resources'));
+      conn.client.setNotificationHandler('notifications/prompts/list_changed', () => this.noticed(u, u.listsRelist, 'prompts'));
+      conn.client.setNotificationHandler('notifications/resources/updated', (n) => void this.emit('resource-updated', u.name, n.params.uri));
       conn.client.onclose = () => this.lost(u, conn!);
       // The GET stream found our session gone (the upstream restarted while no call reached it): a new session, and its subscriptions again.
       conn.client.onerror = (err) => {

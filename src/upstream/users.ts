@@ -14,14 +14,7 @@
  * kind) and `resource-updated` (upstream, user, uri), from that user's connection only.
  */
 import { EventEmitter } from 'node:events';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  type CallToolResult,
-  type ClientCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult, ClientCapabilities } from "@modelcontextprotocol/client";
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { Store } from '../store/types.js';
@@ -243,9 +236,9 @@ export class UserConnections extends EventEmitter {
         if (e?.conn === conn) e.lists = undefined;
         this.emit('lists-changed', upstream, user, kind);
       };
-      c.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => changed('resources'));
-      c.client.setNotificationHandler(PromptListChangedNotificationSchema, () => changed('prompts'));
-      c.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void this.emit('resource-updated', upstream, user, n.params.uri));
+      c.client.setNotificationHandler('notifications/resources/list_changed', () => changed('resources'));
+      c.client.setNotificationHandler('notifications/prompts/list_changed', () => changed('prompts'));
+      c.client.setNotificationHandler('notifications/resources/updated', (n) => void this.emit('resource-updated', upstream, user, n.params.uri));
       c.client.onclose = () => {
         if (this.entries.get(id)?.conn === conn) this.entries.delete(id);
       };

@@ -7,8 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult, Tool } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clipBytes, fitBytes } from '../../src/catalog/bounds.js';
@@ -36,7 +35,7 @@ describe('through the gateway', () => {
   let client: Client;
   let stderr: () => string;
   const find = async (query: string, limit?: number) => {
-    const r = (await client.callTool({ name: 'find_tools', arguments: { query, ...(limit && { limit }) } }, undefined, { timeout: 120_000 })) as CallToolResult;
+    const r = (await client.callTool({ name: 'find_tools', arguments: { query, ...(limit && { limit }) } }, { timeout: 120_000 })) as CallToolResult;
     return { text: (r.content[0] as { text: string }).text, result: r.structuredContent as { tools: Tool[]; cut?: string[]; hint?: string } };
   };
 

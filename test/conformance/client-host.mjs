@@ -15,8 +15,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -109,14 +109,15 @@ const transport = new StdioClientTransport({
   stderr: 'inherit',
 });
 const client = new Client({ name: 'conformance-host', version: '1.0.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
-client.setRequestHandler((await import('@modelcontextprotocol/sdk/types.js')).ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));
+/* @mcp-codemod-error setRequestHandler with a non-string first argument: v2 takes a method string — use the typed two-argument spec form, or the three-argument custom form (setRequestHandler('method/name', { params, result? }, handler)). No change is needed if the argument already holds a method string. */
+client.setRequestHandler((await import('@modelcontextprotocol/client')).ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));
 await client.connect(transport);
 const listed = await client.listTools();
 say('tools:', listed.tools.map((t) => t.name).join(', '));
 
 let ok = true;
 if (tool) {
-  const call = () => client.callTool({ name: 'call_tool', arguments: tool }, undefined, { timeout: 30000 });
+  const call = () => client.callTool({ name: 'call_tool', arguments: tool }, { timeout: 30000 });
   let result = await call();
   // A step-up the gateway could not do unattended: the person consents again (the message asks for them) and retries.
   for (let i = 0; i < 2 && result.isError && isOAuth && /needs authorization/.test(JSON.stringify(result.content)); i++) {

@@ -18,21 +18,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type JSONRPCMessage,
-  type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { McpServer, ResourceTemplate, completable, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { EventStore, JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/server";
 import { z } from 'zod';
 import { PNG_BASE64, TOOLS, type ToolContext } from './upstreamTools.js';
 
@@ -55,13 +44,14 @@ export function createConformanceServer(): McpServer {
   };
 
   const tools = new Map(TOOLS.map((t) => [t.definition.name, t]));
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((t) => t.definition) }));
-  server.server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+  server.server.setRequestHandler('tools/list', () => ({ tools: TOOLS.map((t) => t.definition) }));
+  /* @mcp-codemod-error Cannot rename 'extra' to 'ctx': 'ctx' is already referenced in this scope. Manual migration required. */
+  server.server.setRequestHandler('tools/call', (req, extra) => {
     const tool = tools.get(req.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${req.params.name} not found`);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${req.params.name} not found`);
     return tool.run(req.params.arguments ?? {}, extra, ctx);
   });
-  server.server.setRequestHandler(SetLevelRequestSchema, (req) => {
+  server.server.setRequestHandler('logging/setLevel', (req) => {
     minLevel = req.params.level;
     return {};
   });
@@ -92,11 +82,11 @@ export function createConformanceServer(): McpServer {
       contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }) }],
     }),
   );
-  server.server.setRequestHandler(SubscribeRequestSchema, (req) => {
+  server.server.setRequestHandler('resources/subscribe', (req) => {
     subscriptions.add(req.params.uri);
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
+  server.server.setRequestHandler('resources/unsubscribe', (req) => {
     subscriptions.delete(req.params.uri);
     return {};
   });
@@ -110,13 +100,13 @@ export function createConformanceServer(): McpServer {
     {
       title: 'Prompt with arguments',
       description: 'A prompt with two required arguments.',
-      argsSchema: { arg1: completable(z.string().describe('First test argument'), suggest), arg2: z.string().describe('Second test argument') },
+      argsSchema: z.object({ arg1: completable(z.string().describe('First test argument'), suggest), arg2: z.string().describe('Second test argument') }),
     },
     ({ arg1, arg2 }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }] }),
   );
   server.registerPrompt(
     'test_prompt_with_embedded_resource',
-    { title: 'Prompt with an embedded resource', description: 'Embeds the resource named by resourceUri.', argsSchema: { resourceUri: z.string().describe('URI of the resource to embed') } },
+    { title: 'Prompt with an embedded resource', description: 'Embeds the resource named by resourceUri.', argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }) },
     ({ resourceUri }) => ({
       messages: [
         { role: 'user', content: { type: 'resource', resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
@@ -189,7 +179,7 @@ export interface ConformanceHttp {
 
 /** Serves the conformance upstream over Streamable HTTP at `http://host:port/mcp`, one McpServer per session. */
 export async function serveConformanceHttp(port = 0, host = '127.0.0.1'): Promise<ConformanceHttp> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
   const reply = (res: ServerResponse, status: number, message: string) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 
@@ -203,7 +193,7 @@ export async function serveConformanceHttp(port = 0, host = '127.0.0.1'): Promis
     }
     if (req.method !== 'POST') return reply(res, 400, 'no session id; send initialize first');
     const server = createConformanceServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       eventStore: memoryEventStore(),
       // Short, so that a reconnecting client (the gateway's upstream client included) does not wait long.

@@ -4,20 +4,10 @@
  * definition with a raw JSON Schema and what it does. The content each returns is what
  * the scenario's description in the suite asks for.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  type CallToolResult,
-  type ElicitRequestFormParams,
-  type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/core";
+import type { McpServer, CallToolResult, ElicitRequestFormParams, LoggingLevel, Tool, ServerContext } from "@modelcontextprotocol/server";
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type Extra = ServerContext;
 
 /** A 1×1 red PNG. */
 export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
@@ -60,7 +50,7 @@ export interface ToolContext {
 
 async function elicit(ctx: ToolContext, extra: Extra, params: Omit<ElicitRequestFormParams, 'mode'>): Promise<CallToolResult> {
   if (!ctx.server.server.getClientCapabilities()?.elicitation) return { isError: true, content: [{ type: 'text', text: 'the client does not support elicitation' }] };
-  const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', ...params } }, ElicitResultSchema);
+  const answer = await extra.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', ...params } }, ElicitResultSchema);
   return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
 }
 

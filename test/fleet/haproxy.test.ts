@@ -17,7 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approverKeyPath, createApproverKey } from '../../src/guards/approver.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -96,7 +96,7 @@ describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, s
     const request = async (host: FleetHost, description: string) => {
       const replica = fleet.replicas.find((r) => r.name === host.servedBy[0])!;
       const other = fleet.replicas.find((r) => r !== replica)!;
-      const call = host.client.callTool({ name: 'raise_maintenance_request', arguments: { category: 'plumbing', description } }, undefined, { timeout: 120_000 });
+      const call = host.client.callTool({ name: 'raise_maintenance_request', arguments: { category: 'plumbing', description } }, { timeout: 120_000 });
       const id = await pendingId(store, 'raise_maintenance_request');
       return { call, id, replica, other };
     };
@@ -141,7 +141,7 @@ describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, s
     const opened = [await fleet.host()];
     while (opened.at(-1)!.servedBy[0] !== victim!.name) opened.push(await fleet.host());
     const approvingHost = opened.at(-1)!;
-    const parked = approvingHost.client.callTool({ name: 'raise_maintenance_request', arguments: { category: 'electrical', description: 'approved just before the kill' } }, undefined, { timeout: 120_000 });
+    const parked = approvingHost.client.callTool({ name: 'raise_maintenance_request', arguments: { category: 'electrical', description: 'approved just before the kill' } }, { timeout: 120_000 });
     const approvalId = await pendingId(store, 'raise_maintenance_request');
     const page = await fetch(`http://${victim!.address}/approvals/${approvalId}/approve`, { method: 'POST', headers: { authorization: `Bearer ${fleet.approvalsToken}` }, redirect: 'manual' });
     expect(page.status).toBe(303);
@@ -172,11 +172,11 @@ describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, s
           try {
             if (step === 0) {
               const tool = CALLS[(i + r) % CALLS.length]!;
-              const result = await host.client.callTool({ name: tool, arguments: {} }, undefined, { timeout: 60_000 });
+              const result = await host.client.callTool({ name: tool, arguments: {} }, { timeout: 60_000 });
               if (result.isError) toolErrors.push(`${tool}: ${text(result)}`);
               else calls.push({ session: host.transport.sessionId!, tool, replica: host.servedBy.at(-1)! });
             } else if (step === 1) {
-              await host.client.callTool({ name: 'find_tools', arguments: { query: 'am I allowed to sit my exams' } }, undefined, { timeout: 60_000 });
+              await host.client.callTool({ name: 'find_tools', arguments: { query: 'am I allowed to sit my exams' } }, { timeout: 60_000 });
             } else {
               await host.client.listTools(undefined, { timeout: 60_000 });
             }

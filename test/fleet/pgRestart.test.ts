@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Fleet, recordsUpstream, skipFleet, waitFor, type FleetHost } from '../helpers/fleet.js';
 import { pgBinDir, startCluster, type PgCluster } from '../helpers/pgCluster.js';
@@ -71,10 +71,10 @@ describe.skipIf(skip)('PostgreSQL restarted under a fleet behind HAProxy', () =>
       for (let r = 0; r < ROUNDS; r++) {
         const id = `${tag}-${i}-${r}`;
         for (const [tool, args] of [['update_record', { id, field: 'status', value: tag }], ['lookup_record', { id }]] as const) {
-          const result = (await h.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
+          const result = (await h.client.callTool({ name: tool, arguments: args }, { timeout: 120_000 })) as CallToolResult;
           answers.push({ tool, session: h.transport.sessionId!, isError: result.isError === true, text: text(result) });
         }
-        const found = (await h.client.callTool({ name: 'find_tools', arguments: { query: 'archive a record' } }, undefined, { timeout: 120_000 })) as CallToolResult;
+        const found = (await h.client.callTool({ name: 'find_tools', arguments: { query: 'archive a record' } }, { timeout: 120_000 })) as CallToolResult;
         answers.push({ tool: 'find_tools', session: h.transport.sessionId!, isError: found.isError === true, text: JSON.stringify(found.structuredContent) });
       }
       return answers;

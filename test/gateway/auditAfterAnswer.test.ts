@@ -9,9 +9,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/client";
 import Database from 'better-sqlite3';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +67,7 @@ describe('the audit row of a tools/call, as the answer goes out', () => {
     await gateway?.close();
   });
 
-  const call = async (name: string, args: Record<string, unknown>) => (await host.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) => (await host.callTool({ name, arguments: args }, { timeout: 120_000 })) as CallToolResult;
 
   it('a forwarded call: running when the answer is sent, completed after it', async () => {
     const result = await call('echo', { text: 'hello' });

@@ -8,10 +8,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ReadBuffer, serializeMessage } from "@modelcontextprotocol/client";
+import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from 'vitest';
 import { universityConfig } from '../guards/university.js';
 import { CLI, GATEWAY_READY, logLine } from '../helpers/reference.js';
@@ -66,7 +64,7 @@ describe('stdio before initialize', () => {
     const transport = new ChildTransport(child);
     const client = new Client({ name: 'host', version: '1' });
     const changed: string[] = [];
-    client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void changed.push(n.method));
+    client.setNotificationHandler('notifications/tools/list_changed', (n) => void changed.push(n.method));
     await client.connect(transport);
     expect(transport.received[0]).toMatchObject({ jsonrpc: '2.0', id: 0, result: { serverInfo: { name: 'tool-curator' } } });
     expect(transport.received).toHaveLength(1);

@@ -1,12 +1,5 @@
-/**
- * Exposure modes, seen by a real SDK Client over the HTTP face: in `static` mode
- * tools/list never changes as a side effect of find_tools and no list_changed is sent,
- * find_tools returns full definitions, and tools run through call_tool or by name; in
- * `dynamic` mode find_tools adds its matches to tools/list and sends list_changed.
- */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
@@ -25,7 +18,7 @@ async function start(mode: 'static' | 'dynamic'): Promise<{ gateway: Gateway; fa
 async function connect(face: HttpFace): Promise<{ client: Client; listChanged: () => number }> {
   const client = new Client({ name: 'exposure-host', version: '1.0.0' });
   let count = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void count++);
+  client.setNotificationHandler('notifications/tools/list_changed', () => void count++);
   await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${face.port}/mcp`)));
   return { client, listChanged: () => count };
 }

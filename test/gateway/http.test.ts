@@ -6,9 +6,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnUntil } from '../helpers/process.js';
 import { CLI, INDEX_READY_MS, ROOT, referenceConfig } from '../helpers/reference.js';

@@ -11,9 +11,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -46,11 +45,11 @@ describe('learning from use through the gateway', () => {
   }
   const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
   async function find(client: Client, query: string): Promise<string[]> {
-    const r = await client.callTool({ name: 'find_tools', arguments: { query, limit: 12 } }, undefined, CALL_MS);
+    const r = await client.callTool({ name: 'find_tools', arguments: { query, limit: 12 } }, CALL_MS);
     return (JSON.parse(text(r)) as { tools: { name: string }[] }).tools.map((t) => t.name);
   }
   async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-    return (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, undefined, CALL_MS)) as CallToolResult;
+    return (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, CALL_MS)) as CallToolResult;
   }
   /** Rank (0-based; the list length when absent) of TOOL for `query`, asked in a new session of `who`. */
   async function rankFor(who: string, query: string): Promise<{ rank: number; names: string[] }> {

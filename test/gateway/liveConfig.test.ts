@@ -7,9 +7,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ROOT } from '../helpers/reference.js';
@@ -63,13 +63,13 @@ describe('live configuration', () => {
 
   it('an edit to personas.yaml applies without a restart; a broken edit is rejected and the last good one keeps running', async () => {
     const fees = { name: 'get_fee_dues', arguments: {} };
-    const allowed = await client.callTool(fees, undefined, { timeout: 60_000 });
+    const allowed = await client.callTool(fees, { timeout: 60_000 });
     expect(allowed.isError ?? false, text(allowed as CallToolResult)).toBe(false);
 
     let from = stderr.length;
     writeFileSync(personasPath, dump(student(['academics.get_*'])));
     await logged(/configuration reloaded: personas in force/, from);
-    const refused = (await client.callTool(fees, undefined, { timeout: 60_000 })) as CallToolResult;
+    const refused = (await client.callTool(fees, { timeout: 60_000 })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(text(refused)).toBe('tool get_fee_dues is not available to persona student; call find_tools to see the tools you may use');
 
@@ -78,8 +78,8 @@ describe('live configuration', () => {
     const rejected = await logged(/configuration edit rejected[^"]*/, from);
     expect(rejected).toContain('personas.yaml');
     // The last good personas still decide: fees refused, academics allowed.
-    expect(((await client.callTool(fees, undefined, { timeout: 60_000 })) as CallToolResult).isError).toBe(true);
-    const courses = (await client.callTool({ name: 'get_enrolled_courses', arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult;
+    expect(((await client.callTool(fees, { timeout: 60_000 })) as CallToolResult).isError).toBe(true);
+    const courses = (await client.callTool({ name: 'get_enrolled_courses', arguments: {} }, { timeout: 60_000 })) as CallToolResult;
     expect(courses.isError ?? false, text(courses)).toBe(false);
   }, 240_000);
 });

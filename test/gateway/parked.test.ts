@@ -11,9 +11,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { freePort, spawnUntil } from '../helpers/process.js';
@@ -82,7 +81,7 @@ describe.each(BACKENDS)('a call parked on replica A, approved on replica B (stor
   test('replica A runs the call as soon as replica B records the approval', async () => {
     const [a, b] = replicas;
     const client = await hostOn(a!);
-    const call = client.callTool({ name: 'raise_maintenance_request', arguments: ARGS }, undefined, { timeout: 120_000 });
+    const call = client.callTool({ name: 'raise_maintenance_request', arguments: ARGS }, { timeout: 120_000 });
 
     const id = await pendingId(store);
     const approved = await fetch(`${b!.base}/approvals/${id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${APPROVALS_TOKEN}` }, redirect: 'manual' });
@@ -102,7 +101,7 @@ describe.each(BACKENDS)('a call parked on replica A, approved on replica B (stor
     await rawQuery(backend.kind, location, `UPDATE approvals SET status = 'approved', used_at = NULL WHERE id = '${used!.id}'`);
     expect((await store.approvals.get(used!.id))?.status).toBe('approved');
 
-    const call = (await hostOn(replicas[1]!)).callTool({ name: 'raise_maintenance_request', arguments: ARGS }, undefined, { timeout: 120_000 });
+    const call = (await hostOn(replicas[1]!)).callTool({ name: 'raise_maintenance_request', arguments: ARGS }, { timeout: 120_000 });
     // B parks it anew (and waits): a person denies the new request.
     const parked = await Promise.race([
       pendingId(store),

@@ -11,9 +11,8 @@
  * asks for more scope (403 insufficient_scope) brings a link for the wider scope. On both
  * store backends.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPerUser, consentBaseOf } from '../../src/gateway/consentPage.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
@@ -37,7 +36,7 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
     await g?.close();
   });
 
-  const whoami = async (client: Client) => (await client.callTool({ name: 'call_tool', arguments: { name: 'whoami', arguments: {} } }, undefined, { timeout: 300_000 })) as CallToolResult;
+  const whoami = async (client: Client) => (await client.callTool({ name: 'call_tool', arguments: { name: 'whoami', arguments: {} } }, { timeout: 300_000 })) as CallToolResult;
   let alice: Host;
   let bob: Host;
 
@@ -164,7 +163,7 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
   }, 300_000);
 
   it("a tool asking for more scope brings the user a new link for the wider scope; once granted the call runs; the other user's tokens stay", async () => {
-    const writeNote = (h: Host) => h.client.callTool({ name: 'call_tool', arguments: { name: 'write_note', arguments: {} } }, undefined, { timeout: 300_000 }) as Promise<CallToolResult>;
+    const writeNote = (h: Host) => h.client.callTool({ name: 'call_tool', arguments: { name: 'write_note', arguments: {} } }, { timeout: 300_000 }) as Promise<CallToolResult>;
     const bobTokens = await g.tokensOf('bob');
     const asked = alice.asked.length;
     const authorizations = g.upstream.provider.scopesAsked.length;

@@ -8,9 +8,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
@@ -59,7 +58,7 @@ describe('per-user consent without an identity provider', () => {
     await upstream?.close();
   });
 
-  const whoami = async () => (await client.callTool({ name: 'call_tool', arguments: { name: 'whoami', arguments: {} } }, undefined, { timeout: 120_000 })) as CallToolResult;
+  const whoami = async () => (await client.callTool({ name: 'call_tool', arguments: { name: 'whoami', arguments: {} } }, { timeout: 120_000 })) as CallToolResult;
 
   it('the link shows whose account is connected; the button connects it, once', async () => {
     const first = await whoami();

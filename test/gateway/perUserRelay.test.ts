@@ -1,15 +1,5 @@
-/**
- * Resources, prompts, completions and subscriptions of a per-user upstream, end to end on
- * loopback (test/helpers/perUser.ts: a real OpenID provider, a real OAuth-protected MCP
- * upstream whose resources and prompt answer for the account of the token that asks, the
- * gateway's HTTP face, SDK clients as hosts), on both store backends: two users each read
- * their own account's notes and get their own prompt text through the same gateway, never
- * the other's nor the gateway's own account's; a user without consent sees none of them
- * and gets the consent link when reading one (in the error, or as a URL elicitation); a
- * URI the persona denies is refused for every user, consent or not; doctor counts the
- * users who hold their own authorization.
- */
-import { McpError, ResourceListChangedNotificationSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from "@modelcontextprotocol/server";
+import type { ReadResourceResult } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/gateway/doctor.js';
 import { linkIn, startPerUserGateway, type Host, type PerUserGateway } from '../helpers/perUser.js';
@@ -28,13 +18,13 @@ const LONG = { timeout: 300_000 };
 const textOf = (r: ReadResourceResult) => r.contents.map((c) => ('text' in c ? c.text : '')).join('\n');
 
 /** The error a request ends with. */
-async function failure(p: Promise<unknown>): Promise<McpError> {
+async function failure(p: Promise<unknown>): Promise<ProtocolError> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
+  expect(err).toBeInstanceOf(ProtocolError);
+  return err as ProtocolError;
 }
 
 describe.each(BACKENDS)('per-user resources and prompts on $kind', (backend) => {
@@ -71,8 +61,8 @@ describe.each(BACKENDS)('per-user resources and prompts on $kind', (backend) => 
   it('a host with URL elicitation is asked to connect on its first read, then reads its own account', async () => {
     alice = await g.host('alice', 'alice-at-tracker');
     const changed: string[] = [];
-    alice.client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => void changed.push(n.method));
-    carol.client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => void changed.push(`carol ${n.method}`));
+    alice.client.setNotificationHandler('notifications/resources/list_changed', (n) => void changed.push(n.method));
+    carol.client.setNotificationHandler('notifications/resources/list_changed', (n) => void changed.push(`carol ${n.method}`));
     const r = await alice.client.readResource({ uri: 'notes://mine' }, LONG);
     expect(textOf(r)).toBe('notes of alice-at-tracker');
     expect(alice.asked).toHaveLength(1);

@@ -8,8 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, connectGateway, logLine } from '../helpers/reference.js';
@@ -49,7 +48,7 @@ describe('live reload', () => {
   let stderr: () => string;
   const logged = (re: RegExp, from: number) => logLine(stderr, re, from);
 
-  const call = async (name: string) => (await client.callTool({ name, arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult;
+  const call = async (name: string) => (await client.callTool({ name, arguments: {} }, { timeout: 60_000 })) as CallToolResult;
 
   beforeAll(async () => {
     writeFileSync(personasPath, dump({ reader: READER }));

@@ -6,9 +6,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema } from "@modelcontextprotocol/core";
+import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, INDEX_READY_MS, referenceConfig, ROOT, type ReferenceSetup } from '../helpers/reference.js';
 
@@ -33,7 +33,7 @@ describe('gateway over the reference servers, stdio host', () => {
     setup = referenceConfig();
     writeFileSync(join(setup.filesDir, 'notes.txt'), 'the quick brown fox\nline two\n');
     ({ client, transport } = await connectGateway(setup.configPath));
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       listChanged++;
     });
   }, INDEX_READY_MS + 30_000);

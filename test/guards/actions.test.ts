@@ -5,8 +5,7 @@
  * the `bank` fixture (an SDK McpServer over stdio), persona `confirm: actions` with the
  * approvals channel, so a call that needs a person is parked; the SDK's Client as host.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, logLine } from '../helpers/reference.js';
 import { fixtureGateway } from './fixtureGateway.js';
@@ -15,7 +14,7 @@ let client: Client;
 let stderr: () => string;
 
 const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
-const call = async (name: string) => text((await client.callTool({ name, arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult);
+const call = async (name: string) => text((await client.callTool({ name, arguments: {} }, { timeout: 60_000 })) as CallToolResult);
 /** What happened to a call: it ran, or it waits for a person. */
 const outcome = async (name: string) => {
   const said = await call(name);

@@ -8,8 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, connectGateway } from '../helpers/reference.js';
 import { fixtureGateway } from './fixtureGateway.js';
@@ -24,7 +23,7 @@ const shell = (args: string[]) => {
   const r = spawnSync(process.execPath, [CLI, ...args, '--config', configPath], { input: '123456\n', encoding: 'utf8', env: { ...process.env, TOOL_CURATOR_LOG: 'warn' }, timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 };
-const transfer = async () => (await client.callTool({ name: 'transfer', arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult;
+const transfer = async () => (await client.callTool({ name: 'transfer', arguments: {} }, { timeout: 60_000 })) as CallToolResult;
 const ran = async () => JSON.parse(text(await client.callTool({ name: 'ran', arguments: {} }))) as string[];
 
 beforeAll(async () => {

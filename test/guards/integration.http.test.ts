@@ -7,9 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnUntil } from '../helpers/process.js';
@@ -83,7 +81,7 @@ describe('a student over Streamable HTTP; the approvals page in Chromium', () =>
   it('a host token whose client auto-accepts elicitation cannot self-approve: HTTP confirms through approvals by default', async () => {
     const client = await connect(STUDENT_TOKEN, { elicitation: {} });
     let asked = 0;
-    client.setRequestHandler(ElicitRequestSchema, async () => {
+    client.setRequestHandler('elicitation/create', async () => {
       asked++;
       return { action: 'accept', content: { confirm: true } };
     });

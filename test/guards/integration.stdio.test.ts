@@ -6,9 +6,8 @@
  * the audit log read back with `tool-curator audit --json`.
  */
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client, ElicitRequest } from "@modelcontextprotocol/client";
 import Database from 'better-sqlite3';
-import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameRatio } from '../../src/guards/nameGuard.js';
 import type { Approval } from '../../src/store/approvals.js';
@@ -45,7 +44,7 @@ describe('a student over stdio, host with elicitation', () => {
   beforeAll(async () => {
     u = universityConfig();
     ({ client } = await connectGateway(u.configPath, STUDENT, { elicitation: {} }));
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    client.setRequestHandler('elicitation/create', async (req) => {
       asked.push(req.params);
       return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
     });

@@ -9,12 +9,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway } from '../helpers/reference.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-
 const WHO = join(import.meta.dirname, 'fixtures', 'who.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'tc-owners-'));
 const aDown = join(dir, 'a-is-down');

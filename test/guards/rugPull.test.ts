@@ -9,8 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/store/types.js';
 import { connectGateway, logLine } from '../helpers/reference.js';
@@ -23,7 +22,7 @@ let stderr: () => string;
 let configPath: string;
 let dir: string;
 
-const call = async (req: { name: string; arguments: Record<string, unknown> }) => (await client.callTool(req, undefined, { timeout: 60_000 })) as CallToolResult;
+const call = async (req: { name: string; arguments: Record<string, unknown> }) => (await client.callTool(req, { timeout: 60_000 })) as CallToolResult;
 const sent = async () => JSON.parse(text(await call({ name: 'sent', arguments: {} }))) as unknown[];
 const listed = async () => (await client.listTools()).tools;
 const found = async () => (JSON.parse(text(await call({ name: 'find_tools', arguments: { query: 'send an email to someone' } }))) as { tools: { name: string; description: string }[] }).tools;

@@ -4,10 +4,8 @@
  * public client; a browser signed in on the approvals page through the page's own client;
  * and the page's own forms, posted as that browser would.
  */
-import { discoverAuthorizationServerMetadata, exchangeAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { discoverAuthorizationServerMetadata, exchangeAuthorization, startAuthorization, Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { expect } from 'vitest';
 import type { Approval, ApprovalsPart } from '../../src/store/types.js';
 import { Browser } from './browser.js';
@@ -51,7 +49,7 @@ export async function bearerHost(mcpUrl: string, token: string): Promise<Client>
 
 /** Calls the gateway's `call_tool` for upstream tool `name` with `args`. */
 export const callTool = async (client: Client, name: string, args: Record<string, unknown>) =>
-  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, undefined, { timeout: 120_000 })) as CallToolResult;
+  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, { timeout: 120_000 })) as CallToolResult;
 
 /** The one pending request of `user`'s call with `args`. */
 export async function pendingOf(approvals: ApprovalsPart, user: string, args: Record<string, unknown>): Promise<Approval> {

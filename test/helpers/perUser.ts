@@ -9,9 +9,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult, ElicitRequestURLParams } from "@modelcontextprotocol/client";
 import { expect } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
@@ -122,7 +121,7 @@ export async function startPerUserGateway(backend: Backend, personas: string, us
     const client = new Client({ name: `host-of-${user}`, version: '1.0.0' }, { capabilities: account ? { elicitation: { url: {} } } : {} });
     const asked: ElicitRequestURLParams[] = [];
     if (account) {
-      client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      client.setRequestHandler('elicitation/create', async (req) => {
         asked.push(req.params as ElicitRequestURLParams);
         if (failing) throw new Error('the host could not open a browser');
         const page = await openConsent((req.params as ElicitRequestURLParams).url, user, account);

@@ -8,9 +8,9 @@
  * subscribe refuse every one, the public files still read, and completion never offers a
  * value that leads to a secret.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, DOCS_TOKEN as TOKEN, docsConfig } from './docs.js';
 import { httpGateway, mcpError, stdioHost } from './setup.js';

@@ -1,16 +1,5 @@
-/**
- * Resource deny rules against two more families of spellings (probe of 2026-12-03): path
- * parameters (`..;/`, `secret;v=1/`, as Tomcat and Jetty drop them per segment) and a deny
- * rule written in one Unicode normalisation form (NFD, as a macOS listing spells `café`)
- * against a URI in the other (NFC). The built gateway fronts the `docs` fixture, whose
- * careless template reader drops `;` parameters and reads NFKC; the SDK's Client is the
- * host over stdio. Each spelling reaches a secret when sent to the fixture directly
- * (checked here); through the gateway, read and subscribe refuse every one, and public
- * files under the same spellings still read.
- */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, DOCS_PERSONAS, docsConfig } from './docs.js';
 import { stdioHost } from './setup.js';
@@ -84,7 +73,7 @@ describe('path parameters and Unicode forms', () => {
 describe('resources/updated', () => {
   it('reaches the host only for what it subscribed to: never for a secret under any of these spellings', async () => {
     const updated: string[] = [];
-    host.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    host.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
     await host.subscribeResource({ uri: 'file:///public/readme.txt;v=1' });
     const touch = (uri: string) => host.callTool({ name: 'call_tool', arguments: { name: 'touch', arguments: { uri } } });
     for (const uri of ['file:///secret/keys.txt', ...SECRET_SPELLINGS]) await touch(uri.replace(/^tool-curator:\/\/docs\//, ''));

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/server";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/reference.js';
@@ -71,7 +71,7 @@ describe('relay and the confirmation guard', () => {
       await new Promise((r) => setTimeout(r, 200));
       return { action: 'accept', content: { confirm: true } };
     };
-    await expect(host.client.callTool({ name: 'slow', arguments: { ms: 100 } }, undefined, { signal: abort.signal })).rejects.toThrow();
+    await expect(host.client.callTool({ name: 'slow', arguments: { ms: 100 } }, { signal: abort.signal })).rejects.toThrow();
     await expect
       .poll(() => (JSON.parse(cli('audit', '--json', '--tail', '5')) as { tool: string; notes: string[] }[]).filter((a) => a.tool === 'slow').map((a) => a.notes), { timeout: 10_000 })
       .toEqual([['cancelled by the host before it ran']]);

@@ -7,9 +7,9 @@
  * upstream). The built gateway, the SDK's Client as host over stdio and Streamable HTTP.
  */
 import { writeFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, DOCS_PERSONAS, DOCS_TOKEN, docsConfig } from './docs.js';
@@ -43,7 +43,7 @@ function embeddedSuite(connect: (configPath: string) => Promise<{ host: Client; 
     const made = docsConfig();
     personasPath = made.personasPath;
     ({ host, close } = await connect(made.configPath));
-    host.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    host.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
   });
   afterAll(async () => {
     await close?.();

@@ -1,14 +1,6 @@
-/**
- * Resources inside an upstream's question to the host's model: a sampling/createMessage
- * sent during a tools/call may carry a tool_result whose content embeds or links a
- * resource (MCP 2025-11-25), which reaches the host's model as a tool result would. Through
- * the gateway each such block is decided as a read of its URI would be, so the `docs`
- * fixture's secrets do not reach the host that way. The built gateway over stdio, the
- * SDK's Client as host, with sampling.
- */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, type CallToolResult, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult, CreateMessageRequest } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/reference.js';
 import { DOCS, docsConfig } from './docs.js';
@@ -17,7 +9,7 @@ import { DOCS, docsConfig } from './docs.js';
 async function samplingHost(transport: StdioClientTransport): Promise<{ client: Client; asked: CreateMessageRequest['params'][] }> {
   const asked: CreateMessageRequest['params'][] = [];
   const client = new Client({ name: 'sampling-host', version: '1.0.0' }, { capabilities: { sampling: {} } });
-  client.setRequestHandler(CreateMessageRequestSchema, (req) => {
+  client.setRequestHandler('sampling/createMessage', (req) => {
     asked.push(req.params);
     return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'test-model' };
   });

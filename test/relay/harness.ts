@@ -7,21 +7,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitationCompleteNotificationSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  type CallToolResult,
-  type ClientCapabilities,
-  type CreateMessageRequest,
-  type ElicitRequest,
-  type ElicitResult,
-  type LoggingMessageNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult, ClientCapabilities, CreateMessageRequest, ElicitRequest, ElicitResult, LoggingMessageNotification } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { CLI, ROOT, connectGateway } from '../helpers/reference.js';
 import { freePort, spawnUntil } from '../helpers/process.js';
@@ -80,21 +67,21 @@ export function record(client: Client, capabilities: ClientCapabilities): Host {
   const received: Received = { sampling: [], elicitations: [], logs: [], completed: [] };
   const host: Host = { client, received, answerForm: async () => ({ action: 'accept', content: { name: 'Ada' } }), close: () => client.close() };
   if (capabilities.sampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    client.setRequestHandler('sampling/createMessage', async (req) => {
       received.sampling.push(req.params);
       const prompt = req.params.messages[0]!.content as { text: string };
       return { model: 'test-model', role: 'assistant', content: { type: 'text', text: `echo: ${prompt.text}` }, stopReason: 'endTurn' };
     });
   }
   if (capabilities.elicitation) {
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    client.setRequestHandler('elicitation/create', async (req) => {
       received.elicitations.push(req.params);
       return req.params.mode === 'url' ? { action: 'accept' } : host.answerForm(req.params);
     });
-    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => void received.completed.push(n.params.elicitationId));
+    client.setNotificationHandler('notifications/elicitation/complete', (n) => void received.completed.push(n.params.elicitationId));
   }
-  if (capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: ROOTS }));
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void received.logs.push(n.params));
+  if (capabilities.roots) client.setRequestHandler('roots/list', async () => ({ roots: ROOTS }));
+  client.setNotificationHandler('notifications/message', (n) => void received.logs.push(n.params));
   return host;
 }
 

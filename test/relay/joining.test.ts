@@ -8,8 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, startBeta, stdioHost } from './setup.js';
@@ -39,7 +38,7 @@ beforeAll(async () => {
     }),
   );
   host = await stdioHost(configPath, 'all');
-  host.setNotificationHandler(PromptListChangedNotificationSchema, () => void promptChanges++);
+  host.setNotificationHandler('notifications/prompts/list_changed', () => void promptChanges++);
 });
 afterAll(async () => {
   await host?.close();

@@ -1,5 +1,5 @@
 /** Relayed names and the gateway's cursor, without a network. */
-import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/server";
 import { describe, expect, test } from 'vitest';
 import { encodeCursor, paginate } from '../../src/relay/cursor.js';
 import { buildRelayCatalog, MemoryRelayNames, prefixUri, unprefixUri } from '../../src/relay/names.js';
@@ -9,7 +9,7 @@ const upstream = (name: string, resources: string[], templates: string[], prompt
   caps: {},
   lists: {
     resources: resources.map((uri): Resource => ({ uri, name: uri })),
-    templates: templates.map((uriTemplate): ResourceTemplate => ({ uriTemplate, name: uriTemplate })),
+    templates: templates.map((uriTemplate): ResourceTemplateType => ({ uriTemplate, name: uriTemplate })),
     prompts: prompts.map((n): Prompt => ({ name: n, description: `${name} ${n}` })),
   },
 });

@@ -3,9 +3,8 @@
  * and tools/call result arrive in one read (as one stdio chunk delivers them). The
  * transport below plays that wire; everything above it is the SDK.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Client, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
+import type { Transport, JSONRPCMessage, Progress } from "@modelcontextprotocol/client";
 import { describe, expect, it } from 'vitest';
 import { keepArrivalOrder } from '../../src/relay/order.js';
 
@@ -39,7 +38,7 @@ async function callWithProgress(ordered: boolean): Promise<{ seen: Progress[]; e
   await client.connect(new BurstTransport());
   if (ordered) keepArrivalOrder(client);
   const seen: Progress[] = [];
-  await client.callTool({ name: 'job', arguments: {} }, undefined, { onprogress: (p) => void seen.push(p) });
+  await client.callTool({ name: 'job', arguments: {} }, { onprogress: (p) => void seen.push(p) });
   await new Promise((r) => setImmediate(r));
   await client.close();
   return { seen, errors };

@@ -3,8 +3,7 @@
  * an upstream goes to, how progress maps back to the host's token, what is refused, and
  * that a cancelled call is never forwarded.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ClientCapabilities, LoggingMessageNotification, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ClientCapabilities, LoggingMessageNotification, ServerNotification } from "@modelcontextprotocol/server";
 import { describe, expect, it } from 'vitest';
 import { compose, type CallContext } from '../../src/guards/types.js';
 import { cancellationGuard } from '../../src/relay/cancel.js';
@@ -142,8 +141,10 @@ describe('Relay.hostRequest', () => {
     const relay = new Relay({ mayUse: () => true, requestMs: 1000 });
     const s = session('s1');
     const signal = new AbortController().signal;
+    /* @mcp-codemod-error This object looks like a v1 handler-context mock (requestId, signal, _meta, sendNotification). v2 nests the context — reshape it (requestId → mcpReq.id; signal → mcpReq.signal; _meta → mcpReq._meta; sendNotification → mcpReq.notify), e.g. { sendRequest: fn } → { mcpReq: { send: fn } }. Passed as-is to a migrated handler that reads ctx.mcpReq.*, the v1 shape throws "Cannot read properties of undefined". */
     const extra = { requestId: 4, signal, _meta: { progressToken: 'p1', 'example.com/trace': 't' }, sendNotification: async () => undefined };
     const r = relay.hostRequest(s, extra as never);
+    /* @mcp-codemod-error This object looks like a v1 handler-context mock (requestId, signal). v2 nests the context — reshape it (requestId → mcpReq.id; signal → mcpReq.signal), e.g. { sendRequest: fn } → { mcpReq: { send: fn } }. Passed as-is to a migrated handler that reads ctx.mcpReq.*, the v1 shape throws "Cannot read properties of undefined". | This object looks like a v1 handler-context mock (requestId, signal). v2 nests the context — reshape it (requestId → mcpReq.id; signal → mcpReq.signal), e.g. { sendRequest: fn } → { mcpReq: { send: fn } }. Passed as-is to a migrated handler that reads ctx.mcpReq.*, the v1 shape throws "Cannot read properties of undefined". */
     expect({ requestId: r.requestId, progressToken: r.progressToken, meta: r.meta, signal: r.signal === signal }).toEqual({
       requestId: 4,
       progressToken: 'p1',

@@ -5,13 +5,7 @@
  * list. What the host receives is compared with what the upstreams themselves send.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS, directClients, httpGateway, mcpError, relayConfig, startBeta, stdioHost } from './setup.js';
 
@@ -40,7 +34,7 @@ async function allPages<T>(list: (cursor?: string) => Promise<{ nextCursor?: str
 /** Resolves with the URIs of the next `n` resources/updated notifications the host receives. */
 function collectUpdates(client: Client): string[] {
   const got: string[] = [];
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void got.push(n.params.uri));
+  client.setNotificationHandler('notifications/resources/updated', (n) => void got.push(n.params.uri));
   return got;
 }
 
@@ -205,8 +199,8 @@ function relaySuite(hosts: Hosts): void {
     const host = hosts.full();
     let prompts = 0;
     let resources = 0;
-    host.setNotificationHandler(PromptListChangedNotificationSchema, () => void prompts++);
-    host.setNotificationHandler(ResourceListChangedNotificationSchema, () => void resources++);
+    host.setNotificationHandler('notifications/prompts/list_changed', () => void prompts++);
+    host.setNotificationHandler('notifications/resources/list_changed', () => void resources++);
     await host.callTool({ name: 'call_tool', arguments: { name: 'add_prompt', arguments: {} } });
     await until(() => prompts > 0, 'prompts list_changed');
     const names = (await allPages<{ name: string }>((cursor) => host.listPrompts(cursor ? { cursor } : undefined), 'prompts')).items.map((p) => p.name);

@@ -3,7 +3,7 @@
  * received requests and notifications (recorded by harness.ts) and the upstream's view
  * (its tool results and its `observations`).
  */
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from "@modelcontextprotocol/server";
 import { expect, it } from 'vitest';
 import { FORM_SCHEMA, RICH_RESULT, RICH_TOOL } from './fixtures/shapes.js';
 import { CALL_MS, json, observations, ROOTS, text, type Host } from './harness.js';
@@ -17,7 +17,7 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
 
   it("relays progress under the host's own token and passes the host's other _meta upstream", async () => {
     const seen: Progress[] = [];
-    const r = await host().client.callTool({ name: 'progress_job', arguments: { steps: 3, delay_ms: 20 }, _meta: { 'example.com/trace': 't1' } }, undefined, {
+    const r = await host().client.callTool({ name: 'progress_job', arguments: { steps: 3, delay_ms: 20 }, _meta: { 'example.com/trace': 't1' } }, {
       onprogress: (p) => void seen.push(p),
     });
     expect(text(r)).toBe('finished 3 steps; progress token present; _meta keys example.com/trace,progressToken');
@@ -30,7 +30,7 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
     const steps = 6;
     const delay = Math.round(CALL_MS * 0.3);
     const seen: Progress[] = [];
-    const long = await host().client.callTool({ name: 'progress_job', arguments: { steps, delay_ms: delay } }, undefined, { onprogress: (p) => void seen.push(p) });
+    const long = await host().client.callTool({ name: 'progress_job', arguments: { steps, delay_ms: delay } }, { onprogress: (p) => void seen.push(p) });
     expect(long.isError).toBeFalsy();
     expect(text(long)).toBe(`finished ${steps} steps; progress token present; _meta keys progressToken`);
     // Every step's progress in order. The last may be lost by this host alone: an SDK client (1.32) drops a progress
@@ -130,7 +130,7 @@ export function relayScenarios(host: () => Host, bare: () => Host): void {
 
   it("cancels the upstream call when the host cancels its tools/call, with the host's reason", async () => {
     const abort = new AbortController();
-    const call = host().client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, undefined, {
+    const call = host().client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, {
       signal: abort.signal,
       onprogress: () => abort.abort('user pressed stop'),
     });

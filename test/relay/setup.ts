@@ -8,11 +8,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client, StreamableHTTPClientTransport, InMemoryTransport, ProtocolError } from "@modelcontextprotocol/client";
 import { expect } from 'vitest';
 import { dump } from 'js-yaml';
 import { loadConfig } from '../../src/config/load.js';
@@ -123,11 +120,11 @@ export async function directClients(betaUrl: string): Promise<{ alpha: Client; b
 }
 
 /** The MCP error `p` rejects with; fails the test when it resolves or rejects with anything else. */
-export async function mcpError(p: Promise<unknown>): Promise<McpError> {
+export async function mcpError(p: Promise<unknown>): Promise<ProtocolError> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
+  expect(err).toBeInstanceOf(ProtocolError);
+  return err as ProtocolError;
 }

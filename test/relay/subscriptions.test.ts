@@ -3,10 +3,8 @@
  * transport pair (the pool is reduced to what Subscriptions reads: client() and events).
  */
 import { EventEmitter } from 'node:events';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
+import { Client } from "@modelcontextprotocol/client";
 import { describe, expect, it } from 'vitest';
 import { Subscriptions } from '../../src/relay/subscriptions.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';
@@ -14,8 +12,8 @@ import type { UpstreamPool } from '../../src/upstream/pool.js';
 async function upstream() {
   const calls: string[] = [];
   const server = new Server({ name: 'up', version: '1' }, { capabilities: { resources: { subscribe: true } } });
-  server.setRequestHandler(SubscribeRequestSchema, (req) => (calls.push(`subscribe ${req.params.uri}`), {}));
-  server.setRequestHandler(UnsubscribeRequestSchema, (req) => (calls.push(`unsubscribe ${req.params.uri}`), {}));
+  server.setRequestHandler('resources/subscribe', (req) => (calls.push(`subscribe ${req.params.uri}`), {}));
+  server.setRequestHandler('resources/unsubscribe', (req) => (calls.push(`unsubscribe ${req.params.uri}`), {}));
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: 'gateway', version: '1' });

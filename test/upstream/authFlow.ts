@@ -6,9 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { expect } from 'vitest';
 
 const ROOT = resolve(__dirname, '../..');
@@ -92,5 +92,5 @@ export async function serve(config: string, env: Record<string, string> = {}): P
 }
 
 export const callTool = async (client: Client, name: string) =>
-  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: {} } }, undefined, { timeout: 120_000 })) as CallToolResult;
+  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: {} } }, { timeout: 120_000 })) as CallToolResult;
 export const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

@@ -20,16 +20,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
-import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InvalidGrantError, InvalidTokenError, requireBearerAuth, getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/server-legacy/auth";
+import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/server-legacy/auth";
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { completable, McpServer } from "@modelcontextprotocol/server";
+import type { AuthInfo, OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/server";
 import { z } from 'zod';
 
 interface Issued {
@@ -181,7 +176,9 @@ export async function startProtectedServer(options: { stateful?: boolean } = {})
     res.json(provider.issue(id, String(req.body.scope ?? '').split(' ').filter(Boolean), req.body.resource, false));
   });
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: new URL(mcpUrl), scopesSupported: ['tools:read'] }));
+  /* @mcp-codemod-error getOAuthProtectedResourceMetadataUrl: resource-server auth helpers routed to the frozen @modelcontextprotocol/server-legacy/auth copy. The maintained v2 home is @modelcontextprotocol/express — when re-pointing, verifiers must throw the v2 OAuthError (the express middleware does not recognize the legacy error classes). See the migration guide's server auth split section. */
   const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl));
+  /* @mcp-codemod-error requireBearerAuth: resource-server auth helpers routed to the frozen @modelcontextprotocol/server-legacy/auth copy. The maintained v2 home is @modelcontextprotocol/express — when re-pointing, verifiers must throw the v2 OAuthError (the express middleware does not recognize the legacy error classes). See the migration guide's server auth split section. */
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl });
   /** write_note without `notes:write`: 403 insufficient_scope, as RFC 6750 and the MCP spec (step-up) describe. */
   const stepUp = (req: express.Request, res: Response, next: express.NextFunction) => {
@@ -193,7 +190,7 @@ export async function startProtectedServer(options: { stateful?: boolean } = {})
       .json({ error: 'insufficient_scope', error_description: 'write_note needs notes:write' });
   };
   /** Stateful sessions by id; the servers subscribed to each URI. */
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const subscribers = new Map<string, Set<McpServer>>();
   const build = () => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
@@ -204,19 +201,19 @@ export async function startProtectedServer(options: { stateful?: boolean } = {})
       content: [{ type: 'text', text: `note written with scopes [${extra.authInfo?.scopes.join(' ')}]` }],
     }));
     const account = (auth: AuthInfo | undefined) => String(auth?.extra?.account ?? `client ${auth?.clientId}`);
-    server.registerResource('my-notes', 'notes://mine', { description: "The account's own notes", mimeType: 'text/plain' }, async (uri, extra) => ({
-      contents: [{ uri: uri.href, mimeType: 'text/plain', text: `notes of ${account(extra.authInfo)}` }],
+    server.registerResource('my-notes', 'notes://mine', { description: "The account's own notes", mimeType: 'text/plain' }, async (uri, ctx) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: `notes of ${account(ctx.http?.authInfo)}` }],
     }));
-    server.registerResource('secret-notes', 'notes://secret', { mimeType: 'text/plain' }, async (uri, extra) => ({
-      contents: [{ uri: uri.href, mimeType: 'text/plain', text: `secret of ${account(extra.authInfo)}` }],
+    server.registerResource('secret-notes', 'notes://secret', { mimeType: 'text/plain' }, async (uri, ctx) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: `secret of ${account(ctx.http?.authInfo)}` }],
     }));
     const topics = ['daily', 'weekly'];
-    server.registerPrompt('greeting', { description: 'Greets the account', argsSchema: { topic: completable(z.string(), (v) => topics.filter((t) => t.startsWith(v))) } }, async ({ topic }, extra) => ({
-      messages: [{ role: 'user', content: { type: 'text', text: `Hello ${account(extra.authInfo)}, about ${topic}` } }],
+    server.registerPrompt('greeting', { description: 'Greets the account', argsSchema: z.object({ topic: completable(z.string(), (v) => topics.filter((t) => t.startsWith(v))) }) }, async ({ topic }, ctx) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Hello ${account(ctx.http?.authInfo)}, about ${topic}` } }],
     }));
     server.server.registerCapabilities({ resources: { subscribe: true } });
-    server.server.setRequestHandler(SubscribeRequestSchema, (req, extra) => {
-      subscriptions.push(`${account(extra.authInfo)} ${req.params.uri}`);
+    server.server.setRequestHandler('resources/subscribe', (req, ctx) => {
+      subscriptions.push(`${account(ctx.http?.authInfo)} ${req.params.uri}`);
       subscribers.set(req.params.uri, (subscribers.get(req.params.uri) ?? new Set()).add(server));
       return {};
     });
@@ -229,11 +226,11 @@ export async function startProtectedServer(options: { stateful?: boolean } = {})
       const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
       if (known) return known.handleRequest(req, res, req.body);
       if (sid !== undefined) return unknownSession(res);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, transport) });
+      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, transport) });
       await build().connect(transport);
       return transport.handleRequest(req, res, req.body);
     }
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close());
     await build().connect(transport);
     await transport.handleRequest(req, res, req.body);

@@ -11,9 +11,8 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnUntil } from '../helpers/process.js';
@@ -56,7 +55,7 @@ async function gatewayOver(upstream: Record<string, unknown>, relay: Record<stri
 }
 
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
-  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, undefined, { timeout: 300_000 })) as CallToolResult;
+  (await client.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, { timeout: 300_000 })) as CallToolResult;
 
 /**
  * Session B's call is in flight on the upstream (it has started and waits for a file)

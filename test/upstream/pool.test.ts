@@ -1,11 +1,6 @@
-/**
- * The upstream pool against real MCP servers built with the SDK, over an in-process
- * transport pair where a spawned process adds nothing: pagination and list_changed.
- */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
+import { Client } from "@modelcontextprotocol/client";
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/catalog/catalog.js';
 import { ActionRules } from '../../src/policy/actions.js';
@@ -17,7 +12,7 @@ const tool = (name: string): Tool => ({ name, description: `does ${name}`, input
 async function pagedServer(names: string[], pageSize: number, cursors: (page: number) => string = (p) => `page-${p}`) {
   const server = new Server({ name: 'paged', version: '1' }, { capabilities: { tools: {} } });
   const requests: (string | undefined)[] = [];
-  server.setRequestHandler(ListToolsRequestSchema, (req) => {
+  server.setRequestHandler('tools/list', (req) => {
     const cursor = req.params?.cursor;
     requests.push(cursor);
     const page = cursor === undefined ? 0 : Number(cursor.split('-')[1]);

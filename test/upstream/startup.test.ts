@@ -10,9 +10,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -53,7 +52,7 @@ describe('a hung upstream beside a healthy one and a slow one', () => {
     const [a, b] = InMemoryTransport.createLinkedPair();
     await session.server.connect(a);
     host = new Client({ name: 'host', version: '1' });
-    host.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged.push(gateway.catalog.length));
+    host.setNotificationHandler('notifications/tools/list_changed', () => void listChanged.push(gateway.catalog.length));
     await host.connect(b);
   }, 120_000);
 
@@ -63,9 +62,9 @@ describe('a hung upstream beside a healthy one and a slow one', () => {
   });
 
   const call = async (name: string, args: Record<string, unknown> = {}) =>
-    (await host.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, undefined, { timeout: 120_000 })) as CallToolResult;
+    (await host.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, { timeout: 120_000 })) as CallToolResult;
   const found = async (query: string) =>
-    (JSON.parse(text((await host.callTool({ name: 'find_tools', arguments: { query } }, undefined, { timeout: 120_000 })) as CallToolResult)) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    (JSON.parse(text((await host.callTool({ name: 'find_tools', arguments: { query } }, { timeout: 120_000 })) as CallToolResult)) as { tools: { name: string }[] }).tools.map((t) => t.name);
 
   it("lists, finds and calls the healthy upstream's tools while the hung one is still connecting", async () => {
     // The first tools/list waits list_wait_ms at most: the healthy upstream may arrive

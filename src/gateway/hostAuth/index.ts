@@ -8,8 +8,8 @@
  * face (http.ts) calls it only for requests no static token matched.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import { requireBearerAuth } from "@modelcontextprotocol/server-legacy/auth";
 import type { LoadedConfig } from '../../config/load.js';
 import type { ConfirmVia, SignInClientConfig } from '../../config/schema.js';
 import type { Principal } from '../../guards/types.js';
@@ -44,6 +44,7 @@ export interface HostAuth {
 }
 
 /** Runs the SDK's express-style bearer middleware on a plain node:http exchange; resolves with the token's AuthInfo, or undefined once it has answered. */
+/* @mcp-codemod-error requireBearerAuth: resource-server auth helpers routed to the frozen @modelcontextprotocol/server-legacy/auth copy. The maintained v2 home is @modelcontextprotocol/express — when re-pointing, verifiers must throw the v2 OAuthError (the express middleware does not recognize the legacy error classes). See the migration guide's server auth split section. */
 function bearer(middleware: ReturnType<typeof requireBearerAuth>, req: IncomingMessage, res: ServerResponse): Promise<AuthInfo | undefined> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = {};

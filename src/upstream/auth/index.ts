@@ -5,9 +5,8 @@
  * (client_secret_basic or private_key_jwt) for `client_credentials`. Tokens belong to
  * the gateway's configured account per upstream, whichever persona a call comes from.
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/client";
+import type { OAuthClientProvider, FetchLike } from "@modelcontextprotocol/client";
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../../config/schema.js';
 import type { Store } from '../../store/types.js';
 import { CLIENT_NAME, StoreOAuthProvider, type StoreOAuthProviderOptions } from './provider.js';

@@ -7,12 +7,8 @@
  * in process (its audit log is read directly), the eight university servers as child
  * processes over stdio.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformation, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, UnauthorizedError, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { OAuthClientProvider, OAuthClientInformation, OAuthClientMetadata, OAuthTokens, CallToolResult } from "@modelcontextprotocol/client";
 import { base64url, decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
