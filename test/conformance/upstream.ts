@@ -18,12 +18,20 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { McpServer, ResourceTemplate, completable, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { EventStore, JSONRPCMessage, LoggingLevel } from "@modelcontextprotocol/server";
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import {
+  completable,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceTemplate,
+  type EventStore,
+  type JSONRPCMessage,
+  type LoggingLevel,
+} from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
-import { PNG_BASE64, TOOLS, type ToolContext } from './upstreamTools.js';
+import { PNG_BASE64, TOOLS, type UpstreamState } from './upstreamTools.js';
 
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
@@ -35,21 +43,20 @@ export function createConformanceServer(): McpServer {
   );
   let minLevel: LoggingLevel = 'info';
   const subscriptions = new Set<string>();
-  const ctx: ToolContext = {
+  const upstream: UpstreamState = {
     server,
-    log: async (extra, level, data) => {
+    log: async (ctx, level, data) => {
       if (LEVELS.indexOf(level) < LEVELS.indexOf(minLevel)) return;
-      await extra.sendNotification({ method: 'notifications/message', params: { level, logger: 'conformance-upstream', data } });
+      await ctx.mcpReq.notify({ method: 'notifications/message', params: { level, logger: 'conformance-upstream', data } });
     },
   };
 
   const tools = new Map(TOOLS.map((t) => [t.definition.name, t]));
   server.server.setRequestHandler('tools/list', () => ({ tools: TOOLS.map((t) => t.definition) }));
-  /* @mcp-codemod-error Cannot rename 'extra' to 'ctx': 'ctx' is already referenced in this scope. Manual migration required. */
-  server.server.setRequestHandler('tools/call', (req, extra) => {
+  server.server.setRequestHandler('tools/call', (req, ctx) => {
     const tool = tools.get(req.params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${req.params.name} not found`);
-    return tool.run(req.params.arguments ?? {}, extra, ctx);
+    return tool.run(req.params.arguments ?? {}, ctx, upstream);
   });
   server.server.setRequestHandler('logging/setLevel', (req) => {
     minLevel = req.params.level;
