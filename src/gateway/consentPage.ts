@@ -161,7 +161,8 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
       }
       const code = url.searchParams.get('code');
       if (!code) return fail(res, 400, `${flow.upstream} refused the authorization: ${url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? 'no code'}.`);
-      await finishConsent({ upstream: flow.upstream, cfg: opts.upstreams[flow.upstream]!, user: flow.subject, redirectUrl: callbackUrl, store: opts.store }, code);
+      const upstream = { upstream: flow.upstream, cfg: opts.upstreams[flow.upstream]!, user: flow.subject, redirectUrl: callbackUrl, store: opts.store };
+      await finishConsent(upstream, code, url.searchParams.get('iss') ?? undefined);
       return connected(res, flow.upstream, flow.subject);
     }
     send(res, 404, page('Not found', '<p>No such page.</p>'));

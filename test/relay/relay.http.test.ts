@@ -64,7 +64,7 @@ describe('relay: HTTP host, HTTP upstream', () => {
     const abort = new AbortController();
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const slow = a.client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, undefined, { signal: abort.signal, onprogress: () => started() });
+    const slow = a.client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, { signal: abort.signal, onprogress: () => started() });
     await running;
     const before = host.received.sampling.length;
     const r = await host.client.callTool({ name: 'sample', arguments: { prompt: 'Whose question?' } });
