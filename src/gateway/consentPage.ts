@@ -144,7 +144,7 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
       const code = url.searchParams.get('code');
       if (!flow || flow.step.step !== 'signin') return expired(res);
       if (!code) return fail(res, 400, `The sign-in was refused: ${url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? 'no code'}.`);
-      const { userId: user } = await opts.signIn.finish(signInUrl, code, flow.step.verifier);
+      const { userId: user } = await opts.signIn.finish(signInUrl, code, flow.step.verifier, url.searchParams.get('iss') ?? undefined);
       if (user !== flow.subject) {
         log.warn({ upstream: flow.upstream, link_user: flow.subject, signed_in: user }, 'a consent link was opened by another user; nothing attached');
         return fail(res, 403, `This link was made for another user, and you signed in as ${user}. Nothing was connected. Ask your own host for a link: call the tool there.`);
