@@ -1,5 +1,5 @@
 /**
- * Keeps an upstream's messages in arrival order. The SDK's Protocol (1.32) runs a
+ * Keeps an upstream's messages in arrival order. The SDK's Protocol (1.32, 2.4.0) runs a
  * notification handler one microtask after the notification arrives but handles a
  * response at once, retiring the request's progress handler: progress (and a log
  * message) read in the same chunk as the call's result is then handled after the call
