@@ -15,7 +15,7 @@ import { loadConfig, type LoadedConfig } from '../src/config/load.js';
 import { storeLocation } from '../src/config/store.js';
 import { embedderConfigSchema } from '../src/embedding/index.js';
 import { Gateway } from '../src/gateway/gateway.js';
-import { Session } from '../src/gateway/session.js';
+import { Session } from '../src/host/session.js';
 import { percentile } from '../src/eval/metrics.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

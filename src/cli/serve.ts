@@ -5,11 +5,11 @@
  * among the info lines.
  */
 import { Gateway } from '../gateway/gateway.js';
-import { checkTokens, serveHttp } from '../gateway/http.js';
-import { installLifecycle } from '../gateway/lifecycle.js';
+import { checkTokens, serveHttp } from '../host/http.js';
+import { installLifecycle } from './lifecycle.js';
 import { reloadAndLog, watchConfig } from '../gateway/liveConfig.js';
-import { Session } from '../gateway/session.js';
-import { guardedStdioTransport } from '../gateway/stdioGuard.js';
+import { Session } from '../host/session.js';
+import { guardedStdioTransport } from '../host/stdio.js';
 import { log, startupWarnings } from '../log.js';
 import type { FlagsOf } from './commands.js';
 import { checkSession, config, identity, strictError } from './session.js';

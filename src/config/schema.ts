@@ -135,7 +135,7 @@ const embedderSchema = z.preprocess(
 );
 
 /**
- * Learning from use (src/gateway/learning.ts, docs/CURATOR.md "Learning from use"): a
+ * Learning from use (src/learning/learning.ts, docs/CURATOR.md "Learning from use"): a
  * find_tools query followed in the same session by a successful, uncorrected, allowed
  * call of a tool it returned becomes evidence; a (query, tool) pair that enough distinct
  * users of one persona gave is indexed as a learned exemplar of that persona only.

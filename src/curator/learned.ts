@@ -1,7 +1,7 @@
 /**
  * Learned exemplars: queries after which users of one scope (a persona, within a tenant)
  * called a tool, given to the curator by the gateway's learning from use
- * (gateway/learning.ts decides what evidence is enough). They count only for queries of
+ * (learning/learning.ts decides what evidence is enough). They count only for queries of
  * their own scope: the catalog's indexes are shared by every persona, so a scope's learned
  * queries live in small side indexes of their own, used by select() with that scope.
  * - Dense (LearnedIndex): each one is a passage of its tool, exactly like an exemplars.json
@@ -29,7 +29,7 @@ export interface LearnedExemplar {
   tool: string;
   /**
    * How much the evidence still counts, in (0, 1]: 1 for fresh evidence, halving with
-   * every half-life of age (gateway/learning.ts). The passage's cosine is multiplied by
+   * every half-life of age (learning/learning.ts). The passage's cosine is multiplied by
    * it, so old evidence fades below the tool's own passages instead of ending at once.
    */
   weight: number;

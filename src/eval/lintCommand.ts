@@ -13,7 +13,7 @@ import type { CuratorMode, ExtraContext } from '../curator/types.js';
 import { createEmbedder } from '../embedding/index.js';
 import type { EmbedderConfig } from '../embedding/index.js';
 import { Gateway } from '../gateway/gateway.js';
-import { learnedCounts } from '../gateway/learning.js';
+import { learnedCounts } from '../learning/learning.js';
 import { visibleSchema } from '../guards/identity.js';
 import { openDb } from '../store/db.js';
 import { EmbeddingStore } from '../store/embeddings.js';

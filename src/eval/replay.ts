@@ -2,7 +2,7 @@
  * Learning from use, measured by replay (`tool-curator eval … --replay`): a suite's cases
  * are split into a traffic half and a test half; the traffic half is replayed as sessions
  * of several users — each user searches with the case's query, then calls the case's
- * expected tools — through the gateway's own evidence path (gateway/learning.ts) into a
+ * expected tools — through the gateway's own evidence path (learning/learning.ts) into a
  * throwaway store; the learned exemplars that come out are given to the curator, and the
  * test half is scored before and after. The split is by position, never by content: even
  * positions are traffic, odd ones test, so a development file that wants a phrasing held
@@ -12,7 +12,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import { learningSchema } from '../config/schema.js';
 import { learnedScope } from '../curator/learned.js';
 import type { ToolCurator } from '../curator/types.js';
-import { Learning } from '../gateway/learning.js';
+import { Learning } from '../learning/learning.js';
 import { openStore } from '../store/index.js';
 import type { CaseResult } from './suite.js';
 

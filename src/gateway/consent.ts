@@ -23,7 +23,7 @@ import type { OAuthKey, Store } from '../store/types.js';
 import { isPerUser, NeedsAuthorizationError } from '../upstream/auth/index.js';
 import { userKey, type UserConnections } from '../upstream/users.js';
 import { accountOf, signedInAccount } from './accounts.js';
-import { consentLink } from './consentPage.js';
+import { consentLink } from '../pages/consent.js';
 
 /** How often a waiting call looks at the store besides the `oauth` events (which are best effort). */
 const POLL_MS = 1000;

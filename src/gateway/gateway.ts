@@ -38,13 +38,13 @@ import type { ApprovalsPart, Store } from '../store/types.js';
 import { isPerUser, upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { writeSnapshot } from './catalogSnapshot.js';
-import { checkApprovers } from './hostAuth/config.js';
-import { approverPolicy } from './hostAuth/rules.js';
+import { checkApprovers } from '../host/auth/config.js';
+import { approverPolicy } from '../host/auth/rules.js';
 import { extraContext, startCurator } from './curatorSetup.js';
 import { UserConnections } from '../upstream/users.js';
 import { PerUserCalls } from './consent.js';
 import { forwardTo } from './forward.js';
-import { Learning } from './learning.js';
+import { Learning } from '../learning/learning.js';
 import { upstreamView } from './upstreamView.js';
 
 /** Catalog changes within this many ms of each other cause one rebuild. */
@@ -420,7 +420,7 @@ export class Gateway extends EventEmitter {
    *   restart, and every way the new personas widen access (policy/widening.ts).
    * @throws ConfigError (file, key, reason) for an edit that does not load, that removes
    *   `policy.personas`, or whose changed approvers rules `serve --http` would refuse
-   *   (hostAuth/config.ts checkApprovers); nothing changes then.
+   *   (host/auth/config.ts checkApprovers); nothing changes then.
    */
   async reload(): Promise<{ applied: string[]; restart: string[]; widened: string[] }> {
     const fresh = loadConfig(this.loaded.file);

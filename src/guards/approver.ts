@@ -144,7 +144,7 @@ export function cliProof(key: KeyObject, request: Decided, decision: Decision, e
 export interface SignedApprover {
   /** Their user id (`http.oauth.user_claim`). */
   id: string;
-  /** The claims of their sign-in that the approvers rules read (hostAuth/rules.ts approverClaims). */
+  /** The claims of their sign-in that the approvers rules read (host/auth/rules.ts approverClaims). */
   claims: Record<string, unknown>;
 }
 

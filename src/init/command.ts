@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dump } from 'js-yaml';
-import { formatDoctor, runDoctor } from '../gateway/doctor.js';
+import { formatDoctor, runDoctor } from '../doctor/doctor.js';
 import { convertServers, type Conversion } from './convert.js';
 import { HOST_NAMES, HostConfigError, readHostServers, usualLocations, type HostFile } from './hosts.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
-import { checkTokens } from '../../src/gateway/http.js';
+import { checkTokens } from '../../src/host/http.js';
 import { CLI } from '../helpers/reference.js';
 
 function configWithHttp(): string {

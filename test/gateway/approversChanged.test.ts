@@ -19,7 +19,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
+import { serveHttp, type HttpFace } from '../../src/host/http.js';
 import { bearerHost, callTool, decideOn, hostToken, pendingOf, signInAt, startApproversIdp } from '../helpers/approvers.js';
 import type { Idp } from '../helpers/idp.js';
 import { freePort } from '../helpers/process.js';

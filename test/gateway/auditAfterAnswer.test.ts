@@ -15,7 +15,7 @@ import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { Session } from '../../src/gateway/session.js';
+import { Session } from '../../src/host/session.js';
 import { until } from '../helpers/reference.js';
 
 const BULKY = join(import.meta.dirname, '../upstream/fixtures/bulky.mjs');

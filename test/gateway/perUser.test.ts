@@ -13,7 +13,7 @@
  */
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPerUser, consentBaseOf } from '../../src/gateway/consentPage.js';
+import { checkPerUser, consentBaseOf } from '../../src/pages/consent.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
 import { Browser } from '../helpers/browser.js';
 import { linkIn, startPerUserGateway, text, type Host, type PerUserGateway } from '../helpers/perUser.js';

@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@mod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
+import { serveHttp, type HttpFace } from '../../src/host/http.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
 import { startProtectedServer, type ProtectedServer } from '../upstream/authServer.js';
 

@@ -11,7 +11,7 @@
  */
 import { ProtocolError, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDoctor } from '../../src/gateway/doctor.js';
+import { runDoctor } from '../../src/doctor/doctor.js';
 import { linkIn, startPerUserGateway, type Host, type PerUserGateway } from '../helpers/perUser.js';
 import { BACKENDS, setupBackends } from '../helpers/stores.js';
 

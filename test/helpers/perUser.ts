@@ -13,7 +13,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult, type Elicit
 import { expect } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
+import { serveHttp, type HttpFace } from '../../src/host/http.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
 import { startProtectedServer, type ProtectedServer } from '../upstream/authServer.js';
 import { Browser } from './browser.js';

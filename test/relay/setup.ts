@@ -14,7 +14,7 @@ import { expect } from 'vitest';
 import { dump } from 'js-yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { Session } from '../../src/gateway/session.js';
+import { Session } from '../../src/host/session.js';
 import { freePort, spawnUntil } from '../helpers/process.js';
 import { CLI } from '../helpers/reference.js';
 

@@ -15,7 +15,7 @@ import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { Session } from '../../src/gateway/session.js';
+import { Session } from '../../src/host/session.js';
 import { liveChildren } from '../../src/upstream/children.js';
 import { until } from '../helpers/reference.js';
 

@@ -2,7 +2,7 @@
  * A user's consent to their own account of a per-user upstream, through the gateway's
  * consent page instead of the `auth` command: the same SDK `auth()` with the store-backed
  * provider, for subject = the user id, redirecting to the gateway's `/oauth/callback`.
- * Who the user is was settled before (gateway/consentPage.ts); this only runs the OAuth
+ * Who the user is was settled before (pages/consent.ts); this only runs the OAuth
  * client's two halves, each possibly on another replica (the PKCE verifier is in the store).
  */
 import { auth } from '@modelcontextprotocol/client';
