@@ -6,7 +6,7 @@
  */
 import { ConfigError } from '../config/errors.js';
 import type { LoadedConfig } from '../config/load.js';
-import type { Finding } from './doctor.js';
+import type { Finding } from './types.js';
 import { checkApprovers } from '../host/auth/config.js';
 
 const KEY = 'confirmation.approvers';

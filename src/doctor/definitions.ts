@@ -13,7 +13,7 @@ import { openConfiguredStore, storeLocation } from '../config/store.js';
 import { approverKeyPath, definitionProofValid } from '../guards/approver.js';
 import { pickDefinition, pinOf } from '../guards/definition.js';
 import { isPostgresUrl } from '../store/location.js';
-import type { Finding } from './doctor.js';
+import type { Finding } from './types.js';
 
 const short = (digest: string | undefined) => (digest ?? '-').slice(0, 23);
 

@@ -10,7 +10,7 @@ import { ConfigError } from '../config/load.js';
 import type { Store } from '../store/types.js';
 import { isPerUser } from '../upstream/auth/index.js';
 import { checkPerUser, consentBaseOf } from '../pages/consent.js';
-import type { Finding, UpstreamReport } from './doctor.js';
+import type { Finding, UpstreamReport } from './types.js';
 
 /** Users counted at most (the store's own default bound on the list). */
 const CONSENTED_LIMIT = 10_000;

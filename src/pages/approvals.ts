@@ -17,7 +17,6 @@
  * unless configured, and each decision is signed (still with the token, which only the
  * gateway holds) over the statement and their user id, recorded as `web:<user id>`.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { approverDecider, webProof } from '../guards/approver.js';
 import { callerText, review, statementDigest } from '../guards/statement.js';
@@ -26,53 +25,13 @@ import { ApprovalError, StoreUnavailableError } from '../store/errors.js';
 import type { Approval, ApprovalStatus, ApprovalsPart } from '../store/types.js';
 import { SIGN_OUT_PATH, type Approver, type ApproverSessions } from './approverSignIn.js';
 import { acceptDefinition, ACCEPT_PATH, definitionsSection, type DefinitionStores } from './definitions.js';
+import { cookieValue, derive, escapeHtml, page, SECURITY_HEADERS, send } from './kit.js';
+import { sameSecret } from '../host/secret.js';
 
 const COOKIE = 'tool_curator_approvals';
 const BODY_MAX = 8 * 1024;
 const RECENT = 20;
 const DONE_TEXT: Partial<Record<ApprovalStatus, string>> = { approved: 'Approved', used: 'Approved', denied: 'Denied' };
-
-function derive(token: string, purpose: string): string {
-  return createHmac('sha256', token).update(purpose).digest('base64url');
-}
-
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-export function cookieValue(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
-const SECURITY_HEADERS = {
-  'cache-control': 'no-store',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on the page's own form posts.
-  'referrer-policy': 'same-origin',
-};
-
-export function send(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...headers }).end(html);
-}
-
-export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.4em .6em;text-align:left;vertical-align:top}
-pre{margin:0;white-space:pre-wrap}.msg{padding:.5em;background:#eef}.err{background:#fee}form{display:inline}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-}
 
 function minutes(ms: number): string {
   return `${Math.max(0, Math.ceil(ms / 60_000))} min`;
@@ -173,9 +132,9 @@ export function approvalsPage(
       return approver && { kind: 'cookie', csrf: approver.csrf, approver };
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (bearer !== undefined && same(bearer, token)) return { kind: 'header', csrf };
+    if (bearer !== undefined && sameSecret(bearer, token)) return { kind: 'header', csrf };
     const c = cookieValue(req, COOKIE);
-    return c !== undefined && same(c, session) ? { kind: 'cookie', csrf } : undefined;
+    return c !== undefined && sameSecret(c, session) ? { kind: 'cookie', csrf } : undefined;
   };
 
   const render = async (res: ServerResponse, status: number, via: Via, message?: { text: string; error?: boolean }): Promise<void> => {
@@ -198,7 +157,7 @@ export function approvalsPage(
       send(res, 403, page('Forbidden', '<p>Cross-origin request refused.</p>'));
       return undefined;
     }
-    if (via.kind === 'cookie' && !same(form.get('csrf') ?? '', via.csrf)) {
+    if (via.kind === 'cookie' && !sameSecret(form.get('csrf') ?? '', via.csrf)) {
       send(res, 403, page('Forbidden', '<p>Missing or wrong CSRF field; reload the page and try again.</p>'));
       return undefined;
     }
@@ -294,7 +253,7 @@ export function approvalsPage(
     if (approvers?.route(req, res, url.pathname)) return true;
     const query = url.searchParams.get('token');
     if (!approvers && req.method === 'GET' && url.pathname === '/approvals' && query !== null) {
-      if (!same(query, token)) {
+      if (!sameSecret(query, token)) {
         send(res, 401, page('Unauthorized', '<p>Wrong token.</p>'));
         return true;
       }

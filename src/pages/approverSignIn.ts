@@ -26,7 +26,7 @@ import type { SignedApprover } from '../guards/approver.js';
 import { callerText, isOwnCall, type Statement } from '../guards/statement.js';
 import { log } from '../log.js';
 import type { OAuthPart } from '../store/types.js';
-import { cookieValue, escapeHtml, page, send } from './approvals.js';
+import { cookieValue, escapeHtml, page, send } from './kit.js';
 import type { BrowserSignIn } from '../host/auth/browser.js';
 import { approverClaims, matchApprover, seenClaims, type Claims } from '../host/auth/rules.js';
 import { sameSecret } from '../host/secret.js';

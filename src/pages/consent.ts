@@ -24,7 +24,7 @@ import type { Store } from '../store/types.js';
 import { isPerUser } from '../upstream/auth/index.js';
 import { beginConsent, finishConsent } from '../upstream/auth/webConsent.js';
 import { accountText } from '../gateway/accounts.js';
-import { cookieValue, escapeHtml, page, send } from './approvals.js';
+import { cookieValue, escapeHtml, page, send } from './kit.js';
 import type { BrowserSignIn } from '../host/auth/browser.js';
 import { sameSecret } from '../host/secret.js';
 

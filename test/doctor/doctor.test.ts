@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { runDoctor, type DoctorReport } from '../../src/doctor/doctor.js';
+import { runDoctor } from '../../src/doctor/doctor.js';
+import type { DoctorReport } from '../../src/doctor/types.js';
 import { CLI, ROOT } from '../helpers/reference.js';
 
 const server = (name: string, dir: string) => ({ command: process.execPath, args: [join(ROOT, 'dist/mock-servers', `${name}.js`)], env: { UNIVERSITY_DB: join(dir, 'university.db') } });
