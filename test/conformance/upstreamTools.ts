@@ -4,10 +4,7 @@
  * definition with a raw JSON Schema and what it does. The content each returns is what
  * the scenario's description in the suite asks for.
  */
-import { CreateMessageResultSchema, ElicitResultSchema } from "@modelcontextprotocol/core";
-import type { McpServer, CallToolResult, ElicitRequestFormParams, LoggingLevel, Tool, ServerContext } from "@modelcontextprotocol/server";
-
-export type Extra = ServerContext;
+import type { CallToolResult, ElicitRequestFormParams, InputRequiredResult, LoggingLevel, McpServer, ServerContext, Tool } from '@modelcontextprotocol/server';
 
 /** A 1×1 red PNG. */
 export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
@@ -39,18 +36,19 @@ const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t
 
 export interface TestTool {
   definition: Tool;
-  run(args: Record<string, unknown>, extra: Extra, ctx: ToolContext): Promise<CallToolResult>;
+  /** A tool of the 2026 upstream may answer `input_required` (upstream2026Tools.ts). */
+  run(args: Record<string, unknown>, ctx: ServerContext, upstream: UpstreamState): Promise<CallToolResult | InputRequiredResult>;
 }
 
-export interface ToolContext {
+export interface UpstreamState {
   server: McpServer;
   /** Sends a log message unless the host's logging/setLevel filters it out. */
-  log(extra: Extra, level: LoggingLevel, data: string): Promise<void>;
+  log(ctx: ServerContext, level: LoggingLevel, data: string): Promise<void>;
 }
 
-async function elicit(ctx: ToolContext, extra: Extra, params: Omit<ElicitRequestFormParams, 'mode'>): Promise<CallToolResult> {
-  if (!ctx.server.server.getClientCapabilities()?.elicitation) return { isError: true, content: [{ type: 'text', text: 'the client does not support elicitation' }] };
-  const answer = await extra.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', ...params } }, ElicitResultSchema);
+async function elicit(upstream: UpstreamState, ctx: ServerContext, params: Omit<ElicitRequestFormParams, 'mode'>): Promise<CallToolResult> {
+  if (!upstream.server.server.getClientCapabilities()?.elicitation) return { isError: true, content: [{ type: 'text', text: 'the client does not support elicitation' }] };
+  const answer = await ctx.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', ...params } });
   return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
 }
 
@@ -92,22 +90,22 @@ export const TOOLS: TestTool[] = [
   },
   {
     definition: { name: 'test_tool_with_logging', description: 'Sends three info log messages while it runs.', inputSchema: NO_ARGS },
-    run: async (_args, extra, ctx) => {
-      await ctx.log(extra, 'info', 'Tool execution started');
+    run: async (_args, ctx, upstream) => {
+      await upstream.log(ctx, 'info', 'Tool execution started');
       await sleep(50);
-      await ctx.log(extra, 'info', 'Tool processing data');
+      await upstream.log(ctx, 'info', 'Tool processing data');
       await sleep(50);
-      await ctx.log(extra, 'info', 'Tool execution completed');
+      await upstream.log(ctx, 'info', 'Tool execution completed');
       return text('Tool with logging executed successfully');
     },
   },
   {
     definition: { name: 'test_tool_with_progress', description: 'Reports progress 0, 50 and 100 of 100 when given a progressToken.', inputSchema: NO_ARGS },
-    run: async (_args, extra) => {
-      const progressToken = extra._meta?.progressToken;
+    run: async (_args, ctx) => {
+      const progressToken = ctx.mcpReq._meta?.progressToken;
       for (const progress of [0, 50, 100]) {
         if (progressToken !== undefined) {
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: 100, message: `step ${progress} of 100` } });
+          await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total: 100, message: `step ${progress} of 100` } });
         }
         if (progress < 100) await sleep(50);
       }
@@ -124,8 +122,8 @@ export const TOOLS: TestTool[] = [
       description: 'Closes the request\'s SSE stream mid-call (SEP-1699); the result reaches the client after it reconnects.',
       inputSchema: NO_ARGS,
     },
-    run: async (_args, extra) => {
-      extra.closeSSEStream?.();
+    run: async (_args, ctx) => {
+      ctx.http?.closeSSE?.();
       await sleep(100);
       return text('Reconnection test completed successfully');
     },
@@ -136,13 +134,13 @@ export const TOOLS: TestTool[] = [
       description: 'Asks the client for an LLM completion of the prompt (sampling/createMessage).',
       inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] },
     },
-    run: async (args, extra, ctx) => {
+    run: async (args, ctx, upstream) => {
       if (typeof args.prompt !== 'string') return { isError: true, content: [{ type: 'text', text: 'test_sampling needs "prompt" as a string' }] };
-      if (!ctx.server.server.getClientCapabilities()?.sampling) return { isError: true, content: [{ type: 'text', text: 'the client does not support sampling' }] };
-      const answer = await extra.sendRequest(
-        { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 } },
-        CreateMessageResultSchema,
-      );
+      if (!upstream.server.server.getClientCapabilities()?.sampling) return { isError: true, content: [{ type: 'text', text: 'the client does not support sampling' }] };
+      const answer = await ctx.mcpReq.send({
+        method: 'sampling/createMessage',
+        params: { messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 },
+      });
       const reply = !Array.isArray(answer.content) && answer.content.type === 'text' ? answer.content.text : JSON.stringify(answer.content);
       return text(`LLM response: ${reply}`);
     },
@@ -153,9 +151,9 @@ export const TOOLS: TestTool[] = [
       description: 'Asks the user for a username and an email address (elicitation/create).',
       inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] },
     },
-    run: async (args, extra, ctx) => {
+    run: async (args, ctx, upstream) => {
       if (typeof args.message !== 'string') return { isError: true, content: [{ type: 'text', text: 'test_elicitation needs "message" as a string' }] };
-      return elicit(ctx, extra, {
+      return elicit(upstream, ctx, {
         message: args.message,
         requestedSchema: {
           type: 'object',
@@ -170,8 +168,8 @@ export const TOOLS: TestTool[] = [
   },
   {
     definition: { name: 'test_elicitation_sep1034_defaults', description: 'Elicitation whose fields carry defaults of every primitive type (SEP-1034).', inputSchema: NO_ARGS },
-    run: async (_args, extra, ctx) =>
-      elicit(ctx, extra, {
+    run: async (_args, ctx, upstream) =>
+      elicit(upstream, ctx, {
         message: 'Please review and update the form fields with defaults',
         requestedSchema: {
           type: 'object',
@@ -188,8 +186,8 @@ export const TOOLS: TestTool[] = [
   },
   {
     definition: { name: 'test_elicitation_sep1330_enums', description: 'Elicitation with the five enum shapes of SEP-1330.', inputSchema: NO_ARGS },
-    run: async (_args, extra, ctx) =>
-      elicit(ctx, extra, {
+    run: async (_args, ctx, upstream) =>
+      elicit(upstream, ctx, {
         message: 'Please select options from the enum fields',
         requestedSchema: {
           type: 'object',
@@ -227,12 +225,24 @@ export const TOOLS: TestTool[] = [
   {
     definition: {
       name: 'json_schema_2020_12_tool',
-      description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, $ref, additionalProperties).',
+      description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, $anchor, $ref, allOf/anyOf, if/then/else, additionalProperties).',
+      // SEP-1613 (2025) asks for $schema, $defs and additionalProperties as written; SEP-2106 (2026) adds $anchor,
+      // composition and conditional keywords, which a client or gateway must not strip either.
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        properties: {
+          name: { type: 'string' },
+          address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
+        },
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
     },

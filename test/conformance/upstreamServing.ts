@@ -1,0 +1,137 @@
+/**
+ * How the conformance upstreams are served over HTTP: a loopback listener with
+ * DNS-rebinding protection (Host, and Origin when sent, must name a loopback host), and
+ * the sessionful 2025 wiring — one server and `NodeStreamableHTTPServerTransport` per
+ * session, with a bounded event store so a client that reconnects with `Last-Event-ID`
+ * gets what it missed (SEP-1699). upstream.ts serves the 2025 upstream with it alone;
+ * upstream2026.ts routes the 2025-era requests of its endpoint to it.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { EventStore, JSONRPCMessage, McpServer } from '@modelcontextprotocol/server';
+
+/**
+ * Keeps a session's SSE events so a client that reconnects with `Last-Event-ID` gets what
+ * it missed (SEP-1699). Bounded: the oldest events go past `max`.
+ */
+export function memoryEventStore(max = 1000): EventStore {
+  const events = new Map<string, { streamId: string; seq: number; message: JSONRPCMessage }>();
+  let seq = 0;
+  return {
+    async storeEvent(streamId, message) {
+      const id = `${streamId}_${++seq}`;
+      events.set(id, { streamId, seq, message });
+      for (const oldest of events.keys()) {
+        if (events.size <= max) break;
+        events.delete(oldest);
+      }
+      return id;
+    },
+    async getStreamIdForEventId(eventId) {
+      return events.get(eventId)?.streamId;
+    },
+    async replayEventsAfter(lastEventId, { send }) {
+      const last = events.get(lastEventId);
+      if (!last) throw new Error(`unknown event id ${lastEventId}`);
+      for (const [id, e] of events) {
+        // Priming events carry an empty message: nothing to replay.
+        if (e.streamId === last.streamId && e.seq > last.seq && Object.keys(e.message).length > 0) await send(id, e.message);
+      }
+      return last.streamId;
+    },
+  };
+}
+
+const LOCAL_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** DNS-rebinding protection for a loopback server: Host (and Origin, when sent) must name a loopback host. */
+function isLocalRequest(req: IncomingMessage): boolean {
+  const hostname = (value: string) => {
+    try {
+      return new URL(value).hostname;
+    } catch {
+      return '';
+    }
+  };
+  if (!LOCAL_HOSTNAMES.has(hostname(`http://${req.headers.host ?? ''}`))) return false;
+  const origin = req.headers.origin;
+  return origin === undefined || LOCAL_HOSTNAMES.has(hostname(origin));
+}
+
+export interface ConformanceHttp {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const reply = (res: ServerResponse, status: number, message: string): void =>
+  void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+
+export interface LegacySessions {
+  /** Serves one HTTP request of a 2025-era session; `body` when it was already read from `req`. */
+  handle(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The 2025 wiring over Streamable HTTP: one server and transport per session, with an event store (SEP-1699). */
+export function legacySessions(create: () => McpServer): LegacySessions {
+  const transports = new Map<string, NodeStreamableHTTPServerTransport>();
+  return {
+    handle: async (req, res, body) => {
+      const sid = req.headers['mcp-session-id'];
+      if (typeof sid === 'string') {
+        const transport = transports.get(sid);
+        return transport ? transport.handleRequest(req, res, body) : reply(res, 404, 'session not found');
+      }
+      if (req.method !== 'POST') return reply(res, 400, 'no session id; send initialize first');
+      const server = create();
+      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        eventStore: memoryEventStore(),
+        // Short, so that a reconnecting client (the gateway's upstream client included) does not wait long.
+        retryInterval: 200,
+        onsessioninitialized: (id) => void transports.set(id, transport),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) transports.delete(transport.sessionId);
+        void server.close();
+      };
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+      if (transport.sessionId === undefined) await transport.close();
+    },
+    close: async () => void (await Promise.all([...transports.values()].map((t) => t.close()))),
+  };
+}
+
+/** Listens on `host:port` and serves `handle` at `/mcp`, to loopback Host/Origin only. */
+export async function listenLoopback(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  port: number,
+  host: string,
+  onClose: () => Promise<void>,
+): Promise<ConformanceHttp> {
+  const http = createServer((req, res) => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return reply(res, 404, 'not found; the MCP endpoint is /mcp');
+    if (!isLocalRequest(req)) return reply(res, 403, `Host/Origin not allowed: ${req.headers.host ?? ''} ${req.headers.origin ?? ''}`.trim());
+    handle(req, res).catch((err: Error) => {
+      process.stderr.write(`conformance upstream: ${err.stack ?? err.message}\n`);
+      if (!res.headersSent) reply(res, 500, 'internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, resolve);
+  });
+  const bound = (http.address() as { port: number }).port;
+  return {
+    url: `http://${host}:${bound}/mcp`,
+    port: bound,
+    close: async () => {
+      await onClose();
+      http.closeAllConnections();
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
