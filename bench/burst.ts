@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { dump, load } from 'js-yaml';
 import { percentile } from '../src/eval/metrics.js';
 import { CALLS } from './concurrent.js';

@@ -4,7 +4,7 @@
  * percentiles and the CPU time and run-queue wait its server process spent on them; and
  * the name guard's answer to a misspelled name.
  */
-import type { Client, CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { percentile } from '../src/eval/metrics.js';
 import { CORRECTED_META } from '../src/guards/nameGuard.js';
 import { generatedTool } from './fixtures/manyTools.js';

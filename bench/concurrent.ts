@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { percentile } from '../src/eval/metrics.js';
 import { hwmOf, QUERIES, rssOf, writeConfig } from './http.js';
 import { HttpChild, httpClient, schedOf, within } from './processes.js';

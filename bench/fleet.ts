@@ -19,7 +19,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { percentile } from '../src/eval/metrics.js';
 import { Fleet, haproxyInstalled, type FleetHost } from '../test/helpers/fleet.js';
 import { createDatabase, dropDatabase, PG_URL } from '../test/helpers/pgDatabase.js';

@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { dump } from 'js-yaml';
 import { loadConfig, type LoadedConfig } from '../src/config/load.js';

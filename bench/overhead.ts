@@ -39,7 +39,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client, CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { dump } from 'js-yaml';
 import { BLOCK, CALLS, callOf, misspelledCall, ms, overheadTable, text, timeCalls, WARMUP, type Path } from './callPaths.js';
 import { benchConcurrent } from './concurrent.js';

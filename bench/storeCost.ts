@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client, CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { dump } from 'js-yaml';
 import pg from 'pg';
 import { percentile } from '../src/eval/metrics.js';

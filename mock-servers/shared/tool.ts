@@ -5,10 +5,9 @@
  * Action tools run inside one IMMEDIATE transaction, so a failed check leaves no
  * half-written state and concurrent servers serialize their writes.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { McpServer } from "@modelcontextprotocol/server";
-import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { z } from 'zod';
+import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { z } from 'zod';
 import { openUniversityDb, universityDbPath, type Db } from './db.js';
 import { ToolError } from './errors.js';
 
@@ -57,12 +56,11 @@ export function defineTool<S extends z.ZodRawShape>(spec: ToolSpec<S>): ToolDef 
     name: spec.name,
     action: spec.action ?? false,
     register(server, db) {
-      /* @mcp-codemod-error Could not verify `inputSchema` is a schema object. Raw shapes are deprecated in v2 — pass a Standard Schema object (e.g. z.object({ … })); no change is needed if it already is one. */
       server.registerTool(
         spec.name,
         {
           description: spec.description,
-          inputSchema: spec.input,
+          inputSchema: z.object(spec.input),
           annotations: spec.action
             ? { readOnlyHint: false, destructiveHint: spec.destructive ?? false, idempotentHint: false, openWorldHint: false }
             : { readOnlyHint: true, openWorldHint: false },

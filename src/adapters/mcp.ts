@@ -5,7 +5,7 @@
  * call path `tool-curator serve` runs, in process.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client, CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import type { ToolRecord } from '../catalog/types.js';
 import { gatewayConfigSchema, personasSchema, type Personas } from '../config/schema.js';
 import { approverCheck, noApprover } from '../guards/approver.js';

@@ -7,7 +7,7 @@
  * schema cut short would make calls that do not fit the tool. A list of definitions too
  * large for one answer keeps its first tools and names the rest.
  */
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 
 export interface DefinitionBounds {
   /** Longest description, in UTF-8 bytes (marker included); longer is clipped. */

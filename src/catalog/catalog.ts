@@ -3,7 +3,7 @@
  * (server, then name), exposed names assigned by names.ts, operator overrides applied
  * (overrides.ts), action flags set.
  */
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { assignNames, toolKey } from './names.js';
 import { overrideKey, overriddenTool, type ToolOverrides } from './overrides.js';
 import type { ToolRecord } from './types.js';

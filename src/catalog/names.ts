@@ -14,7 +14,7 @@
  * names clash) is reassigned and reported, so the gateway can log which names changed.
  */
 import { createHash } from 'node:crypto';
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 
 /** Longest exposed name: the limit of the model APIs hosts forward tools to. */
 export const MAX_EXPOSED_LENGTH = 64;

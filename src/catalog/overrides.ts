@@ -6,7 +6,7 @@
  * the host sees and the curator indexes) and, untouched, the upstream's own definition
  * (`upstreamDefinition`), which is what a pinned-definition check compares.
  */
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import type { ToolOverride } from '../config/schema.js';
 
 export type { ToolOverride } from '../config/schema.js';

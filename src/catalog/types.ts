@@ -3,7 +3,7 @@
  * everything downstream (policy, curator, gateway, guards) reads ToolRecords and never
  * talks to an upstream to learn about a tool.
  */
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 
 export interface ToolRecord {
   /** Upstream name from gateway.config.yaml (`academics`, `files`, ...). */

@@ -56,7 +56,7 @@ export function loadCatalogFile(path: string): ToolRecord[] {
     for (const t of s.tools) {
       if (seen.has(t.name)) throw new ConfigError(path, `servers.${server}.tools`, `tool name "${t.name}" is used twice; names must be unique in a catalog file`);
       seen.add(t.name);
-      const properties = Object.fromEntries(Object.entries(t.params).map(([p, d]) => [p, d ? { type: 'string', description: d } : { type: 'string' }]));
+      const properties = Object.fromEntries(Object.entries(t.params).map(([p, d]) => [p, { type: 'string', ...(d && { description: d }) }]));
       tools.push({
         server, upstreamName: t.name, name: t.name, description: t.description,
         inputSchema: { type: 'object', properties }, isAction: t.action,

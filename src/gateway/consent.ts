@@ -14,7 +14,7 @@
  * reads, prompt gets and subscriptions of such an upstream offer it the same way (`offer`).
  */
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import { errorResult, type CallContext } from '../guards/types.js';

@@ -6,7 +6,7 @@
  * has a level; any error or warning makes the exit code 1.
  */
 import { existsSync } from 'node:fs';
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import { buildCatalog } from '../catalog/catalog.js';
 import { ActionRules } from '../policy/actions.js';
 import type { ToolRecord } from '../catalog/types.js';

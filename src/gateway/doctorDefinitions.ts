@@ -5,7 +5,7 @@
  * signature does not verify with the approver key or the approvals token.
  */
 import { existsSync } from 'node:fs';
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import { boundTools } from '../catalog/bounds.js';
 import { toolKey } from '../catalog/names.js';
 import type { LoadedConfig } from '../config/load.js';

@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client, Tool } from "@modelcontextprotocol/client";
+import type { Client, Tool } from '@modelcontextprotocol/client';
 import { boundTools } from '../catalog/bounds.js';
 import { buildCatalogWith } from '../catalog/catalog.js';
 import { assignNames, toolKey, type NameChange } from '../catalog/names.js';

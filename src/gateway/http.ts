@@ -10,8 +10,8 @@
  * `http.stateless` (stateless.ts). /healthz, /readyz and /metrics are answered first (ops.ts).
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import { isInitializeRequest } from "@modelcontextprotocol/server";
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { approvalsPage } from './approvalsPage.js';
 import { ApproverSessions } from './approverSignIn.js';
 import { checkContinue, readBody, reply } from './body.js';

@@ -14,7 +14,7 @@
  * its own, a session's queries are ranked with its own scope only, and a learned tool the
  * persona may no longer use is dropped.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { LearningConfig } from '../config/schema.js';
 import { learnedScope, type LearnedExemplar, type LearnedExemplars } from '../curator/learned.js';
 import type { CallContext, SessionIdentity } from '../guards/types.js';

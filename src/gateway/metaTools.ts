@@ -3,7 +3,7 @@
  * `call_tool` (call any allowed tool by name, for hosts that ignore list_changed), and the
  * instructions that tell a host how to use them in each exposure mode.
  */
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import type { GatewayConfig } from '../config/schema.js';
 
 export type ExposureMode = GatewayConfig['exposure']['mode'];

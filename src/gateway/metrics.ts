@@ -10,7 +10,7 @@
  * scrapes, so it costs nothing between scrapes. Store errors come from the gateway's
  * `store-error` event (Gateway.storeFailed).
  */
-import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { UpstreamState } from '../upstream/pool.js';
 import type { Gateway, IndexState } from './gateway.js';

@@ -6,7 +6,7 @@
  * response has ended, then goes to the transport: each gets its own answer.
  */
 import type { ServerResponse } from 'node:http';
-import type { RequestId } from "@modelcontextprotocol/server";
+import type { RequestId } from '@modelcontextprotocol/server';
 
 /** The ids of the requests in a POST body (one message or an array); notifications and responses have none that matter. */
 export function requestIds(body: unknown): RequestId[] {

@@ -7,9 +7,7 @@
  * every call, and any allowed tool can be called by name in either mode.
  */
 import { randomUUID } from 'node:crypto';
-import { Server } from "@modelcontextprotocol/server";
-import type { CallToolRequest, CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/server";
-import { z } from 'zod';
+import { Server, type CallToolResult, type ServerCapabilities, type Tool } from '@modelcontextprotocol/server';
 import { fitBytes } from '../catalog/bounds.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Selection } from '../curator/types.js';
@@ -36,9 +34,6 @@ export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
 
 /** The retrievers behind each curator mode, as find_tools reports them. */
 const RETRIEVERS: Record<Selection['mode'], string[]> = { hybrid: ['bm25', 'dense'], dense: ['dense'], bm25: ['bm25'], none: [] };
-
-/** tools/call with params unchecked here: the SDK Server checks them (see the constructor). */
-const ANY_TOOLS_CALL = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
 /** Resolves when `signal` aborts (never rejects). */
 function aborted(signal: AbortSignal): Promise<void> {
@@ -107,16 +102,10 @@ export class Session {
     this.detachRelay = attachRelay(this.server, gateway.relay, { ...this.identity, userId: accountOf(this.identity), ready: gateway.catalogReady }, relayedCaps);
     this.relayed = gateway.calls.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
     this.server.setRequestHandler('tools/list', async () => ({ tools: await this.listTools() }));
-    // The SDK's Server validates tools/call params itself and answers -32602 (invalid
-    // params), but only after the Protocol layer has parsed the request with the schema
-    // given here, which throws a ZodError that goes out as -32603 (internal error). A
-    // schema that accepts any params leaves the validation to the Server's wrapper.
-    /* @mcp-codemod-error Custom method handler: setRequestHandler(ANY_TOOLS_CALL, ...). In v2, use the 3-arg form: setRequestHandler('method/name', { params, result? }, handler). See docs/migration/upgrade-to-v2.md for details. */
-    this.server.setRequestHandler(ANY_TOOLS_CALL, (req, ctx) => {
-      const { name, arguments: args } = (req as unknown as CallToolRequest).params;
-      /* @mcp-codemod-error The context object is forwarded to gateway.calls.hostRequest(…) — its property shape changed in v2 (e.g. extra.signal is now ctx.mcpReq.signal, extra.sendRequest is ctx.mcpReq.send). Update the helper's parameter type and property accesses. */
-      return this.callTool(name, args ?? {}, gateway.calls.hostRequest(this.relayed, ctx));
-    });
+    // The SDK's Server checks tools/call params before this handler runs (-32602 for bad ones).
+    this.server.setRequestHandler('tools/call', (req, ctx) =>
+      this.callTool(req.params.name, req.params.arguments ?? {}, gateway.calls.hostRequest(this.relayed, ctx)),
+    );
     gateway.on('catalog', this.onCatalog);
     this.server.onclose = () => {
       gateway.off('catalog', this.onCatalog);

@@ -12,7 +12,7 @@
  * Progress and log messages of a call still reach the host on that call's response stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { ConfigError, type LoadedConfig } from '../config/load.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { Session } from './session.js';

@@ -12,11 +12,10 @@
  * id a reply could name is logged and dropped.
  */
 import { PassThrough, Writable } from 'node:stream';
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/server";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import { ProtocolErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { log } from '../log.js';
-import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 
 /** Largest line accepted from the host: 4 MiB, the same bound as an HTTP request body. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -33,7 +32,7 @@ export interface StdioGuardOptions {
 
 /** What is wrong with one line from the host, and the id to answer, if one could be read. */
 export interface Rejection {
-  code: ErrorCode.ParseError | ErrorCode.InvalidRequest;
+  code: ProtocolErrorCode.ParseError | ProtocolErrorCode.InvalidRequest;
   message: string;
   id?: RequestId;
   /** Whether the host gets an error answer; false when nothing could tell it which message failed. */

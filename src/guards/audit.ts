@@ -8,7 +8,7 @@
  * the answer has gone out (the store's `complete`). A call never forwarded gets one row.
  * An action whose row cannot be written is refused rather than run unaudited.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import type { AuditCompletion, AuditEntry, AuditPart, Outcome } from '../store/types.js';
 import { boundValue, clipName, DEFAULT_MAX_VALUE_BYTES } from './bound.js';

@@ -25,7 +25,7 @@
  * model cannot approve its own call: the parked message tells it to ask the user, not how
  * to approve, and any argument it adds makes a different call.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { log } from '../log.js';

@@ -4,7 +4,7 @@
  * (ToolRecord.upstreamDefinition), so an operator's override changes nothing here: only
  * the upstream can change a definition, and only the upstream's changes are held back.
  */
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import type { ToolRecord } from '../catalog/types.js';
 import { canonicalJson, sha256 } from './canonical.js';
 

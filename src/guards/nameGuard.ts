@@ -11,7 +11,7 @@
  * down or unauthorized the answer says so. A correction is told to the model in the
  * result and to the person confirming the call.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { SERVER_SEPARATOR } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { log } from '../log.js';

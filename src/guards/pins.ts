@@ -14,7 +14,7 @@
  * names the definition digest, so an approval given before a change does not run the new
  * definition.
  */
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { toolKey } from '../catalog/names.js';
 import { log } from '../log.js';
 import type { AuditPart, DefinitionPin, DefinitionsPart } from '../store/types.js';

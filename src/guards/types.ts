@@ -4,7 +4,7 @@
  * The gateway composes nameGuard → policy → identity → confirmation → upstream, with the
  * audit guard outermost so it sees every decision.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolRecord } from '../catalog/types.js';
 import type { ConfirmVia } from '../config/schema.js';
 import type { HostRequest } from '../relay/types.js';

@@ -3,8 +3,8 @@
  * approve it: a person should never approve a call that is bound to fail, and a wrong
  * type gets one clear message whatever the upstream would have said.
  */
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
-import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { ToolRecord } from '../catalog/types.js';
 import { errorResult, type Guard } from './types.js';
 

@@ -4,7 +4,7 @@
  * function specs of other ecosystems (OpenAI, AI SDK, LangChain, Agents SDK) through
  * `toolRecord`, which the framework adapters use.
  */
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { buildCatalog } from '../catalog/catalog.js';
 import { ActionRules } from '../policy/actions.js';
 import type { ToolRecord } from '../catalog/types.js';

@@ -14,7 +14,7 @@
  * Patterns are the personas' (`<server>.<glob>` or a bare `<glob>`, over the upstream or
  * exposed name). See docs/SAFETY.md, "Which calls need a person".
  */
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { annotatedAction, type ActionClassifier } from '../catalog/catalog.js';
 import { toolKey } from '../catalog/names.js';
 import { log } from '../log.js';

@@ -1,9 +1,10 @@
 /**
  * How a request from an upstream is sent on to the host: as related to the host's
- * tools/call (over Streamable HTTP it goes out on that call's response stream), aborted
- * when the upstream withdraws it or the host cancels the call, and bounded in time.
+ * tools/call (the SDK handler context's `mcpReq.send`; over Streamable HTTP it goes out
+ * on that call's response stream), aborted when the upstream withdraws it or the host
+ * cancels the call, and bounded in time.
  */
-import type { RequestOptions } from "@modelcontextprotocol/server";
+import type { RequestOptions } from '@modelcontextprotocol/server';
 import type { HostRequest } from './types.js';
 
 /**
@@ -11,5 +12,5 @@ import type { HostRequest } from './types.js';
  * @param timeoutMs how long the host may take to answer (a person may be typing).
  */
 export function askOptions(host: HostRequest, upstreamSignal: AbortSignal, timeoutMs: number): RequestOptions {
-  return { relatedRequestId: host.requestId, signal: AbortSignal.any([upstreamSignal, host.signal]), timeout: timeoutMs };
+  return { signal: AbortSignal.any([upstreamSignal, host.signal]), timeout: timeoutMs };
 }

@@ -1,5 +1,22 @@
-import type { Server, ClientCapabilities, LoggingLevel, LoggingMessageNotification, ServerContext } from "@modelcontextprotocol/server";
-import type { Client } from "@modelcontextprotocol/client";
+/**
+ * The relay: what passes between hosts and upstreams untouched during the gateway's work,
+ * composed from one small module per kind (progress, logging, sampling, elicitation,
+ * roots, cancellation). It knows the live host sessions, the connected upstream clients
+ * and which session has which call in flight to which upstream (registry.ts).
+ *
+ * Hooks: the pool reports each connected upstream client (`attach`); each Session
+ * `join`s and `leave`s and wraps its forwarded tools/calls in `during`.
+ *
+ * ### Usage
+ * ```ts
+ * const relay = new Relay({ mayUse: (persona, upstream) => true, requestMs: 600_000 });
+ * pool.on('connected', (name, client) => relay.attach(name, client));
+ * const session = relay.join({ id: 's1', server });
+ * const result = await relay.during(relay.hostRequest(session, ctx), 'files', (opts) => pool.call('files', 'read', args, opts));
+ * ```
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import type { ClientCapabilities, LoggingLevel, LoggingMessageNotification, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { MayReceive } from '../policy/contents.js';
 import type { CallOptions } from '../upstream/types.js';
 import { relayElicitation, urlElicitationRequired, UrlElicitations } from './elicitation.js';
@@ -103,16 +120,17 @@ export class CallRelay {
     this.sessions.delete(session);
   }
 
-  /** The relay's view of a host's tools/call, from the SDK request handler's `extra`. */
-  hostRequest(session: HostSession, extra: ServerContext): HostRequest {
-    const { progressToken, ...meta } = extra.mcpReq._meta ?? {};
+  /** The relay's view of a host's tools/call, from the SDK request handler's context. */
+  hostRequest(session: HostSession, ctx: ServerContext): HostRequest {
+    const { progressToken, ...meta } = ctx.mcpReq._meta ?? {};
     return {
       session,
-      requestId: extra.mcpReq.id,
-      signal: extra.mcpReq.signal,
+      requestId: ctx.mcpReq.id,
+      signal: ctx.mcpReq.signal,
       ...(progressToken !== undefined && { progressToken }),
       ...(Object.keys(meta).length > 0 && { meta }),
-      sendNotification: (n) => extra.mcpReq.notify(n),
+      sendRequest: ctx.mcpReq.send,
+      sendNotification: ctx.mcpReq.notify,
     };
   }
 

@@ -5,7 +5,7 @@
  * arguments the host already gave) and the URI it makes must be readable; for a prompt,
  * a value that is itself a URI must not be denied. The rest of the answer passes as sent.
  */
-import type { CompleteRequest, CompleteResult, UriTemplate } from "@modelcontextprotocol/server";
+import type { CompleteRequest, CompleteResult, UriTemplate } from '@modelcontextprotocol/server';
 
 /**
  * The URI `template` makes with `value` for the argument being completed and the host's

@@ -1,5 +1,11 @@
+/**
+ * The gateway's own pagination of relayed lists: an opaque cursor (base64url JSON) that
+ * names the list, the relayed catalog's version and the offset of the next page. A
+ * cursor from before a list change is refused, so a host never gets a page of one list
+ * glued to a page of another.
+ */
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { RelayError } from './errors.js';
-import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 
 interface CursorState {
   /** Which list: resources, templates or prompts. */

@@ -1,5 +1,18 @@
-import { UrlElicitationRequiredError } from "@modelcontextprotocol/client";
-import type { Client } from "@modelcontextprotocol/client";
+/**
+ * Elicitation, upstream → host. An upstream's `elicitation/create` (form or URL mode)
+ * during a tools/call goes to the host session that made the call, if that host declared
+ * the mode; the answer goes back unchanged. A URL elicitation's later
+ * `notifications/elicitation/complete` goes to the session that was asked. An upstream's
+ * tools/call that fails with -32042 (URL elicitation required) reaches the host as that
+ * same JSON-RPC error, and the completion of each URL it lists is routed the same way.
+ *
+ * This is the upstream's question, and the host's user is shown so: its message starts
+ * with `[<upstream> asks]`, so it never reads as the gateway's own approval prompt. It is a
+ * separate request from the gateway's own confirmation of an action
+ * (guards/confirmation.ts), which is asked, and answered, before the call is forwarded at
+ * all: nothing answered here approves anything.
+ */
+import { UrlElicitationRequiredError, type Client } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
 import { askOptions } from './ask.js';
 import type { InFlight } from './registry.js';
@@ -52,7 +65,7 @@ export function relayElicitation(upstream: string, client: Client, inFlight: InF
       url ? caps.elicitation?.url !== undefined : caps.elicitation?.form !== undefined,
     );
     if (params.mode === 'url') urls.remember(upstream, params.elicitationId, host.session);
-    return host.session.server.elicitInput(params, askOptions(host, ctx.mcpReq.signal, timeoutMs));
+    return host.sendRequest({ method: 'elicitation/create', params }, askOptions(host, ctx.mcpReq.signal, timeoutMs));
   });
   client.setNotificationHandler('notifications/elicitation/complete', async (notification) => {
     const session = urls.take(upstream, notification.params.elicitationId);

@@ -3,7 +3,7 @@
  * message, and the host's SDK adds it again on receipt; a RelayError carries the same
  * JSON-RPC code with the message as written, so the host reads it once.
  */
-import { ProtocolError } from "@modelcontextprotocol/server";
+import { ProtocolError } from '@modelcontextprotocol/client';
 
 export class RelayError extends Error {
   constructor(

@@ -1,4 +1,10 @@
-import type { Server, ServerCapabilities, ServerContext } from "@modelcontextprotocol/server";
+/**
+ * The host-facing side of the relay: registers resources, templates, prompts,
+ * completion and subscription handlers on one session's MCP Server (for the
+ * capabilities it advertises), and sends that session the list_changed and
+ * resources/updated notifications meant for it.
+ */
+import type { Server, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import type { ListKind } from '../upstream/lists.js';
 import type { Relay } from './relay.js';
@@ -29,18 +35,18 @@ export function attachRelay(server: Server, relay: Relay, who: RelaySession, cap
   const { persona, sessionId, userId } = who;
   const session = { id: sessionId, persona, server };
   /** The caller of one request: a consent link it needs is asked as a URL elicitation related to it. */
-  const caller = (extra: ServerContext): RelayCaller => ({
+  const caller = (ctx: ServerContext): RelayCaller => ({
     persona,
     userId,
-    host: { session, requestId: extra.mcpReq.id, signal: extra.mcpReq.signal, sendNotification: (n) => extra.mcpReq.notify(n) },
+    host: { session, requestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal, sendRequest: ctx.mcpReq.send, sendNotification: ctx.mcpReq.notify },
   });
   // Lists and reads wait for the upstreams as tools/list does; a request that arrives
   // during start-up is answered once they have connected (each within startup_ms).
   const after =
     <R, T>(answer: (req: R, who: RelayCaller) => Promise<T>) =>
-    async (req: R, extra: ServerContext) => {
+    async (req: R, ctx: ServerContext) => {
       await who.ready;
-      return answer(req, caller(extra));
+      return answer(req, caller(ctx));
     };
   if (caps.resources) {
     server.setRequestHandler('resources/list', after((req, c) => relay.listResources(c, req.params?.cursor)));

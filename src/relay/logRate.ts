@@ -5,7 +5,7 @@
  * host nor passed on in full. What is dropped is counted, and a second after the last
  * drop the session gets one warning from the gateway saying how many messages it missed.
  */
-import type { LoggingMessageNotification } from "@modelcontextprotocol/server";
+import type { LoggingMessageNotification } from '@modelcontextprotocol/server';
 import type { HostSession } from './types.js';
 
 interface Bucket {

@@ -7,8 +7,8 @@
  * logging, so no session misses what it asked for; the per-session filter does the rest.
  * A flood is cut to a rate per upstream and session (logRate.ts).
  */
-import { LoggingLevelSchema } from "@modelcontextprotocol/core";
-import type { Client, LoggingLevel, LoggingMessageNotification } from "@modelcontextprotocol/client";
+import type { Client, LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/client';
+import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import { log } from '../log.js';
 import type { HostRequest, HostSession } from './types.js';
 

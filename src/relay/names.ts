@@ -11,8 +11,7 @@
  * Resource URIs are compared, and looked up, in their canonical form (policy/uri.ts); an
  * upstream's resource whose URI does not parse is left out.
  */
-import { UriTemplate } from "@modelcontextprotocol/server";
-import type { Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/server";
+import { UriTemplate, type Prompt, type Resource, type ResourceTemplateType } from '@modelcontextprotocol/server';
 import { assignExposed, readsAsOthers, SERVER_SEPARATOR, toolKey, type NamingScheme } from '../catalog/names.js';
 import { log } from '../log.js';
 import { canonicalUri } from '../policy/uri.js';

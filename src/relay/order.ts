@@ -7,8 +7,7 @@
  * here under load on every other call). Handling responses one microtask later, behind
  * the notifications already queued, restores the order the upstream sent them in.
  */
-import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from "@modelcontextprotocol/client";
-import type { Client } from "@modelcontextprotocol/client";
+import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type Client } from '@modelcontextprotocol/client';
 
 /** Call once per connected client, after `connect`. */
 export function keepArrivalOrder(client: Client): void {

@@ -1,4 +1,12 @@
-import type { Client } from "@modelcontextprotocol/client";
+/**
+ * Resources, templates, prompts and completions of upstreams marked per-user
+ * (`auth: { oauth, per_user: true }`), for the relay: a user's come through that user's
+ * own connection (upstream/users.ts), never another user's and never the gateway's own
+ * catalog connection, whose lists only tell which upstream a name belongs to. A user who
+ * has not connected their account (or must grant more scope) is offered the consent link,
+ * as for a tool call (gateway/consent.ts), and the request runs once they have.
+ */
+import { ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { NeedsAuthorizationError } from '../upstream/auth/errors.js';
 import type { ListKind } from '../upstream/lists.js';
@@ -6,7 +14,6 @@ import type { RelayedUpstream } from '../upstream/types.js';
 import type { UserConnections } from '../upstream/users.js';
 import { RelayError } from './errors.js';
 import type { RelayCaller } from './types.js';
-import { ProtocolErrorCode } from "@modelcontextprotocol/client";
 
 /**
  * Offers `who` the consent link for `server` (URL elicitation where the host declared it).

@@ -5,7 +5,7 @@
  * with progress, total and message unchanged. A host that asked for no progress gets
  * none, and the upstream is not asked for any.
  */
-import type { Progress } from "@modelcontextprotocol/server";
+import type { Progress } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import type { HostRequest } from './types.js';
 

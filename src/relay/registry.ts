@@ -1,6 +1,12 @@
-import type { ClientCapabilities } from "@modelcontextprotocol/server";
+/**
+ * Which host session has which tools/call in flight to which upstream. Requests an
+ * upstream sends during a call (sampling, elicitation, roots) carry no link to the call
+ * that caused them, and one upstream connection serves every session, so the only safe
+ * routing is by upstream: to the one session with a call in flight there, and to nobody
+ * when there is none or there are several (a question must never reach the wrong person).
+ */
+import { ProtocolErrorCode, type ClientCapabilities } from '@modelcontextprotocol/server';
 import { RelayError, type HostRequest } from './types.js';
-import { ProtocolErrorCode } from "@modelcontextprotocol/server";
 
 interface InFlightCall {
   upstream: string;

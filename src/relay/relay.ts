@@ -16,8 +16,19 @@
  * to them exactly as to any upstream's, before any consent is offered.
  */
 import { EventEmitter } from 'node:events';
-import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
-import type { Client, CompleteRequest, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities } from "@modelcontextprotocol/client";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type Client,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateType,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/client';
 import type { Policy } from '../policy/policy.js';
 import { RelayError } from './errors.js';
 import type { UpstreamPool } from '../upstream/pool.js';

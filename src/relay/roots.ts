@@ -1,4 +1,9 @@
-import type { Client } from "@modelcontextprotocol/client";
+/**
+ * Roots, upstream → host. An upstream's `roots/list` during a tools/call is answered by
+ * the host session that made the call. A host's `notifications/roots/list_changed` is
+ * passed to the upstreams its persona may use.
+ */
+import type { Client } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
 import { askOptions } from './ask.js';
 import type { InFlight } from './registry.js';
@@ -6,7 +11,7 @@ import type { InFlight } from './registry.js';
 export function relayRoots(upstream: string, client: Client, inFlight: InFlight, timeoutMs: number): void {
   client.setRequestHandler('roots/list', async (req, ctx) => {
     const host = inFlight.askee(upstream, 'roots/list', (caps) => caps.roots !== undefined);
-    return host.session.server.listRoots(req.params, askOptions(host, ctx.mcpReq.signal, timeoutMs));
+    return host.sendRequest({ method: 'roots/list', params: req.params }, askOptions(host, ctx.mcpReq.signal, timeoutMs));
   });
 }
 

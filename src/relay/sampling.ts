@@ -1,4 +1,11 @@
-import type { Client, CreateMessageRequestParamsWithTools } from "@modelcontextprotocol/client";
+/**
+ * Sampling, upstream → host. An upstream's `sampling/createMessage` during a tools/call
+ * goes to the host session that made the call, without the resources inside its tool
+ * results that the session's persona may not receive (withheld.ts: they would reach the
+ * host's model as a tool result's would); the host's answer (or error) goes back
+ * unchanged. Requests with `tools`/`toolChoice` need the host's `sampling.tools`.
+ */
+import type { Client } from '@modelcontextprotocol/client';
 import type { MayReceive } from '../policy/contents.js';
 import { askOptions } from './ask.js';
 import type { InFlight } from './registry.js';
@@ -15,6 +22,6 @@ export function relaySampling(upstream: string, client: Client, inFlight: InFlig
     const host = inFlight.askee(upstream, what, (caps) => caps.sampling !== undefined && (!withTools || caps.sampling.tools !== undefined));
     const decide = mayReceive(host.session.persona);
     const params = decide ? withholdSampled(req.params, decide) : req.params;
-    return host.session.server.createMessage(params as CreateMessageRequestParamsWithTools, askOptions(host, ctx.mcpReq.signal, timeoutMs));
+    return host.sendRequest({ method: 'sampling/createMessage', params }, askOptions(host, ctx.mcpReq.signal, timeoutMs));
   });
 }

@@ -5,7 +5,7 @@
  * upstream's items are the user's own lists through their own connection (perUser.ts).
  * Both name items from the same memory, so an item keeps its exposed name in every view.
  */
-import type { Prompt, Resource } from "@modelcontextprotocol/server";
+import type { Prompt, Resource } from '@modelcontextprotocol/server';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { RelayedUpstream } from '../upstream/types.js';
 import { buildRelayCatalog, type RelayCatalog, type RelayEntry, type RelayNameMemory } from './names.js';

@@ -6,7 +6,7 @@
  * upstream's sampling/createMessage, which reach the host's model. Arrays without such
  * blocks are returned as they are.
  */
-import type { ContentBlock, CreateMessageRequest, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/server";
+import type { ContentBlock, CreateMessageRequest, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/server';
 import { clipName } from '../guards/bound.js';
 import { refusesBlock, resourceUriOf, type MayReceive } from '../policy/contents.js';
 

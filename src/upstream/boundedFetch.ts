@@ -6,8 +6,7 @@
  * replaced by an error answer to the request of the stream (the POST's JSON-RPC id). The
  * connection and the upstream's session carry on; nothing over the limit is held.
  */
-import { isJSONRPCRequest } from "@modelcontextprotocol/server";
-import type { FetchLike, RequestId } from "@modelcontextprotocol/server";
+import { isJSONRPCRequest, type FetchLike, type RequestId } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
 import { MessageTooLargeError, tooLargeResponse } from './limits.js';
 import { describeLine, EDGE_BYTES, lastBytes } from './lineReader.js';

@@ -4,8 +4,7 @@
  * size bound on the result, one retry on a new session when a Streamable HTTP upstream
  * forgot ours, and every failure turned into an MCP error result the host can read.
  */
-import { UrlElicitationRequiredError, SdkHttpError } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import { SdkHttpError, UrlElicitationRequiredError, type CallToolResult } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
 import { NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import type { Connection } from './connect.js';
@@ -40,7 +39,7 @@ export interface CallLimits {
  */
 export function sessionGone(err: unknown): boolean {
   if (!(err instanceof SdkHttpError)) return false;
-  return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
+  return err.status === 404 || (err.status === 400 && /session/i.test(err.message));
 }
 
 /** `result`, or an error result naming the tool and the size when its JSON is over `limit` bytes. */

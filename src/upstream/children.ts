@@ -9,9 +9,8 @@
  * (lineReader.ts).
  */
 import type { ChildProcess } from 'node:child_process';
-import type { JSONRPCMessage } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import type { StdioServerParameters } from "@modelcontextprotocol/client/stdio";
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
 import { log } from '../log.js';
 import { BoundedLineReader, type OversizedLine } from './lineReader.js';
 import { tooLargeResponse } from './limits.js';

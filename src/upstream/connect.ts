@@ -2,9 +2,15 @@
  * Opens one MCP client connection to one upstream: a spawned process over stdio, or a
  * remote server over Streamable HTTP with SSE as the fallback for older servers.
  */
-import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
-import { Client, SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { OAuthClientProvider, Transport, ClientCapabilities } from "@modelcontextprotocol/client";
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type ClientCapabilities,
+  type OAuthClientProvider,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { resolveFrom } from '../config/load.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';

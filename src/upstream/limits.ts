@@ -4,8 +4,7 @@
  * for HTTP), and a tools/call result over `relay.max_result_bytes` becomes an error
  * result naming the tool and the size (pool.ts). The connection stays up either way.
  */
-import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { JSONRPCErrorResponse, RequestId } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, type JSONRPCErrorResponse, type RequestId } from '@modelcontextprotocol/client';
 
 /** `data.reason` of the error that stands in for a message over the limit. */
 const TOO_LARGE = 'message_too_large';

@@ -8,8 +8,7 @@
  * the line ends it reports it (`onOversized`), with the JSON-RPC id it answered when one
  * can be found. The connection, and every other message on it, carries on.
  */
-import { deserializeMessage } from "@modelcontextprotocol/server";
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/server";
+import { deserializeMessage, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/client';
 
 /** Bytes kept from each end of a skipped line: enough for the envelope around the id. */
 export const EDGE_BYTES = 512;

@@ -4,8 +4,7 @@
  * of its pagination and capped. A list that fails is logged and left empty; it never
  * fails the upstream.
  */
-import { ProtocolError } from "@modelcontextprotocol/client";
-import type { Client, Prompt, Resource, ResourceTemplateType, ServerCapabilities } from "@modelcontextprotocol/client";
+import { ProtocolError, type Client, type Prompt, type Resource, type ResourceTemplateType, type ServerCapabilities } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
 
 export interface RelayLists {

@@ -7,7 +7,7 @@
  * skipped; it never takes the pool down.
  */
 import { EventEmitter, setMaxListeners } from 'node:events';
-import type { OAuthClientProvider, Client, CallToolResult, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, OAuthClientProvider, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
 import type { ServerInfo } from '../catalog/catalog.js';
 import { Coalescer } from '../coalesce.js';
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';

@@ -3,7 +3,7 @@
  * per-call options of a forwarded tools/call. relay/ reads them; nothing here knows of
  * relay/ (the dependency runs one way: relay → upstream).
  */
-import type { ClientCapabilities, Progress, ServerCapabilities } from "@modelcontextprotocol/server";
+import type { ClientCapabilities, Progress, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { AuthMethod, UpstreamAuth } from './auth/index.js';
 import type { RelayLists } from './lists.js';
 

@@ -14,7 +14,7 @@
  * kind) and `resource-updated` (upstream, user, uri), from that user's connection only.
  */
 import { EventEmitter } from 'node:events';
-import type { Client, CallToolResult, ClientCapabilities } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { Store } from '../store/types.js';

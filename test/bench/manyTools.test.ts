@@ -4,10 +4,9 @@
  * tools/call with an echo, over a real stdio transport.
  */
 import { join } from 'node:path';
+import { Client, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import { generatedTool, generatedTools, MAX_TOOLS } from '../../bench/fixtures/manyTools.js';
 import { ROOT } from '../helpers/reference.js';
 

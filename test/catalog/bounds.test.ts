@@ -7,7 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clipBytes, fitBytes } from '../../src/catalog/bounds.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, test } from 'vitest';
 import { buildCatalog } from '../../src/catalog/catalog.js';
 import { assignNames, MAX_EXPOSED_LENGTH, toolKey, validName } from '../../src/catalog/names.js';

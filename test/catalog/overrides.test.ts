@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, test } from 'vitest';
 import { buildCatalogWith } from '../../src/catalog/catalog.js';
 import { overriddenTool, overrideIssues } from '../../src/catalog/overrides.js';

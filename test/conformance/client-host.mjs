@@ -15,8 +15,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -109,8 +109,7 @@ const transport = new StdioClientTransport({
   stderr: 'inherit',
 });
 const client = new Client({ name: 'conformance-host', version: '1.0.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
-/* @mcp-codemod-error setRequestHandler with a non-string first argument: v2 takes a method string — use the typed two-argument spec form, or the three-argument custom form (setRequestHandler('method/name', { params, result? }, handler)). No change is needed if the argument already holds a method string. */
-client.setRequestHandler((await import('@modelcontextprotocol/client')).ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));
+client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: {} }));
 await client.connect(transport);
 const listed = await client.listTools();
 say('tools:', listed.tools.map((t) => t.name).join(', '));

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildCatalog } from '../../src/catalog/catalog.js';
 import type { ToolRecord } from '../../src/catalog/types.js';

@@ -17,7 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approverKeyPath, createApproverKey } from '../../src/guards/approver.js';
 import { openStore, type Store } from '../../src/store/index.js';

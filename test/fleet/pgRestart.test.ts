@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Fleet, recordsUpstream, skipFleet, waitFor, type FleetHost } from '../helpers/fleet.js';
 import { pgBinDir, startCluster, type PgCluster } from '../helpers/pgCluster.js';

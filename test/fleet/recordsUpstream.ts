@@ -5,8 +5,8 @@
  *
  * Run: `node dist/test/fleet/recordsUpstream.js`.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { McpServer } from "@modelcontextprotocol/server";
+import { McpServer } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 
 const label = process.env.RECORDS_LABEL ?? 'records';

@@ -9,8 +9,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/client";
+import { Client, InMemoryTransport, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

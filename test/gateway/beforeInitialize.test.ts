@@ -8,8 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
-import { Client, ReadBuffer, serializeMessage } from "@modelcontextprotocol/client";
-import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/client";
+import { Client, ReadBuffer, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { universityConfig } from '../guards/university.js';
 import { CLI, GATEWAY_READY, logLine } from '../helpers/reference.js';

@@ -1,5 +1,10 @@
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+/**
+ * Exposure modes, seen by a real SDK Client over the HTTP face: in `static` mode
+ * tools/list never changes as a side effect of find_tools and no list_changed is sent,
+ * find_tools returns full definitions, and tools run through call_tool or by name; in
+ * `dynamic` mode find_tools adds its matches to tools/list and sends list_changed.
+ */
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';

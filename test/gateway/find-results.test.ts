@@ -4,7 +4,7 @@
  * named; an exact tool name comes back first; a request in a script the catalog does not
  * use is answered with a message and its few tools are not added to the session's list.
  */
-import type { Client, CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, referenceConfig } from '../helpers/reference.js';
 

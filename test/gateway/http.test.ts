@@ -6,8 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnUntil } from '../helpers/process.js';
 import { CLI, INDEX_READY_MS, ROOT, referenceConfig } from '../helpers/reference.js';

@@ -11,8 +11,7 @@
  * asks for more scope (403 insufficient_scope) brings a link for the wider scope. On both
  * store backends.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPerUser, consentBaseOf } from '../../src/gateway/consentPage.js';
 import { authCommand } from '../../src/upstream/auth/command.js';

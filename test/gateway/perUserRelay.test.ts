@@ -1,5 +1,15 @@
-import { ProtocolError } from "@modelcontextprotocol/server";
-import type { ReadResourceResult } from "@modelcontextprotocol/server";
+/**
+ * Resources, prompts, completions and subscriptions of a per-user upstream, end to end on
+ * loopback (test/helpers/perUser.ts: a real OpenID provider, a real OAuth-protected MCP
+ * upstream whose resources and prompt answer for the account of the token that asks, the
+ * gateway's HTTP face, SDK clients as hosts), on both store backends: two users each read
+ * their own account's notes and get their own prompt text through the same gateway, never
+ * the other's nor the gateway's own account's; a user without consent sees none of them
+ * and gets the consent link when reading one (in the error, or as a URL elicitation); a
+ * URI the persona denies is refused for every user, consent or not; doctor counts the
+ * users who hold their own authorization.
+ */
+import { ProtocolError, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/gateway/doctor.js';
 import { linkIn, startPerUserGateway, type Host, type PerUserGateway } from '../helpers/perUser.js';

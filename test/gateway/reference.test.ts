@@ -6,9 +6,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CallToolResultSchema } from "@modelcontextprotocol/core";
-import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import type { Client, CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, INDEX_READY_MS, referenceConfig, ROOT, type ReferenceSetup } from '../helpers/reference.js';
 

@@ -4,7 +4,7 @@
  * chunk boundaries and over the size bound.
  */
 import { PassThrough } from 'node:stream';
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { checkLine, guardedStdioTransport, idFromHead } from '../../src/gateway/stdioGuard.js';
 

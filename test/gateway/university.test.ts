@@ -4,7 +4,7 @@
  * and a real MCP client as the host.
  */
 import { join } from 'node:path';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, INDEX_READY_MS, ROOT } from '../helpers/reference.js';
 import { cli, CLI_TIMEOUT_MS, text, universityConfig, type University } from '../guards/university.js';

@@ -5,7 +5,7 @@
  * the `bank` fixture (an SDK McpServer over stdio), persona `confirm: actions` with the
  * approvals channel, so a call that needs a person is parked; the SDK's Client as host.
  */
-import type { Client, CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectGateway, logLine } from '../helpers/reference.js';
 import { fixtureGateway } from './fixtureGateway.js';

@@ -331,7 +331,7 @@ describe('confirmationGuard', () => {
     const cancelledCtx = (elicit?: CallContext['elicit']) => {
       const abort = new AbortController();
       const ctx = ctxFor('make_payment', { student_id: 'S0001', amount: 100 });
-      ctx.host = { session: { id: 's1', server: undefined as never }, requestId: 1, signal: abort.signal, sendNotification: async () => undefined };
+      ctx.host = { session: { id: 's1', server: undefined as never }, requestId: 1, signal: abort.signal, sendRequest: undefined as never, sendNotification: async () => undefined };
       if (elicit) ctx.elicit = elicit;
       return { ctx, abort };
     };

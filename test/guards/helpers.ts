@@ -1,5 +1,5 @@
 /** A call context and a recording upstream for guard tests. */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CallContext, CallHandler, SessionIdentity } from '../../src/guards/types.js';
 
 export function context(requestedName: string, args: Record<string, unknown> = {}, session: Partial<SessionIdentity> = {}): CallContext {

@@ -6,7 +6,7 @@
  * the audit log read back with `tool-curator audit --json`.
  */
 import { join } from 'node:path';
-import type { Client, ElicitRequest } from "@modelcontextprotocol/client";
+import type { Client, ElicitRequest } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameRatio } from '../../src/guards/nameGuard.js';

@@ -6,7 +6,7 @@
  * rows rewritten with SQL, as a writer of the store would, making no changed definition
  * pinned for a running gateway.
  */
-import type { Tool } from "@modelcontextprotocol/server";
+import type { Tool } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { readApproverKey, cliDefinitionProof, definitionProofValid } from '../../src/guards/approver.js';
 import { AuditWriter } from '../../src/guards/audit.js';

@@ -4,8 +4,14 @@
  * public client; a browser signed in on the approvals page through the page's own client;
  * and the page's own forms, posted as that browser would.
  */
-import { discoverAuthorizationServerMetadata, exchangeAuthorization, startAuthorization, Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import {
+  Client,
+  discoverAuthorizationServerMetadata,
+  exchangeAuthorization,
+  startAuthorization,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+} from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
 import type { Approval, ApprovalsPart } from '../../src/store/types.js';
 import { Browser } from './browser.js';

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { dump, load } from 'js-yaml';
 import { writeConfig } from '../../bench/http.js';
 import { freePort, HttpChild, within } from '../../bench/processes.js';

@@ -9,8 +9,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult, ElicitRequestURLParams } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';

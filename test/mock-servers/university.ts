@@ -4,14 +4,13 @@
  * whichever server lists the tool. Requires the build (`npm run build`); if
  * dist/mock-servers is missing it runs tsc once.
  */
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 export const SERVERS = ['academics', 'attendance', 'examinations', 'finance', 'hostel', 'library', 'placements', 'administration'] as const;
 export type ServerName = (typeof SERVERS)[number];

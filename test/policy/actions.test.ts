@@ -1,5 +1,5 @@
 /** Which tools are actions (issue 18, item 5): the operator's rules, MCP's defaults, no loosening by an upstream. */
-import type { Tool, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import { describe, expect, test } from 'vitest';
 import { ActionRules } from '../../src/policy/actions.js';
 

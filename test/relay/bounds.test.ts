@@ -5,7 +5,7 @@
  * URIs nobody lists when a single upstream offers resources.
  */
 import { join } from 'node:path';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { FIXTURES, inProcessGateway } from './setup.js';

@@ -8,9 +8,8 @@
  * subscribe refuse every one, the public files still read, and completion never offers a
  * value that leads to a secret.
  */
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client, type CallToolResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, DOCS_TOKEN as TOKEN, docsConfig } from './docs.js';
 import { httpGateway, mcpError, stdioHost } from './setup.js';

@@ -1,5 +1,15 @@
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
+/**
+ * Resource deny rules against two more families of spellings (probe of 2026-12-03): path
+ * parameters (`..;/`, `secret;v=1/`, as Tomcat and Jetty drop them per segment) and a deny
+ * rule written in one Unicode normalisation form (NFD, as a macOS listing spells `café`)
+ * against a URI in the other (NFC). The built gateway fronts the `docs` fixture, whose
+ * careless template reader drops `;` parameters and reads NFKC; the SDK's Client is the
+ * host over stdio. Each spelling reaches a secret when sent to the fixture directly
+ * (checked here); through the gateway, read and subscribe refuse every one, and public
+ * files under the same spellings still read.
+ */
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, DOCS_PERSONAS, docsConfig } from './docs.js';
 import { stdioHost } from './setup.js';

@@ -7,9 +7,8 @@
  * upstream). The built gateway, the SDK's Client as host over stdio and Streamable HTTP.
  */
 import { writeFileSync } from 'node:fs';
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client, type CallToolResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, DOCS_PERSONAS, DOCS_TOKEN, docsConfig } from './docs.js';

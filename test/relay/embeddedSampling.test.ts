@@ -1,6 +1,13 @@
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
-import type { CallToolResult, CreateMessageRequest } from "@modelcontextprotocol/client";
+/**
+ * Resources inside an upstream's question to the host's model: a sampling/createMessage
+ * sent during a tools/call may carry a tool_result whose content embeds or links a
+ * resource (MCP 2025-11-25), which reaches the host's model as a tool result would. Through
+ * the gateway each such block is decided as a read of its URI would be, so the `docs`
+ * fixture's secrets do not reach the host that way. The built gateway over stdio, the
+ * SDK's Client as host, with sampling.
+ */
+import { Client, type CallToolResult, type CreateMessageRequest } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/reference.js';
 import { DOCS, docsConfig } from './docs.js';

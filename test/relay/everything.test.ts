@@ -5,9 +5,8 @@
  * reach the host as the server itself answers them.
  */
 import { join } from 'node:path';
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
-import type { ReadResourceResult } from "@modelcontextprotocol/client";
+import { Client, type ReadResourceResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { ROOT } from '../helpers/reference.js';

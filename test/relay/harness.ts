@@ -7,8 +7,16 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { CallToolResult, ClientCapabilities, CreateMessageRequest, ElicitRequest, ElicitResult, LoggingMessageNotification } from "@modelcontextprotocol/client";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type ElicitRequest,
+  type ElicitResult,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/client';
 import { dump } from 'js-yaml';
 import { CLI, ROOT, connectGateway } from '../helpers/reference.js';
 import { freePort, spawnUntil } from '../helpers/process.js';

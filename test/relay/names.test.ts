@@ -1,5 +1,5 @@
 /** Relayed names and the gateway's cursor, without a network. */
-import type { Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/server";
+import type { Prompt, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import { describe, expect, test } from 'vitest';
 import { encodeCursor, paginate } from '../../src/relay/cursor.js';
 import { buildRelayCatalog, MemoryRelayNames, prefixUri, unprefixUri } from '../../src/relay/names.js';

@@ -3,8 +3,7 @@
  * and tools/call result arrive in one read (as one stdio chunk delivers them). The
  * transport below plays that wire; everything above it is the SDK.
  */
-import { Client, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/client";
-import type { Transport, JSONRPCMessage, Progress } from "@modelcontextprotocol/client";
+import { Client, LATEST_PROTOCOL_VERSION, type JSONRPCMessage, type Progress, type Transport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { keepArrivalOrder } from '../../src/relay/order.js';
 

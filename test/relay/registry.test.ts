@@ -3,7 +3,7 @@
  * an upstream goes to, how progress maps back to the host's token, what is refused, and
  * that a cancelled call is never forwarded.
  */
-import type { Server, ClientCapabilities, LoggingMessageNotification, ServerNotification } from "@modelcontextprotocol/server";
+import type { ClientCapabilities, LoggingMessageNotification, Server, ServerNotification } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { compose, type CallContext } from '../../src/guards/types.js';
 import { cancellationGuard } from '../../src/relay/cancel.js';
@@ -24,7 +24,10 @@ function session(id: string, caps: ClientCapabilities = {}, persona?: string): H
 /** A host request whose related notifications are recorded. */
 function request(s: HostSession, requestId: number, progressToken?: string): HostRequest & { sent: ServerNotification[] } {
   const sent: ServerNotification[] = [];
-  return { session: s, requestId, signal: new AbortController().signal, progressToken, sendNotification: async (n) => void sent.push(n), sent };
+  const sendRequest = async () => {
+    throw new Error('no request to the host expected');
+  };
+  return { session: s, requestId, signal: new AbortController().signal, progressToken, sendRequest, sendNotification: async (n) => void sent.push(n), sent };
 }
 
 const refusal = (fn: () => unknown) => {
@@ -141,17 +144,15 @@ describe('Relay.hostRequest', () => {
     const relay = new Relay({ mayUse: () => true, requestMs: 1000 });
     const s = session('s1');
     const signal = new AbortController().signal;
-    /* @mcp-codemod-error This object looks like a v1 handler-context mock (requestId, signal, _meta, sendNotification). v2 nests the context — reshape it (requestId → mcpReq.id; signal → mcpReq.signal; _meta → mcpReq._meta; sendNotification → mcpReq.notify), e.g. { sendRequest: fn } → { mcpReq: { send: fn } }. Passed as-is to a migrated handler that reads ctx.mcpReq.*, the v1 shape throws "Cannot read properties of undefined". */
-    const extra = { requestId: 4, signal, _meta: { progressToken: 'p1', 'example.com/trace': 't' }, sendNotification: async () => undefined };
-    const r = relay.hostRequest(s, extra as never);
-    /* @mcp-codemod-error This object looks like a v1 handler-context mock (requestId, signal). v2 nests the context — reshape it (requestId → mcpReq.id; signal → mcpReq.signal), e.g. { sendRequest: fn } → { mcpReq: { send: fn } }. Passed as-is to a migrated handler that reads ctx.mcpReq.*, the v1 shape throws "Cannot read properties of undefined". | This object looks like a v1 handler-context mock (requestId, signal). v2 nests the context — reshape it (requestId → mcpReq.id; signal → mcpReq.signal), e.g. { sendRequest: fn } → { mcpReq: { send: fn } }. Passed as-is to a migrated handler that reads ctx.mcpReq.*, the v1 shape throws "Cannot read properties of undefined". */
+    const mcpReq = { id: 4, signal, _meta: { progressToken: 'p1', 'example.com/trace': 't' }, send: async () => undefined, notify: async () => undefined };
+    const r = relay.hostRequest(s, { mcpReq } as never);
     expect({ requestId: r.requestId, progressToken: r.progressToken, meta: r.meta, signal: r.signal === signal }).toEqual({
       requestId: 4,
       progressToken: 'p1',
       meta: { 'example.com/trace': 't' },
       signal: true,
     });
-    expect(relay.hostRequest(s, { ...extra, _meta: undefined } as never)).not.toHaveProperty('meta');
+    expect(relay.hostRequest(s, { mcpReq: { ...mcpReq, _meta: undefined } } as never)).not.toHaveProperty('meta');
   });
 });
 

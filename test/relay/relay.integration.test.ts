@@ -5,7 +5,7 @@
  * list. What the host receives is compared with what the upstreams themselves send.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Client, CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS, directClients, httpGateway, mcpError, relayConfig, startBeta, stdioHost } from './setup.js';
 

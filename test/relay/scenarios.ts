@@ -3,7 +3,7 @@
  * received requests and notifications (recorded by harness.ts) and the upstream's view
  * (its tool results and its `observations`).
  */
-import type { Progress } from "@modelcontextprotocol/server";
+import type { Progress } from '@modelcontextprotocol/server';
 import { expect, it } from 'vitest';
 import { FORM_SCHEMA, RICH_RESULT, RICH_TOOL } from './fixtures/shapes.js';
 import { CALL_MS, json, observations, ROOTS, text, type Host } from './harness.js';

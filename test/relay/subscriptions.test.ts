@@ -3,8 +3,8 @@
  * transport pair (the pool is reduced to what Subscriptions reads: client() and events).
  */
 import { EventEmitter } from 'node:events';
-import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
-import { Client } from "@modelcontextprotocol/client";
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { Subscriptions } from '../../src/relay/subscriptions.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';

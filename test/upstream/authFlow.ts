@@ -6,9 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Client } from "@modelcontextprotocol/client";
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client, type CallToolResult } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { expect } from 'vitest';
 
 const ROOT = resolve(__dirname, '../..');

@@ -19,12 +19,18 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { completable, McpServer, type AuthInfo, type OAuthClientInformationFull, type OAuthTokens } from '@modelcontextprotocol/server';
+import {
+  getOAuthProtectedResourceMetadataUrl,
+  InvalidGrantError,
+  InvalidTokenError,
+  mcpAuthRouter,
+  requireBearerAuth,
+  type AuthorizationParams,
+  type OAuthServerProvider,
+} from '@modelcontextprotocol/server-legacy/auth';
 import express, { type Response } from 'express';
-import { InvalidGrantError, InvalidTokenError, requireBearerAuth, getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from "@modelcontextprotocol/server-legacy/auth";
-import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/server-legacy/auth";
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import { completable, McpServer } from "@modelcontextprotocol/server";
-import type { AuthInfo, OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/server";
 import { z } from 'zod';
 
 interface Issued {

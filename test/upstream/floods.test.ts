@@ -6,7 +6,7 @@
  * rest counted in one warning, and trigger no re-list at all.
  */
 import { join } from 'node:path';
-import type { Client, CallToolResult, LoggingMessageNotification } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, LoggingMessageNotification } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { inProcessGateway } from '../relay/setup.js';

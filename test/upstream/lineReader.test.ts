@@ -3,7 +3,7 @@
  * reader (lineReader.ts) and the SSE/JSON bound of remote upstreams (boundedFetch.ts),
  * fed byte streams cut at awkward places.
  */
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { boundedFetch } from '../../src/upstream/boundedFetch.js';
 import { BoundedLineReader, describeLine, type OversizedLine } from '../../src/upstream/lineReader.js';

@@ -1,6 +1,9 @@
-import { InMemoryTransport, Server } from "@modelcontextprotocol/server";
-import type { Tool } from "@modelcontextprotocol/server";
-import { Client } from "@modelcontextprotocol/client";
+/**
+ * The upstream pool against real MCP servers built with the SDK, over an in-process
+ * transport pair where a spawned process adds nothing: pagination and list_changed.
+ */
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, Server, type Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/catalog/catalog.js';
 import { ActionRules } from '../../src/policy/actions.js';

@@ -9,7 +9,7 @@
  * host's token is not a page sign-in), and names the user by the same
  * `http.oauth.user_claim`, so the page's user is the user a host session would be.
  */
-import { exchangeAuthorization, startAuthorization } from "@modelcontextprotocol/client";
+import { exchangeAuthorization, startAuthorization } from '@modelcontextprotocol/client';
 import type { HostOAuthConfig, SignInClientConfig } from '../../config/schema.js';
 import type { Issuer } from './issuer.js';
 import { userIdFrom, type Claims } from './rules.js';

@@ -8,8 +8,8 @@
  * face (http.ts) calls it only for requests no static token matched.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo } from "@modelcontextprotocol/server";
-import { requireBearerAuth } from "@modelcontextprotocol/server-legacy/auth";
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { requireBearerAuth } from '@modelcontextprotocol/server-legacy/auth';
 import type { LoadedConfig } from '../../config/load.js';
 import type { ConfirmVia, SignInClientConfig } from '../../config/schema.js';
 import type { Principal } from '../../guards/types.js';

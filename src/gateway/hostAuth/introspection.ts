@@ -8,8 +8,8 @@
  * cached: a token that becomes active is accepted at once.
  */
 import { createHash } from 'node:crypto';
-import type { AuthInfo } from "@modelcontextprotocol/server";
-import { ServerError } from "@modelcontextprotocol/server-legacy/auth";
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { ServerError } from '@modelcontextprotocol/server-legacy/auth';
 import * as oauth from 'oauth4webapi';
 import type { HostOAuthConfig } from '../../config/schema.js';
 import { isLoopback } from '../hostGuard.js';

@@ -5,8 +5,7 @@
  * on a later request, at most once per RETRY_MS: an identity provider that is down
  * neither stops the gateway from starting (static tokens keep working) nor gets flooded.
  */
-import { discoverAuthorizationServerMetadata } from "@modelcontextprotocol/client";
-import type { AuthorizationServerMetadata } from "@modelcontextprotocol/client";
+import { discoverAuthorizationServerMetadata, type AuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import { log } from '../../log.js';
 

@@ -8,7 +8,7 @@
  * any origin may read them (CORS), GET and OPTIONS only.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OAuthProtectedResourceMetadata } from "@modelcontextprotocol/server";
+import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import type { HostOAuthConfig } from '../../config/schema.js';
 import type { Issuer } from './issuer.js';
 

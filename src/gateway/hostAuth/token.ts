@@ -4,8 +4,8 @@
  * verification paths (verify.ts, introspection.ts) end here, so they read scopes, client
  * and expiry alike.
  */
-import type { AuthInfo } from "@modelcontextprotocol/server";
-import { InvalidTokenError } from "@modelcontextprotocol/server-legacy/auth";
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { InvalidTokenError } from '@modelcontextprotocol/server-legacy/auth';
 import type { HostOAuthConfig } from '../../config/schema.js';
 import type { Claims } from './rules.js';
 

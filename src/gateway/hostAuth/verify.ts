@@ -7,9 +7,8 @@
  * by introspection (RFC 7662) when configured. Each refusal says why, in words the person
  * at the host can act on.
  */
-import type { AuthInfo } from "@modelcontextprotocol/server";
-import { ServerError } from "@modelcontextprotocol/server-legacy/auth";
-import type { OAuthTokenVerifier } from "@modelcontextprotocol/server-legacy/auth";
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { ServerError, type OAuthTokenVerifier } from '@modelcontextprotocol/server-legacy/auth';
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { HostOAuthConfig } from '../../config/schema.js';
 import type { Introspection } from './introspection.js';

@@ -5,8 +5,7 @@
  * It changes no request; a refusal that only a person can lift (a step-up, stepUp.ts)
  * ends the request with that error before the SDK tries to re-authorize.
  */
-import { UnauthorizedError, extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
-import type { FetchLike } from "@modelcontextprotocol/client";
+import { extractWWWAuthenticateParams, UnauthorizedError, type FetchLike } from '@modelcontextprotocol/client';
 import { NeedsAuthorizationError, UpstreamAuthError, type AuthChallenge } from './errors.js';
 
 export interface ChallengeWatch {

@@ -8,7 +8,7 @@
  * link their host shows them, never through this command).
  */
 import { spawn } from 'node:child_process';
-import { auth } from "@modelcontextprotocol/client";
+import { auth } from '@modelcontextprotocol/client';
 import type { LoadedConfig } from '../../config/load.js';
 import type { RemoteUpstreamConfig } from '../../config/schema.js';
 import { openConfiguredStore } from '../../config/store.js';

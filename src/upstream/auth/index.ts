@@ -5,8 +5,7 @@
  * (client_secret_basic or private_key_jwt) for `client_credentials`. Tokens belong to
  * the gateway's configured account per upstream, whichever persona a call comes from.
  */
-import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/client";
-import type { OAuthClientProvider, FetchLike } from "@modelcontextprotocol/client";
+import { ClientCredentialsProvider, PrivateKeyJwtProvider, type FetchLike, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../../config/schema.js';
 import type { Store } from '../../store/types.js';
 import { CLIENT_NAME, StoreOAuthProvider, type StoreOAuthProviderOptions } from './provider.js';

@@ -18,7 +18,7 @@
  * and the SDK's retry after `invalid_grant` uses them.
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientProvider, OAuthDiscoveryState, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/client";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import type { OAuthClientConfig } from '../../config/schema.js';
 import type { OAuthField, OAuthKey, Store } from '../../store/types.js';
 import { NeedsAuthorizationError } from './errors.js';

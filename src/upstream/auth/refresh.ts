@@ -14,8 +14,7 @@
  * requests of any `auth()` run (this one's or the transport's) are watched for refused
  * refresh tokens, so an `invalid_grant` clears only tokens that were refused (provider.ts).
  */
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
-import type { FetchLike } from "@modelcontextprotocol/client";
+import { auth, extractWWWAuthenticateParams, type FetchLike } from '@modelcontextprotocol/client';
 import type { StoreOAuthProvider } from './provider.js';
 
 /** The access token a request carried in `Authorization: Bearer …`, if any. */

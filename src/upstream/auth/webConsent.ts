@@ -5,7 +5,7 @@
  * Who the user is was settled before (gateway/consentPage.ts); this only runs the OAuth
  * client's two halves, each possibly on another replica (the PKCE verifier is in the store).
  */
-import { auth } from "@modelcontextprotocol/client";
+import { auth } from '@modelcontextprotocol/client';
 import type { RemoteUpstreamConfig } from '../../config/schema.js';
 import type { Store } from '../../store/types.js';
 import { StoreOAuthProvider } from './provider.js';

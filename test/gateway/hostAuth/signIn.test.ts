@@ -7,8 +7,17 @@
  * in process (its audit log is read directly), the eight university servers as child
  * processes over stdio.
  */
-import { Client, UnauthorizedError, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { OAuthClientProvider, OAuthClientInformation, OAuthClientMetadata, OAuthTokens, CallToolResult } from "@modelcontextprotocol/client";
+import {
+  Client,
+  ClientCredentialsProvider,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type CallToolResult,
+  type OAuthClientInformation,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { base64url, decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
