@@ -10,7 +10,7 @@
  * code. WARNINGs (SHOULD-level checks), SKIPPED and INFO are kept for the report only.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
@@ -92,7 +92,9 @@ function run(args: string[], timeoutMs: number): Promise<string> {
   });
 }
 
-function readChecks(file: string): ScenarioResult {
+function readChecks(file: string, crash = 'the suite wrote no checks (the scenario timed out or crashed)'): ScenarioResult {
+  // A scenario that threw (the CLI prints "Failed to run scenario") has a directory but no checks.
+  if (!existsSync(file)) return { passed: false, failures: [{ check: 'no-checks', message: crash }], warnings: [] };
   const checks = JSON.parse(readFileSync(file, 'utf8')) as Check[];
   const failures = checks.filter((c) => c.status === 'FAILURE').map((c) => ({ check: c.id, message: c.errorMessage ?? '(no message)' }));
   const warnings = checks.filter((c) => c.status === 'WARNING').map((c) => `${c.id}: ${c.errorMessage ?? '(no message)'}`);
@@ -105,12 +107,13 @@ function readChecks(file: string): ScenarioResult {
  */
 export async function runServerSuite(url: string, revision: Revision, timeoutMs = 400_000): Promise<Map<string, ScenarioResult>> {
   const dir = mkdtempSync(join(tmpdir(), 'tc-conformance-'));
-  await run(['server', '--url', url, '--requirements', revision, '--timeout', String(SCENARIO_MS), '-o', dir], timeoutMs);
+  const out = await run(['server', '--url', url, '--requirements', revision, '--timeout', String(SCENARIO_MS), '-o', dir], timeoutMs);
+  const crashes = new Map([...out.matchAll(/^Failed to run scenario (\S+): (.*)$/gm)].map((m) => [m[1]!, `the scenario threw: ${m[2]}`]));
   const results = new Map<string, ScenarioResult>();
   for (const entry of readdirSync(dir)) {
     // <dir>/server-<scenario>-<ISO time with : and . as ->/checks.json
     const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/.exec(entry)?.[1];
-    if (scenario) results.set(scenario, readChecks(join(dir, entry, 'checks.json')));
+    if (scenario) results.set(scenario, readChecks(join(dir, entry, 'checks.json'), crashes.get(scenario)));
   }
   return results;
 }
@@ -162,7 +165,7 @@ export function expectedFailures(upstream: string, revision: Revision, file = 'e
  * only shrink), and listed names that are not required scenarios.
  * @returns one sentence per problem; empty when the run matches.
  */
-export function problems(results: Map<string, ScenarioResult>, scenarios: string[], expected: Map<string, string>, run: string): string[] {
+export function problems(results: Map<string, ScenarioResult>, scenarios: string[], expected: Map<string, string>, run: string, file = 'expected-failures.yaml'): string[] {
   const out: string[] = [];
   for (const s of scenarios) {
     const r = results.get(s);
@@ -172,16 +175,16 @@ export function problems(results: Map<string, ScenarioResult>, scenarios: string
     }
     const wholesale = expected.has(s);
     const unlisted = r.failures.filter((f) => !wholesale && !expected.has(`${s}:${f.check}`));
-    if (unlisted.length) out.push(`${s} fails and is not in expected-failures.yaml (${run}): ${unlisted.map((f) => `${f.check}: ${f.message}`).join('; ')}`);
-    if (wholesale && r.passed) out.push(`${s} now passes: remove it from expected-failures.yaml (${run})`);
+    if (unlisted.length) out.push(`${s} fails and is not in ${file} (${run}): ${unlisted.map((f) => `${f.check}: ${f.message}`).join('; ')}`);
+    if (wholesale && r.passed) out.push(`${s} now passes: remove it from ${file} (${run})`);
     for (const key of expected.keys()) {
       const check = key.startsWith(`${s}:`) ? key.slice(s.length + 1) : undefined;
-      if (check && !r.failures.some((f) => f.check === check)) out.push(`${key} now passes: remove it from expected-failures.yaml (${run})`);
+      if (check && !r.failures.some((f) => f.check === check)) out.push(`${key} now passes: remove it from ${file} (${run})`);
     }
   }
   for (const key of expected.keys()) {
     const s = key.split(':')[0]!;
-    if (!scenarios.includes(s)) out.push(`${key} in expected-failures.yaml (${run}) is not a required scenario of this run: remove it`);
+    if (!scenarios.includes(s)) out.push(`${key} in ${file} (${run}) is not a required scenario of this run: remove it`);
   }
   return out;
 }
