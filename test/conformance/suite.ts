@@ -45,6 +45,8 @@ interface Check {
   id: string;
   status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO' | string;
   errorMessage?: string;
+  /** What the check requires; the message when a failure carries none. */
+  description?: string;
 }
 
 export interface Failure {
@@ -96,8 +98,9 @@ function readChecks(file: string, crash = 'the suite wrote no checks (the scenar
   // A scenario that threw (the CLI prints "Failed to run scenario") has a directory but no checks.
   if (!existsSync(file)) return { passed: false, failures: [{ check: 'no-checks', message: crash }], warnings: [] };
   const checks = JSON.parse(readFileSync(file, 'utf8')) as Check[];
-  const failures = checks.filter((c) => c.status === 'FAILURE').map((c) => ({ check: c.id, message: c.errorMessage ?? '(no message)' }));
-  const warnings = checks.filter((c) => c.status === 'WARNING').map((c) => `${c.id}: ${c.errorMessage ?? '(no message)'}`);
+  const said = (c: Check) => c.errorMessage ?? (c.description ? `not met: ${c.description}` : '(no message)');
+  const failures = checks.filter((c) => c.status === 'FAILURE').map((c) => ({ check: c.id, message: said(c) }));
+  const warnings = checks.filter((c) => c.status === 'WARNING').map((c) => `${c.id}: ${said(c)}`);
   return { passed: failures.length === 0, failures, warnings };
 }
 
