@@ -137,10 +137,13 @@ function findChecks(dir: string): string | undefined {
  * Runs one client scenario at `revision`'s wire: the suite starts its test server (and
  * authorization server) and runs `command <url>`. Passes when the suite's overall verdict
  * does (its checks, the client's exit where the scenario counts it, its timeout).
+ * `unscored`: a scenario the requirement set runs without scoring (an extension among them).
  */
-export async function runClientScenario(command: string, scenario: string, revision: Revision, timeoutMs = 120_000): Promise<ScenarioResult> {
+export async function runClientScenario(command: string, scenario: string, revision: Revision, timeoutMs = 120_000, unscored = false): Promise<ScenarioResult> {
   const dir = mkdtempSync(join(tmpdir(), 'tc-conformance-client-'));
   const args = ['client', '--command', command, '--scenario', scenario, '--spec-version', revision, '--timeout', String(timeoutMs), '-o', dir];
+  // An extension is "not on the spec timeline": a single-scenario run skips it unless forced (--requirements runs it).
+  if (unscored) args.push('--force');
   const out = await run(args, timeoutMs + 30_000);
   const file = findChecks(dir);
   const result = file ? readChecks(file) : { passed: false, failures: [], warnings: [] };
