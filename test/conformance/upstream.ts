@@ -18,7 +18,6 @@
  * `$anchor`, composition and conditional keywords exactly as written, which a zod
  * conversion does not produce.
  */
-import { pathToFileURL } from 'node:url';
 import {
   completable,
   McpServer,
@@ -31,7 +30,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
-import { legacySessions, listenLoopback, type ConformanceHttp } from './upstreamServing.js';
+import { legacySessions, listenLoopback, upstreamMain, type ConformanceHttp } from './upstreamServing.js';
 import { PNG_BASE64, TOOLS, type TestTool, type UpstreamState } from './upstreamTools.js';
 
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -150,23 +149,4 @@ export async function serveConformanceHttp(port = 0, host = '127.0.0.1'): Promis
   return listenLoopback((req, res) => sessions.handle(req, res), port, host, sessions.close);
 }
 
-async function main(argv: string[]): Promise<void> {
-  const i = argv.indexOf('--http');
-  if (i < 0) {
-    await createConformanceServer().connect(new StdioServerTransport());
-    return;
-  }
-  const port = Number(argv[i + 1]);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http needs a port number (0 for any free one), got "${argv[i + 1] ?? ''}"`);
-  const served = await serveConformanceHttp(port);
-  process.stderr.write(`conformance upstream listening on ${served.url}\n`);
-  const stop = () => void served.close().then(() => process.exit(0));
-  process.on('SIGINT', stop).on('SIGTERM', stop);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).catch((err: Error) => {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(1);
-  });
-}
+upstreamMain(import.meta.url, () => createConformanceServer().connect(new StdioServerTransport()), (port) => serveConformanceHttp(port));

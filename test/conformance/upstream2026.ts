@@ -17,14 +17,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pathToFileURL } from 'node:url';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { acceptedContent, createMcpHandler, createRequestStateCodec, inputRequired, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { tools2026, type Hooks2026, type RoundState } from './upstream2026Tools.js';
 import { createConformanceServer } from './upstream.js';
-import { legacySessions, listenLoopback, type ConformanceHttp } from './upstreamServing.js';
+import { legacySessions, listenLoopback, upstreamMain, type ConformanceHttp } from './upstreamServing.js';
 
 /** Lists change only when a trigger tool says so; a client may keep them this long. */
 const LIST_TTL_MS = 300_000;
@@ -105,20 +104,4 @@ export function serve2026Stdio(): void {
   serveStdio(() => (server = create2026Server(hooks)));
 }
 
-async function main(argv: string[]): Promise<void> {
-  const i = argv.indexOf('--http');
-  if (i < 0) return serve2026Stdio();
-  const port = Number(argv[i + 1]);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http needs a port number (0 for any free one), got "${argv[i + 1] ?? ''}"`);
-  const served = await serve2026Http(port, '127.0.0.1', argv.includes('--catalogue-2025') ? '2025' : '2026');
-  process.stderr.write(`conformance upstream listening on ${served.url}\n`);
-  const stop = () => void served.close().then(() => process.exit(0));
-  process.on('SIGINT', stop).on('SIGTERM', stop);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).catch((err: Error) => {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(1);
-  });
-}
+upstreamMain(import.meta.url, serve2026Stdio, (port, argv) => serve2026Http(port, '127.0.0.1', argv.includes('--catalogue-2025') ? '2025' : '2026'));

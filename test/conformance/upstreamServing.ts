@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { EventStore, JSONRPCMessage, McpServer } from '@modelcontextprotocol/server';
 
@@ -134,4 +135,29 @@ export async function listenLoopback(
       await new Promise<void>((r) => http.close(() => r()));
     },
   };
+}
+
+/**
+ * The command line of a conformance upstream, run only when `moduleUrl` is the script
+ * node was started with: stdio by default; `--http PORT` serves Streamable HTTP on
+ * 127.0.0.1:PORT (0 picks a free one) and prints `conformance upstream listening on <url>`
+ * to stderr once it listens.
+ */
+export function upstreamMain(moduleUrl: string, stdio: () => unknown, http: (port: number, argv: string[]) => Promise<ConformanceHttp>): void {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  const argv = process.argv.slice(2);
+  const run = async () => {
+    const i = argv.indexOf('--http');
+    if (i < 0) return void (await stdio());
+    const port = Number(argv[i + 1]);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http needs a port number (0 for any free one), got "${argv[i + 1] ?? ''}"`);
+    const served = await http(port, argv);
+    process.stderr.write(`conformance upstream listening on ${served.url}\n`);
+    const stop = () => void served.close().then(() => process.exit(0));
+    process.on('SIGINT', stop).on('SIGTERM', stop);
+  };
+  run().catch((err: Error) => {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  });
 }
