@@ -8,7 +8,9 @@
  *   2025 upstream shows a 2026 host;
  * - against the gateway's HTTP face (`serve --http`, http.anonymous because the suite
  *   sends no token) in front of each upstream, reached over stdio and over Streamable
- *   HTTP, both requirement sets on the same endpoint.
+ *   HTTP, both requirement sets on the same endpoint;
+ * - against stdio faces through stdioBridge.ts (the suite drives only HTTP servers): the
+ *   upstreams' own, and the gateway's (`serve` over stdio) in front of each upstream.
  *
  * Every run must match expected-failures.yaml, which lists only what an upstream itself
  * cannot pass. The scenarios a requirement set runs without scoring (the tasks extension,
@@ -22,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnUntil } from '../helpers/process.js';
 import { CLI, ROOT } from '../helpers/reference.js';
 import { expectedFailures, problems, requirements, REVISIONS, runServerSuite, unscoredReport, type Revision } from './suite.js';
+import { serveStdioOverHttp } from './stdioBridge.js';
 import { serve2026Http } from './upstream2026.js';
 import { serveConformanceHttp } from './upstream.js';
 import type { ConformanceHttp } from './upstreamServing.js';
@@ -43,8 +46,8 @@ async function startGateway(config: string, env: Record<string, string> = {}): P
   return { child, url };
 }
 
-/** Runs one requirement set against `url` and compares with what `upstream` cannot pass. */
-async function check(run: string, url: string, revision: Revision, upstream: 'upstream2025' | 'upstream2026'): Promise<void> {
+/** Runs one requirement set against `url` and compares with what the `lists` of expected-failures.yaml say cannot pass. */
+async function check(run: string, url: string, revision: Revision, lists: string | string[]): Promise<void> {
   const { server, notScored } = requirements(revision);
   const results = await runServerSuite(url, revision, RUN_MS);
   const passed = server.filter((s) => results.get(s)?.passed).length;
@@ -55,7 +58,7 @@ async function check(run: string, url: string, revision: Revision, upstream: 'up
       ...unscoredReport(results, notScored).map((l) => `  ${l}`),
     ].join('\n'),
   );
-  expect(problems(results, server, expectedFailures(upstream, revision), `${run} at ${revision}`)).toEqual([]);
+  expect(problems(results, server, expectedFailures(lists, revision), `${run} at ${revision}`)).toEqual([]);
 }
 
 /** The era a negotiating client (`versionNegotiation: auto`) lands on with a server. */
@@ -98,7 +101,7 @@ describe('MCP conformance suite, server scenarios', () => {
   });
 
   it('the 2026 upstream over stdio carries a three-round input_required call to a modern client', { timeout: 60_000 }, async () => {
-    const answers = [{ name: 'Alice' }, { color: 'blue' }];
+    const answers: Record<string, string>[] = [{ name: 'Alice' }, { color: 'blue' }];
     const client = new Client({ name: 'mrtr-host', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
     const asked: string[] = [];
     client.setRequestHandler('elicitation/create', async (request) => {
@@ -147,6 +150,30 @@ describe('MCP conformance suite, server scenarios', () => {
       for (const revision of REVISIONS) {
         it(`at ${revision}: as expected-failures.yaml says for the ${front.upstream.slice(-4)} upstream`, { timeout: RUN_MS + 10_000 }, async () => {
           await check(`gateway → ${front.upstream} over ${front.link}`, gateway.url, revision, front.upstream);
+        });
+      }
+    });
+  }
+
+  // The stdio faces, through the bridge: the upstreams' own, then the gateway's.
+  const script = (name: string) => ({ command: process.execPath, args: [join(DIST, name)] });
+  const gateway = (config: string) => ({ command: process.execPath, args: [CLI, 'serve', '--config', join(ROOT, 'test/conformance', config)], cwd: ROOT });
+  const stdioFaces = [
+    { name: 'the 2025 upstream over stdio', server: script('upstream.js'), revisions: ['2025-11-25'], lists: ['upstream2025', 'stdio-bridge'] },
+    { name: 'the 2026 upstream over stdio', server: script('upstream2026.js'), revisions: REVISIONS, lists: ['upstream2026', 'stdio-bridge', 'upstream2026-stdio-face'] },
+    { name: 'the gateway over stdio → 2025 upstream over stdio', server: gateway('gateway.stdio.yaml'), revisions: REVISIONS, lists: ['upstream2025', 'stdio-bridge'] },
+    { name: 'the gateway over stdio → 2026 upstream over stdio', server: gateway('gateway.stdio2026.yaml'), revisions: REVISIONS, lists: ['upstream2026', 'stdio-bridge'] },
+  ] as const;
+  for (const face of stdioFaces) {
+    describe(`${face.name}, through the stdio bridge`, () => {
+      let bridge: ConformanceHttp;
+      beforeAll(async () => {
+        bridge = await serveStdioOverHttp(face.server);
+        upstreams.push(bridge);
+      });
+      for (const revision of face.revisions) {
+        it(`at ${revision}: as expected-failures.yaml says (${face.lists.join(', ')})`, { timeout: RUN_MS + 10_000 }, async () => {
+          await check(face.name, bridge.url, revision, [...face.lists]);
         });
       }
     });

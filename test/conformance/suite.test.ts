@@ -34,15 +34,17 @@ describe('problems(): a run against its expected failures', () => {
     ]);
   });
 
-  it('reads the committed file: the 2026 upstream passes everything; the 2025 upstream lists only required 2026-07-28 scenarios, each with a reason', () => {
+  it('reads the committed file: the 2026 upstream passes everything; every entry is a required scenario with its reason', () => {
     for (const revision of ['2025-11-25', '2026-07-28'] as const) expect([...expectedFailures('upstream2026', revision)]).toEqual([]);
     expect([...expectedFailures('upstream2025', '2025-11-25')]).toEqual([]);
-    const required = requirements('2026-07-28').server;
-    const listed2025 = expectedFailures('upstream2025', '2026-07-28');
-    expect(listed2025.size).toBeGreaterThan(0);
-    for (const [key, reason] of listed2025) {
-      expect(required).toContain(key.split(':')[0]);
-      expect(reason.length).toBeGreaterThan(20);
+    expect(expectedFailures('upstream2025', '2026-07-28').size).toBeGreaterThan(0);
+    const lists = ['upstream2025', 'upstream2026', 'stdio-bridge', 'upstream2026-stdio-face'];
+    for (const revision of ['2025-11-25', '2026-07-28'] as const) {
+      const required = requirements(revision).server;
+      for (const [key, reason] of expectedFailures(lists, revision)) {
+        expect(required).toContain(key.split(':')[0]);
+        expect(reason.length).toBeGreaterThan(20);
+      }
     }
   });
 });

@@ -30,7 +30,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
-import { legacySessions, listenLoopback, upstreamMain, type ConformanceHttp } from './upstreamServing.js';
+import { eachSession, legacySessions, listenLoopback, upstreamMain, type ConformanceHttp } from './upstreamServing.js';
 import { PNG_BASE64, TOOLS, type TestTool, type UpstreamState } from './upstreamTools.js';
 
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -145,7 +145,7 @@ export function createConformanceServer(extension: ConformanceExtension = {}): M
 
 /** Serves the conformance upstream over Streamable HTTP at `http://host:port/mcp`, one McpServer per session (2025 era only). */
 export async function serveConformanceHttp(port = 0, host = '127.0.0.1'): Promise<ConformanceHttp> {
-  const sessions = legacySessions(() => createConformanceServer());
+  const sessions = legacySessions(eachSession(() => createConformanceServer()));
   return listenLoopback((req, res) => sessions.handle(req, res), port, host, sessions.close);
 }
 

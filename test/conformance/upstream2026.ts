@@ -23,7 +23,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { tools2026, type Hooks2026, type RoundState } from './upstream2026Tools.js';
 import { createConformanceServer } from './upstream.js';
-import { legacySessions, listenLoopback, upstreamMain, type ConformanceHttp } from './upstreamServing.js';
+import { eachSession, legacySessions, listenLoopback, upstreamMain, type ConformanceHttp } from './upstreamServing.js';
 
 /** Lists change only when a trigger tool says so; a client may keep them this long. */
 const LIST_TTL_MS = 300_000;
@@ -79,7 +79,7 @@ export async function serve2026Http(port = 0, host = '127.0.0.1', catalogue: Cat
   };
   const modern = createMcpHandler(() => create2026Server(hooks, catalogue), { legacy: 'reject' });
   const serveModern = toNodeHandler(modern);
-  const legacy = legacySessions(() => create2026Server(hooks, catalogue));
+  const legacy = legacySessions(eachSession(() => create2026Server(hooks, catalogue)));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const request = await toWebRequest(req);

@@ -75,8 +75,21 @@ export interface LegacySessions {
   close(): Promise<void>;
 }
 
-/** The 2025 wiring over Streamable HTTP: one server and transport per session, with an event store (SEP-1699). */
-export function legacySessions(create: () => McpServer): LegacySessions {
+/** Connects something to a new session's transport; resolves with what closes it again. */
+export type Attach = (transport: NodeStreamableHTTPServerTransport) => Promise<() => Promise<void>>;
+
+/** Attaches a fresh server from `create` to each session. */
+export const eachSession = (create: () => McpServer): Attach => async (transport) => {
+  const server = create();
+  await server.connect(transport);
+  return () => server.close();
+};
+
+/**
+ * The 2025 wiring over Streamable HTTP: one SDK transport per session, with an event store
+ * (SEP-1699), and what `attach` connects to it (a server, or stdioBridge.ts's child).
+ */
+export function legacySessions(attach: Attach): LegacySessions {
   const transports = new Map<string, NodeStreamableHTTPServerTransport>();
   return {
     handle: async (req, res, body) => {
@@ -86,7 +99,6 @@ export function legacySessions(create: () => McpServer): LegacySessions {
         return transport ? transport.handleRequest(req, res, body) : reply(res, 404, 'session not found');
       }
       if (req.method !== 'POST') return reply(res, 400, 'no session id; send initialize first');
-      const server = create();
       const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         eventStore: memoryEventStore(),
@@ -94,11 +106,12 @@ export function legacySessions(create: () => McpServer): LegacySessions {
         retryInterval: 200,
         onsessioninitialized: (id) => void transports.set(id, transport),
       });
+      let detach = async () => {};
       transport.onclose = () => {
         if (transport.sessionId) transports.delete(transport.sessionId);
-        void server.close();
+        void detach();
       };
-      await server.connect(transport);
+      detach = await attach(transport);
       await transport.handleRequest(req, res, body);
       if (transport.sessionId === undefined) await transport.close();
     },
