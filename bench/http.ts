@@ -75,9 +75,9 @@ process.on('message', async (m) => {
   if (m !== 'probe') return;
   try {
     if (!inspector) { inspector = new Inspector(); inspector.connect(); }
-    const [{ Session }, { Gateway }, { StreamableHTTPServerTransport }] = await Promise.all([import(${JSON.stringify(sessionUrl)}), import(${JSON.stringify(gatewayUrl)}), import(${JSON.stringify(transportUrl)})]);
+    const [{ Session }, { Gateway }, { NodeStreamableHTTPServerTransport }] = await Promise.all([import(${JSON.stringify(sessionUrl)}), import(${JSON.stringify(gatewayUrl)}), import(${JSON.stringify(transportUrl)})]);
     const sessions = await count(Session.prototype);
-    const transports = await count(StreamableHTTPServerTransport.prototype);
+    const transports = await count(NodeStreamableHTTPServerTransport.prototype);
     // Every Session subscribes to the gateway's 'catalog' event until its server closes.
     const listeners = await count(Gateway.prototype, "function () { return this.reduce((n, g) => n + g.listenerCount('catalog'), 0); }");
     globalThis.gc();
@@ -282,7 +282,7 @@ export async function benchHttp(opts: HttpBenchOptions = {}): Promise<string[]> 
   const config = writeConfig(dir, token, idleMinutes);
   const probeFile = join(dir, 'probe.mjs');
   const dist = (f: string) => pathToFileURL(join(ROOT, 'dist/src/gateway', f)).href;
-  writeFileSync(probeFile, PROBE(dist('session.js'), dist('gateway.js'), import.meta.resolve('@modelcontextprotocol/sdk/server/streamableHttp.js')));
+  writeFileSync(probeFile, PROBE(dist('session.js'), dist('gateway.js'), import.meta.resolve('@modelcontextprotocol/node')));
 
   const t0 = performance.now();
   const gw = new GatewayChild(config, probeFile);

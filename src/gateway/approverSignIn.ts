@@ -208,7 +208,7 @@ export class ApproverSessions {
     if (!code) return refuse(res, 400, `The sign-in was refused: ${url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? 'no code'}.`);
     let person;
     try {
-      person = await this.opts.signIn.finish(`${this.opts.base}${CALLBACK_PATH}`, code, step.verifier);
+      person = await this.opts.signIn.finish(`${this.opts.base}${CALLBACK_PATH}`, code, step.verifier, url.searchParams.get('iss') ?? undefined);
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'approvals sign-in refused');
       return refuse(res, 403, `The sign-in was refused: ${(err as Error).message}. Nothing can be decided.`);

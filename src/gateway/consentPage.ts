@@ -144,7 +144,7 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
       const code = url.searchParams.get('code');
       if (!flow || flow.step.step !== 'signin') return expired(res);
       if (!code) return fail(res, 400, `The sign-in was refused: ${url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? 'no code'}.`);
-      const { userId: user } = await opts.signIn.finish(signInUrl, code, flow.step.verifier);
+      const { userId: user } = await opts.signIn.finish(signInUrl, code, flow.step.verifier, url.searchParams.get('iss') ?? undefined);
       if (user !== flow.subject) {
         log.warn({ upstream: flow.upstream, link_user: flow.subject, signed_in: user }, 'a consent link was opened by another user; nothing attached');
         return fail(res, 403, `This link was made for another user, and you signed in as ${user}. Nothing was connected. Ask your own host for a link: call the tool there.`);
@@ -161,7 +161,8 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
       }
       const code = url.searchParams.get('code');
       if (!code) return fail(res, 400, `${flow.upstream} refused the authorization: ${url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? 'no code'}.`);
-      await finishConsent({ upstream: flow.upstream, cfg: opts.upstreams[flow.upstream]!, user: flow.subject, redirectUrl: callbackUrl, store: opts.store }, code);
+      const upstream = { upstream: flow.upstream, cfg: opts.upstreams[flow.upstream]!, user: flow.subject, redirectUrl: callbackUrl, store: opts.store };
+      await finishConsent(upstream, code, url.searchParams.get('iss') ?? undefined);
       return connected(res, flow.upstream, flow.subject);
     }
     send(res, 404, page('Not found', '<p>No such page.</p>'));

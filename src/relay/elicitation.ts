@@ -82,7 +82,6 @@ export function relayElicitation(upstream: string, client: Client, inFlight: InF
 export function urlElicitationRequired(err: unknown, upstream: string, session: HostSession, urls: UrlElicitations): RelayError | undefined {
   if (!(err instanceof UrlElicitationRequiredError)) return undefined;
   for (const e of err.elicitations) urls.remember(upstream, e.elicitationId, session);
-  const prefix = `MCP error ${err.code}: `;
   const elicitations = err.elicitations.map((e) => ({ ...e, message: marked(upstream, e.message) }));
-  return new RelayError(err.code, err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message, { ...(err.data as object), elicitations });
+  return new RelayError(err.code, err.message, { ...(err.data as object), elicitations });
 }

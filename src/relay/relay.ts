@@ -19,6 +19,7 @@ import { EventEmitter } from 'node:events';
 import {
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   type Client,
   type CompleteRequest,
   type CompleteResult,
@@ -45,9 +46,6 @@ import { readableContents, withholdMessages } from './withheld.js';
 import type { RelayCaller } from './types.js';
 import { RelayViews, type View } from './views.js';
 
-/** JSON-RPC error code for an unknown resource (MCP spec, resources). */
-export const RESOURCE_NOT_FOUND = -32002;
-
 export interface RelayBounds {
   /** Items per page of the gateway's own lists. */
   pageSize: number;
@@ -67,16 +65,14 @@ export interface UriTarget {
 }
 
 /**
- * Passes an upstream's own MCP error on with its code and message (without the SDK's
- * "MCP error N:" prefix, which the host's SDK adds again); anything else (a lost
+ * Passes an upstream's own MCP error on with its code and message; anything else (a lost
  * connection) becomes an internal error naming what failed.
  */
 async function fromUpstream<T>(what: string, p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (err) {
-    if (err instanceof RelayError) throw err;
-    if (err instanceof ProtocolError) throw RelayError.from(err);
+    if (err instanceof ProtocolError) throw err;
     throw new RelayError(ProtocolErrorCode.InternalError, `${what} failed: ${(err as Error).message}`);
   }
 }
@@ -261,7 +257,7 @@ export class Relay extends EventEmitter {
 
   /** resources/read through the owning upstream; contents as sent, URIs re-prefixed when the host used a prefixed one. */
   async read(who: RelayCaller, uri: string): Promise<ReadResourceResult> {
-    const notFound = () => new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    const notFound = () => new ResourceNotFoundError(uri);
     const target = await this.resolveUri(who, uri);
     if (!target) throw notFound();
     const answer = await this.through(who, target.server, `reading ${uri}`, `read ${uri}`, (c) => c.readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
@@ -336,12 +332,12 @@ export class Relay extends EventEmitter {
 
   /**
    * resources/subscribe for one session, if the persona may read the URI.
-   * @throws RelayError: not found, or the upstream's refusal.
+   * @throws ResourceNotFoundError; RelayError with the upstream's refusal.
    */
   async subscribe(sessionId: string, who: RelayCaller, uri: string, notify: Notify): Promise<void> {
     const v = await this.views.for(who);
     const target = this.resolveIn(v, who.persona, uri);
-    if (!target) throw new RelayError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    if (!target) throw new ResourceNotFoundError(uri);
     // Decided again at each update, so a reload that narrows access ends the subscription.
     const mayRead = () => {
       const now = this.resolveIn(v, who.persona, uri);
@@ -350,7 +346,7 @@ export class Relay extends EventEmitter {
     try {
       await this.subscriptions.subscribe(sessionId, target, { notify, mayRead }, this.channel(who, target.server));
     } catch (err) {
-      const e = err instanceof RelayError ? err : err instanceof ProtocolError ? RelayError.from(err) : new RelayError(ProtocolErrorCode.InternalError, (err as Error).message);
+      const e = err instanceof ProtocolError ? err : new RelayError(ProtocolErrorCode.InternalError, (err as Error).message);
       throw new RelayError(e.code, `could not subscribe to ${uri}: ${e.message}`);
     }
   }

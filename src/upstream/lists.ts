@@ -63,6 +63,14 @@ async function orEmpty<T>(list: () => Promise<T[]>, what: string): Promise<T[]> 
 }
 
 /**
+ * One page of a list per call: `client.request` never joins pages (the SDK's list verbs
+ * do when called without a cursor), so listPaged can stop at its `max` items.
+ */
+function pages(client: Client, method: 'resources/list' | 'resources/templates/list' | 'prompts/list', options: { timeout: number }) {
+  return (cursor?: string) => client.request({ method, params: cursor ? { cursor } : {} }, options);
+}
+
+/**
  * Lists what `caps` says the upstream offers. `kinds` limits the refresh to the lists a
  * list_changed names; the others are taken from `previous`.
  */
@@ -80,12 +88,12 @@ export async function fetchLists(
   if (caps?.resources && kinds.includes('resources')) {
     const r = `resources/list of upstream "${server}"`;
     const t = `resources/templates/list of upstream "${server}"`;
-    out.resources = await orEmpty(() => listPaged<Resource>((cursor) => client.listResources(cursor ? { cursor } : undefined, req), 'resources', opts.maxItems, r), r);
-    out.templates = await orEmpty(() => listPaged<ResourceTemplateType>((cursor) => client.listResourceTemplates(cursor ? { cursor } : undefined, req), 'resourceTemplates', opts.maxItems, t), t);
+    out.resources = await orEmpty(() => listPaged<Resource>(pages(client, 'resources/list', req), 'resources', opts.maxItems, r), r);
+    out.templates = await orEmpty(() => listPaged<ResourceTemplateType>(pages(client, 'resources/templates/list', req), 'resourceTemplates', opts.maxItems, t), t);
   }
   if (caps?.prompts && kinds.includes('prompts')) {
     const p = `prompts/list of upstream "${server}"`;
-    out.prompts = await orEmpty(() => listPaged<Prompt>((cursor) => client.listPrompts(cursor ? { cursor } : undefined, req), 'prompts', opts.maxItems, p), p);
+    out.prompts = await orEmpty(() => listPaged<Prompt>(pages(client, 'prompts/list', req), 'prompts', opts.maxItems, p), p);
   }
   return out;
 }

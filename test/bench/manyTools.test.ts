@@ -35,7 +35,7 @@ describe('many-tools upstream', () => {
       const pages: Tool[][] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : undefined);
+        const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} });
         pages.push(page.tools);
         cursor = page.nextCursor;
       } while (cursor);

@@ -64,11 +64,11 @@ describe('HTTP: concurrent POSTs with the same id in one session', () => {
     const uni = universityConfig();
     const script = join(uni.dir, 'slow.mjs');
     writeFileSync(script, `
-      const { McpServer } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js'))});
-      const { StdioServerTransport } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js'))});
+      const { McpServer } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/server/dist/index.mjs'))});
+      const { StdioServerTransport } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/server/dist/stdio.mjs'))});
       const { z } = await import(${JSON.stringify(join(ROOT, 'node_modules/zod/index.js'))});
       const server = new McpServer({ name: 'slow', version: '1' });
-      server.registerTool('slow_echo', { description: 'echoes after a second', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+      server.registerTool('slow_echo', { description: 'echoes after a second', inputSchema: z.object({ text: z.string() }), annotations: { readOnlyHint: true } },
         async ({ text }) => { await new Promise((r) => setTimeout(r, 1000)); return { content: [{ type: 'text', text }] }; });
       await server.connect(new StdioServerTransport());`);
     const configPath = join(uni.dir, 'slow.config.yaml');

@@ -93,8 +93,8 @@ describe('gateway lifecycle (built gateway, real upstream processes)', () => {
       else {
         writeFileSync(${JSON.stringify(marker)}, '1');
         process.on('SIGUSR2', () => process.exit(1));
-        const { McpServer } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js'))});
-        const { StdioServerTransport } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js'))});
+        const { McpServer } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/server/dist/index.mjs'))});
+        const { StdioServerTransport } = await import(${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/server/dist/stdio.mjs'))});
         const server = new McpServer({ name: 'flaky', version: '1' });
         server.registerTool('flaky_echo', { description: 'echo' }, async () => ({ content: [{ type: 'text', text: 'hi' }] }));
         await server.connect(new StdioServerTransport());

@@ -78,7 +78,7 @@ describe('/healthz, /readyz and /metrics with a token', () => {
     await client.callTool({ name: 'find_tools', arguments: { query: 'simple text response' } });
     expect((await client.callTool({ name: 'test_simple_text', arguments: {} })).isError).toBeFalsy();
     expect((await client.callTool({ name: 'test_error_handling', arguments: {} })).isError).toBe(true);
-    await expect(client.request({ method: 'prompts/get', params: { name: 'no_such_prompt' } }, (await import('@modelcontextprotocol/client')).GetPromptResultSchema)).rejects.toThrow();
+    await expect(client.request({ method: 'prompts/get', params: { name: 'no_such_prompt' } })).rejects.toThrow();
 
     const r = await get(face.port, '/metrics', { authorization: `Bearer ${METRICS_TOKEN}`, host: '10.1.2.3:8080' });
     expect(r.status).toBe(200);

@@ -117,11 +117,11 @@ describe.each(BACKENDS)('per-user resources and prompts on $kind', (backend) => 
     for (const h of [alice, bob, carol]) {
       for (const uri of ['notes://secret', 'tool-curator://tracker/notes://secret', 'NOTES://secret']) {
         const err = await failure(h.client.readResource({ uri }, LONG));
-        expect(err.code).toBe(-32002);
-        expect(err.message).toBe(`MCP error -32002: Resource not found: ${uri}`);
+        expect(err.code).toBe(-32602);
+        expect(err.message).toBe(`Resource not found: ${uri}`);
       }
       const sub = await failure(h.client.subscribeResource({ uri: 'notes://secret' }, LONG));
-      expect(sub.code).toBe(-32002);
+      expect(sub.code).toBe(-32602);
     }
     expect(g.upstream.subscriptions.filter((s) => s.endsWith('notes://secret'))).toEqual([]);
     expect([alice.asked.length, bob.asked.length]).toEqual([1, 1]);

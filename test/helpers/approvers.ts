@@ -42,7 +42,7 @@ export async function hostToken(idp: Idp, resource: string, login: string): Prom
   const clientInformation = { client_id: 'test-host' };
   const { authorizationUrl, codeVerifier } = await startAuthorization(idp.issuer, { metadata, clientInformation, redirectUrl: HOST_REDIRECT, scope: 'openid mcp:tools', resource: new URL(resource) });
   const back = await idp.authorize(authorizationUrl, login);
-  const tokens = await exchangeAuthorization(idp.issuer, { metadata, clientInformation, authorizationCode: back.searchParams.get('code')!, codeVerifier, redirectUri: HOST_REDIRECT, resource: new URL(resource) });
+  const tokens = await exchangeAuthorization(idp.issuer, { metadata, clientInformation, authorizationCode: back.searchParams.get('code')!, iss: back.searchParams.get('iss') ?? undefined, codeVerifier, redirectUri: HOST_REDIRECT, resource: new URL(resource) });
   return tokens.access_token;
 }
 

@@ -129,12 +129,12 @@ function canonicalSuite(host: () => Client): void {
   it('refuses every spelling of a secret for resources/read, as "not found", echoing only what was sent', async () => {
     for (const uri of SECRET_SPELLINGS) {
       const err = await mcpError(host().readResource({ uri }));
-      expect([err.code, err.message], JSON.stringify(uri)).toEqual([-32002, `MCP error -32002: Resource not found: ${uri}`]);
+      expect([err.code, err.message], JSON.stringify(uri)).toEqual([-32602, `Resource not found: ${uri}`]);
     }
   });
 
   it('refuses every spelling for resources/subscribe; the upstream is asked only for canonical public URIs', async () => {
-    for (const uri of SECRET_SPELLINGS) expect((await mcpError(host().subscribeResource({ uri }))).code, JSON.stringify(uri)).toBe(-32002);
+    for (const uri of SECRET_SPELLINGS) expect((await mcpError(host().subscribeResource({ uri }))).code, JSON.stringify(uri)).toBe(-32602);
     await host().subscribeResource({ uri: 'file:///public/./readme.txt' });
     await host().unsubscribeResource({ uri: 'FILE:///public/readme.txt' });
     const log = JSON.parse(text(await host().callTool({ name: 'call_tool', arguments: { name: 'subscription_log', arguments: {} } }))) as string[];

@@ -71,7 +71,7 @@ describe('path parameters and Unicode forms', () => {
     );
     const got: string[][] = [];
     for (const uri of SECRET_SPELLINGS) got.push([uri, await outcome(host.readResource({ uri })), await outcome(host.subscribeResource({ uri }))]);
-    const notFound = (uri: string) => `-32002 MCP error -32002: Resource not found: ${uri}`;
+    const notFound = (uri: string) => `-32602 Resource not found: ${uri}`;
     expect(got).toEqual(SECRET_SPELLINGS.map((uri) => [uri, notFound(uri), notFound(uri)]));
   });
 

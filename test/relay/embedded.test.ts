@@ -77,7 +77,7 @@ function embeddedSuite(connect: (configPath: string) => Promise<{ host: Client; 
     const prefixed = await host.readResource({ uri: 'tool-curator://docs/file:///public/bundle.txt' });
     expect(prefixed.contents).toEqual([{ uri: 'tool-curator://docs/file:///public/bundle.txt', mimeType: 'text/plain', text: 'public bundle' }]);
     const err = await mcpError(host.readResource({ uri: 'file:///public/alias.txt' }));
-    expect([err.code, err.message]).toEqual([-32002, 'MCP error -32002: Resource not found: file:///public/alias.txt']);
+    expect([err.code, err.message]).toEqual([-32602, 'Resource not found: file:///public/alias.txt']);
   });
 
   it('after a reload denies a subscribed URI, its updates stop and the upstream is unsubscribed; other subscriptions carry on', async () => {

@@ -64,7 +64,7 @@ describe('relay: HTTP host, HTTP upstream', () => {
     const abort = new AbortController();
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const slow = a.client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, undefined, { signal: abort.signal, onprogress: () => started() });
+    const slow = a.client.callTool({ name: 'slow', arguments: { ms: 60_000 } }, { signal: abort.signal, onprogress: () => started() });
     await running;
     const before = host.received.sampling.length;
     const r = await host.client.callTool({ name: 'sample', arguments: { prompt: 'Whose question?' } });
@@ -73,7 +73,7 @@ describe('relay: HTTP host, HTTP upstream', () => {
     expect(r.isError).toBe(true);
     expect(json(r)).toEqual({
       code: -32600,
-      message: 'MCP error -32600: sampling/createMessage refused by the gateway: 2 host sessions have tools/calls in flight to upstream "fixture", so it cannot tell whom to ask',
+      message: 'sampling/createMessage refused by the gateway: 2 host sessions have tools/calls in flight to upstream "fixture", so it cannot tell whom to ask',
     });
     expect(host.received.sampling.length).toBe(before);
     expect(a.received.sampling).toEqual([]);

@@ -17,12 +17,13 @@ const PROMPTS = ['greet', 'show_logo', 'summarize', 'internal_review', 'beta__su
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text;
 
 /** Every page of a list, with the size of each page. */
-async function allPages<T>(list: (cursor?: string) => Promise<{ nextCursor?: string } & Record<string, unknown>>, key: string): Promise<{ items: T[]; sizes: number[] }> {
+/** Every page of `method`, one request each (the SDK's list verbs would join them). */
+async function allPages<T>(client: Client, method: 'resources/list' | 'resources/templates/list' | 'prompts/list', key: string): Promise<{ items: T[]; sizes: number[] }> {
   const items: T[] = [];
   const sizes: number[] = [];
   let cursor: string | undefined;
   do {
-    const page = await list(cursor);
+    const page: { nextCursor?: string } & Record<string, unknown> = await client.request({ method, params: cursor ? { cursor } : {} });
     const got = page[key] as T[];
     items.push(...got);
     sizes.push(got.length);
@@ -74,7 +75,7 @@ function relaySuite(hosts: Hosts): void {
   });
 
   it('resources/list merges both upstreams in config order, in pages of 4, items as the upstreams sent them', async () => {
-    const { items, sizes } = await allPages<{ uri: string }>((cursor) => hosts.full().listResources(cursor ? { cursor } : undefined), 'resources');
+    const { items, sizes } = await allPages<{ uri: string }>(hosts.full(), 'resources/list', 'resources');
     expect(items.map((r) => r.uri)).toEqual([...ALPHA_RESOURCES, ...BETA_RESOURCES]);
     expect(sizes).toEqual([4, 4, 4, 1]);
     const upstream = [...(await direct.alpha.listResources()).resources];
@@ -109,12 +110,12 @@ function relaySuite(hosts: Hosts): void {
   it("an upstream's own error reaches the host with its code and message", async () => {
     const viaGateway = await mcpError(hosts.full().readResource({ uri: 'tool-curator://beta/nope://x' }));
     const fromBeta = await mcpError(direct.beta.readResource({ uri: 'nope://x' }));
-    expect([viaGateway.code, viaGateway.message]).toEqual([-32002, fromBeta.message]);
-    expect(fromBeta.message).toMatch(/^(MCP error -32002: )+Resource not found: nope:\/\/x$/);
+    expect([viaGateway.code, viaGateway.message]).toEqual([-32602, fromBeta.message]);
+    expect(fromBeta.message).toBe('Resource not found: nope://x');
   });
 
   it('resources/templates/list merges paginated templates; a template URI reads from its owner', async () => {
-    const { items } = await allPages<{ uriTemplate: string }>((cursor) => hosts.full().listResourceTemplates(cursor ? { cursor } : undefined), 'resourceTemplates');
+    const { items } = await allPages<{ uriTemplate: string }>(hosts.full(), 'resources/templates/list', 'resourceTemplates');
     expect(items.map((t) => t.uriTemplate)).toEqual(TEMPLATES);
     expect((await hosts.full().readResource({ uri: 'notes://physics' })).contents).toEqual([{ uri: 'notes://physics', mimeType: 'text/plain', text: 'notes on physics' }]);
     expect((await hosts.full().readResource({ uri: 'tool-curator://beta/files:///x.txt' })).contents).toEqual([{ uri: 'tool-curator://beta/files:///x.txt', mimeType: 'text/plain', text: 'beta:x.txt' }]);
@@ -123,7 +124,7 @@ function relaySuite(hosts: Hosts): void {
   });
 
   it('prompts/list merges both upstreams, the later holder of a name prefixed by its server', async () => {
-    const { items, sizes } = await allPages<{ name: string }>((cursor) => hosts.full().listPrompts(cursor ? { cursor } : undefined), 'prompts');
+    const { items, sizes } = await allPages<{ name: string }>(hosts.full(), 'prompts/list', 'prompts');
     expect(items.map((p) => p.name)).toEqual(PROMPTS);
     expect(sizes).toEqual([4, 4, 1]);
     const greet = (await direct.alpha.listPrompts()).prompts.find((p) => p.name === 'greet');
@@ -160,27 +161,27 @@ function relaySuite(hosts: Hosts): void {
 
   it('a denied resource or prompt is neither listed nor readable, gettable, completable or subscribable; errors name nothing else', async () => {
     const limited = hosts.limited();
-    const { items } = await allPages<{ uri: string }>((cursor) => limited.listResources(cursor ? { cursor } : undefined), 'resources');
+    const { items } = await allPages<{ uri: string }>(limited, 'resources/list', 'resources');
     expect(items.map((r) => r.uri)).toEqual(['docs://readme', 'shared://config', 'img://pixel', 'counter://value']);
-    const templates = (await allPages<{ uriTemplate: string }>((cursor) => limited.listResourceTemplates(cursor ? { cursor } : undefined), 'resourceTemplates')).items;
+    const templates = (await allPages<{ uriTemplate: string }>(limited, 'resources/templates/list', 'resourceTemplates')).items;
     expect(templates.map((t) => t.uriTemplate)).toEqual(['notes://{topic}', 'files:///{path}', 'beta://item/{n}']);
     // Not listed, but the allowed template beta://item/{n} covers it.
     expect((await limited.readResource({ uri: 'beta://item/2' })).contents[0]).toMatchObject({ text: 'beta item 2' });
 
     for (const uri of ['secret://keys', 'tool-curator://beta/shared://config', 'tool-curator://beta/files:///x.txt']) {
       const err = await mcpError(limited.readResource({ uri }));
-      expect(err.code, uri).toBe(-32002);
-      expect(err.message, uri).toBe(`MCP error -32002: Resource not found: ${uri}`);
-      expect((await mcpError(limited.subscribeResource({ uri }))).code, uri).toBe(-32002);
+      expect(err.code, uri).toBe(-32602);
+      expect(err.message, uri).toBe(`Resource not found: ${uri}`);
+      expect((await mcpError(limited.subscribeResource({ uri }))).code, uri).toBe(-32602);
     }
-    const names = (await allPages<{ name: string }>((cursor) => limited.listPrompts(cursor ? { cursor } : undefined), 'prompts')).items.map((p) => p.name);
+    const names = (await allPages<{ name: string }>(limited, 'prompts/list', 'prompts')).items.map((p) => p.name);
     expect(names).toEqual(PROMPTS.filter((n) => n !== 'internal_review'));
     const get = await mcpError(limited.getPrompt({ name: 'internal_review' }));
-    expect(get.message).toBe('MCP error -32602: unknown prompt internal_review; prompts/list shows the prompts you may use');
+    expect(get.message).toBe('unknown prompt internal_review; prompts/list shows the prompts you may use');
     const complete = await mcpError(limited.complete({ ref: { type: 'ref/prompt', name: 'internal_review' }, argument: { name: 'x', value: '' } }));
-    expect(complete.message).toBe('MCP error -32602: unknown prompt internal_review; nothing to complete');
+    expect(complete.message).toBe('unknown prompt internal_review; nothing to complete');
     const beyond = await mcpError(limited.complete({ ref: { type: 'ref/resource', uri: 'tool-curator://beta/files:///{path}' }, argument: { name: 'path', value: '' } }));
-    expect(beyond.message).toBe('MCP error -32602: unknown resource template tool-curator://beta/files:///{path}; nothing to complete');
+    expect(beyond.message).toBe('unknown resource template tool-curator://beta/files:///{path}; nothing to complete');
   });
 
   it('subscribe: resources/updated reaches the subscribed host; unsubscribe reaches the upstream', async () => {
@@ -203,11 +204,11 @@ function relaySuite(hosts: Hosts): void {
     host.setNotificationHandler('notifications/resources/list_changed', () => void resources++);
     await host.callTool({ name: 'call_tool', arguments: { name: 'add_prompt', arguments: {} } });
     await until(() => prompts > 0, 'prompts list_changed');
-    const names = (await allPages<{ name: string }>((cursor) => host.listPrompts(cursor ? { cursor } : undefined), 'prompts')).items.map((p) => p.name);
+    const names = (await allPages<{ name: string }>(host, 'prompts/list', 'prompts')).items.map((p) => p.name);
     expect(names).toEqual([...PROMPTS.slice(0, 4), 'late_prompt', ...PROMPTS.slice(4)]);
     await host.callTool({ name: 'call_tool', arguments: { name: 'add_resource', arguments: {} } });
     await until(() => resources > 0, 'resources list_changed');
-    const uris = (await allPages<{ uri: string }>((cursor) => host.listResources(cursor ? { cursor } : undefined), 'resources')).items.map((r) => r.uri);
+    const uris = (await allPages<{ uri: string }>(host, 'resources/list', 'resources')).items.map((r) => r.uri);
     expect(uris).toEqual([...ALPHA_RESOURCES, 'docs://late', ...BETA_RESOURCES]);
   });
 }

@@ -86,8 +86,8 @@ describe('deny rules naming one resource, against what the upstream resolves', (
   it('refuses every spelling for resources/read and resources/subscribe, as "not found"', async () => {
     for (const uri of SECRET_SPELLINGS) {
       const err = await mcpError(host.readResource({ uri }));
-      expect([err.code, err.message], uri).toEqual([-32002, `MCP error -32002: Resource not found: ${uri}`]);
-      expect((await mcpError(host.subscribeResource({ uri }))).code, uri).toBe(-32002);
+      expect([err.code, err.message], uri).toEqual([-32602, `Resource not found: ${uri}`]);
+      expect((await mcpError(host.subscribeResource({ uri }))).code, uri).toBe(-32602);
     }
   });
 

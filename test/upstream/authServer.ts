@@ -1,7 +1,8 @@
 /**
  * A local authorization server and OAuth-protected MCP server for the upstream/auth
- * tests, built from the SDK's server-side auth pieces (`mcpAuthRouter`,
- * `requireBearerAuth`) on one loopback port: dynamic registration, authorization code
+ * tests, built from the SDK's server-side auth pieces (the frozen v1 `mcpAuthRouter` of
+ * `@modelcontextprotocol/server-legacy`, which v2 has no replacement for, and
+ * `requireBearerAuth` of `@modelcontextprotocol/express`) on one loopback port: dynamic registration, authorization code
  * with PKCE (approved at once, as if the user clicked "allow"), refresh tokens, a
  * client_credentials grant, and switches to expire or revoke what it issued. Its tool
  * `write_note` needs the scope `notes:write` beyond the advertised `tools:read`: without
@@ -20,16 +21,17 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { completable, McpServer, type AuthInfo, type OAuthClientInformationFull, type OAuthTokens } from '@modelcontextprotocol/server';
+import { getOAuthProtectedResourceMetadataUrl, requireBearerAuth } from '@modelcontextprotocol/express';
 import {
-  getOAuthProtectedResourceMetadataUrl,
-  InvalidGrantError,
-  InvalidTokenError,
-  mcpAuthRouter,
-  requireBearerAuth,
-  type AuthorizationParams,
-  type OAuthServerProvider,
-} from '@modelcontextprotocol/server-legacy/auth';
+  completable,
+  McpServer,
+  OAuthError,
+  OAuthErrorCode,
+  type AuthInfo,
+  type OAuthClientInformationFull,
+  type OAuthTokens,
+} from '@modelcontextprotocol/server';
+import { InvalidGrantError, mcpAuthRouter, type AuthorizationParams, type OAuthServerProvider } from '@modelcontextprotocol/server-legacy/auth';
 import express, { type Response } from 'express';
 import { z } from 'zod';
 
@@ -117,7 +119,7 @@ export class TestAuthProvider implements OAuthServerProvider {
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const info = this.access.get(token);
-    if (!info || info.expiresAt < Date.now()) throw new InvalidTokenError('token expired or revoked');
+    if (!info || info.expiresAt < Date.now()) throw new OAuthError(OAuthErrorCode.InvalidToken, 'token expired or revoked');
     return {
       token,
       clientId: info.clientId,
@@ -182,9 +184,7 @@ export async function startProtectedServer(options: { stateful?: boolean } = {})
     res.json(provider.issue(id, String(req.body.scope ?? '').split(' ').filter(Boolean), req.body.resource, false));
   });
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: new URL(mcpUrl), scopesSupported: ['tools:read'] }));
-  /* @mcp-codemod-error getOAuthProtectedResourceMetadataUrl: resource-server auth helpers routed to the frozen @modelcontextprotocol/server-legacy/auth copy. The maintained v2 home is @modelcontextprotocol/express — when re-pointing, verifiers must throw the v2 OAuthError (the express middleware does not recognize the legacy error classes). See the migration guide's server auth split section. */
   const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(mcpUrl));
-  /* @mcp-codemod-error requireBearerAuth: resource-server auth helpers routed to the frozen @modelcontextprotocol/server-legacy/auth copy. The maintained v2 home is @modelcontextprotocol/express — when re-pointing, verifiers must throw the v2 OAuthError (the express middleware does not recognize the legacy error classes). See the migration guide's server auth split section. */
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl });
   /** write_note without `notes:write`: 403 insufficient_scope, as RFC 6750 and the MCP spec (step-up) describe. */
   const stepUp = (req: express.Request, res: Response, next: express.NextFunction) => {
@@ -200,11 +200,11 @@ export async function startProtectedServer(options: { stateful?: boolean } = {})
   const subscribers = new Map<string, Set<McpServer>>();
   const build = () => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
-    server.registerTool('whoami', { description: 'Says which OAuth client the call came through', annotations: { readOnlyHint: true } }, async (extra) => ({
-      content: [{ type: 'text', text: `client ${extra.authInfo?.clientId} scopes [${extra.authInfo?.scopes.join(' ')}]${extra.authInfo?.extra?.account ? ` account ${extra.authInfo.extra.account}` : ''}` }],
+    server.registerTool('whoami', { description: 'Says which OAuth client the call came through', annotations: { readOnlyHint: true } }, async (ctx) => ({
+      content: [{ type: 'text', text: `client ${ctx.http?.authInfo?.clientId} scopes [${ctx.http?.authInfo?.scopes.join(' ')}]${ctx.http?.authInfo?.extra?.account ? ` account ${ctx.http.authInfo.extra.account}` : ''}` }],
     }));
-    server.registerTool('write_note', { description: 'Writes a note (needs the scope notes:write)', annotations: { readOnlyHint: false, destructiveHint: false } }, async (extra) => ({
-      content: [{ type: 'text', text: `note written with scopes [${extra.authInfo?.scopes.join(' ')}]` }],
+    server.registerTool('write_note', { description: 'Writes a note (needs the scope notes:write)', annotations: { readOnlyHint: false, destructiveHint: false } }, async (ctx) => ({
+      content: [{ type: 'text', text: `note written with scopes [${ctx.http?.authInfo?.scopes.join(' ')}]` }],
     }));
     const account = (auth: AuthInfo | undefined) => String(auth?.extra?.account ?? `client ${auth?.clientId}`);
     server.registerResource('my-notes', 'notes://mine', { description: "The account's own notes", mimeType: 'text/plain' }, async (uri, ctx) => ({

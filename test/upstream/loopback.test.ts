@@ -11,7 +11,13 @@ describe('loopback redirect listener', () => {
     expect(loop.redirectUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     const res = await fetch(`${loop.redirectUrl}?code=c-123&state=s1`);
     expect(res.status).toBe(200);
-    await expect(loop.next('s1', 5000)).resolves.toBe('c-123');
+    await expect(loop.next('s1', 5000)).resolves.toEqual({ code: 'c-123' });
+  });
+
+  it("hands over the redirect's iss (RFC 9207) with the code, for the SDK to check", async () => {
+    loop = await startLoopback(0);
+    await fetch(`${loop.redirectUrl}?code=c-9&state=s2&iss=${encodeURIComponent('https://as.example.com')}`);
+    await expect(loop.next('s2', 5000)).resolves.toEqual({ code: 'c-9', iss: 'https://as.example.com' });
   });
 
   it('refuses a state that does not match, and an error redirect with its description', async () => {

@@ -16,15 +16,15 @@ import { UpstreamPool } from '../../src/upstream/pool.js';
 import { freePort } from '../helpers/process.js';
 import { ROOT } from '../helpers/reference.js';
 
-const sdk = (p: string) => JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm', p));
+/** The path of one of the SDK's ESM entry points, for a server script outside the project. */
+const sdk = (pkg: string, file = 'index.mjs') => JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol', pkg, 'dist', file));
 
 /** A stateful Streamable HTTP MCP server (sessions in memory, as most are); unknown sessions get the spec's 404. */
 const SERVER = `
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
-const { McpServer } = await import(${sdk('server/mcp.js')});
-const { StreamableHTTPServerTransport } = await import(${sdk('server/streamableHttp.js')});
-const { isInitializeRequest, SubscribeRequestSchema } = await import(${sdk('types.js')});
+const { isInitializeRequest, McpServer } = await import(${sdk('server')});
+const { NodeStreamableHTTPServerTransport } = await import(${sdk('node')});
 const sessions = new Map();
 /** The servers (one per session) subscribed to status://now. */
 const subscribed = new Set();
@@ -45,8 +45,8 @@ createServer(async (req, res) => {
     });
     server.registerResource('status', 'status://now', { mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'up' }] }));
     server.server.registerCapabilities({ resources: { subscribe: true } });
-    server.server.setRequestHandler(SubscribeRequestSchema, () => (subscribed.add(server), {}));
-    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => sessions.set(id, t) });
+    server.server.setRequestHandler('resources/subscribe', () => (subscribed.add(server), {}));
+    const t = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => sessions.set(id, t) });
     await server.connect(t);
     return t.handleRequest(req, res, body);
   }

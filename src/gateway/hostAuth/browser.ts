@@ -26,9 +26,10 @@ export interface BrowserSignIn {
   start(redirectUrl: string, state: string): Promise<{ url: URL; verifier: string }>;
   /**
    * Exchanges the redirect's code and checks the token (`check`).
+   * @param iss the redirect's `iss` (RFC 9207): the SDK refuses a code from another issuer, or one without it when the issuer sends it.
    * @throws when the exchange fails or the token is not one this page accepts.
    */
-  finish(redirectUrl: string, code: string, verifier: string): Promise<SignedInPerson>;
+  finish(redirectUrl: string, code: string, verifier: string, iss: string | undefined): Promise<SignedInPerson>;
   /**
    * Checks an access token as this page's sign-in: valid for the gateway as a host's
    * token is, issued to this page's client, with the user claim.
@@ -56,9 +57,9 @@ export function browserSignIn(oauth: HostOAuthConfig, issuer: Issuer, verifier: 
       const { authorizationUrl, codeVerifier } = await startAuthorization(oauth.issuer, { metadata, clientInformation, redirectUrl, scope, state, resource: oauth.resource });
       return { url: authorizationUrl, verifier: codeVerifier };
     },
-    async finish(redirectUrl, code, codeVerifier) {
+    async finish(redirectUrl, code, codeVerifier, iss) {
       const metadata = await issuer.metadata();
-      const tokens = await exchangeAuthorization(oauth.issuer, { metadata, clientInformation, authorizationCode: code, codeVerifier, redirectUri: redirectUrl, resource: oauth.resource });
+      const tokens = await exchangeAuthorization(oauth.issuer, { metadata, clientInformation, authorizationCode: code, iss, codeVerifier, redirectUri: redirectUrl, resource: oauth.resource });
       return check(tokens.access_token);
     },
     check,

@@ -2,14 +2,13 @@
  * Hosts sign in with the organisation's identity provider (`http.oauth`): the gateway's
  * MCP endpoint is an OAuth protected resource (MCP authorization, spec 2025-11-25). This
  * module serves the resource metadata, answers a request without a valid token with the
- * SDK's bearer middleware (401 and the `WWW-Authenticate` pointer to the metadata, 403
+ * SDK's bearer check (401 and the `WWW-Authenticate` pointer to the metadata, 403
  * `insufficient_scope` without the required scopes), and maps the validated claims to the
  * session's persona and user id by the configured rules (403 when none matches). The HTTP
  * face (http.ts) calls it only for requests no static token matched.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/server';
-import { requireBearerAuth } from '@modelcontextprotocol/server-legacy/auth';
+import { bearerAuthChallengeResponse, verifyBearerToken, type AuthInfo, type VerifyBearerTokenOptions } from '@modelcontextprotocol/server';
 import type { LoadedConfig } from '../../config/load.js';
 import type { ConfirmVia, SignInClientConfig } from '../../config/schema.js';
 import type { Principal } from '../../guards/types.js';
@@ -43,25 +42,22 @@ export interface HostAuth {
   browserAs(client: SignInClientConfig): BrowserSignIn;
 }
 
-/** Runs the SDK's express-style bearer middleware on a plain node:http exchange; resolves with the token's AuthInfo, or undefined once it has answered. */
-/* @mcp-codemod-error requireBearerAuth: resource-server auth helpers routed to the frozen @modelcontextprotocol/server-legacy/auth copy. The maintained v2 home is @modelcontextprotocol/express — when re-pointing, verifiers must throw the v2 OAuthError (the express middleware does not recognize the legacy error classes). See the migration guide's server auth split section. */
-function bearer(middleware: ReturnType<typeof requireBearerAuth>, req: IncomingMessage, res: ServerResponse): Promise<AuthInfo | undefined> {
-  return new Promise((resolve) => {
-    const headers: Record<string, string> = {};
-    const response = {
-      set: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
-      status: (code: number) => ({
-        json: (body: unknown) => {
-          // A token the gateway could not check (identity provider unreachable, introspection refused): the operator's to fix.
-          if (code >= 500) log.error({ status: code, body }, 'sign-in could not check a token');
-          res.writeHead(code, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-          resolve(undefined);
-        },
-      }),
-    };
-    const request = req as IncomingMessage & { auth?: AuthInfo };
-    void middleware(request as never, response as never, () => resolve(request.auth));
-  });
+/**
+ * The SDK's bearer check (its runtime-neutral core) on a plain node:http exchange: the
+ * token's AuthInfo, or undefined once `res` has the SDK's answer (401 or 403 with the
+ * `WWW-Authenticate` challenge, 500).
+ */
+async function bearer(options: VerifyBearerTokenOptions, req: IncomingMessage, res: ServerResponse): Promise<AuthInfo | undefined> {
+  try {
+    return await verifyBearerToken(req.headers.authorization, options);
+  } catch (err) {
+    const answer = bearerAuthChallengeResponse(err, options);
+    const body = await answer.text();
+    // A token the gateway could not check (identity provider unreachable, introspection refused): the operator's to fix.
+    if (answer.status >= 500) log.error({ status: answer.status, body, err: (err as Error).message }, 'sign-in could not check a token');
+    res.writeHead(answer.status, Object.fromEntries(answer.headers)).end(body);
+    return undefined;
+  }
 }
 
 /**
@@ -74,7 +70,7 @@ export function createHostAuth(loaded: LoadedConfig): HostAuth | undefined {
   checkHostOAuth(loaded);
   const issuer = new Issuer(oauth.issuer);
   const verifier = new AccessTokenVerifier(oauth, issuer, oauth.introspection && new Introspection(oauth, issuer));
-  const middleware = requireBearerAuth({ verifier, requiredScopes: oauth.scopes, resourceMetadataUrl: metadataUrl(oauth), expectedResource: new URL(oauth.resource) });
+  const bearerOptions: VerifyBearerTokenOptions = { verifier, requiredScopes: oauth.scopes, resourceMetadataUrl: metadataUrl(oauth), expectedResource: new URL(oauth.resource) };
   // Discovered now so a wrong issuer shows in the log at start; a failure is retried on the first sign-in.
   issuer.metadata().catch(() => undefined);
   log.info({ issuer: oauth.issuer, resource: oauth.resource, metadata: metadataUrl(oauth) }, 'hosts sign in with the identity provider (http.oauth)');
@@ -91,7 +87,7 @@ export function createHostAuth(loaded: LoadedConfig): HostAuth | undefined {
     browserAs,
     serveMetadata: metadataHandler(oauth, issuer),
     async signIn(req, res) {
-      const info = await bearer(middleware, req, res);
+      const info = await bearer(bearerOptions, req, res);
       if (!info) return undefined;
       const claims = (info.extra?.claims ?? {}) as Claims;
       const subject = typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : `client:${info.clientId}`;

@@ -8,8 +8,7 @@
  * cached: a token that becomes active is accepted at once.
  */
 import { createHash } from 'node:crypto';
-import type { AuthInfo } from '@modelcontextprotocol/server';
-import { ServerError } from '@modelcontextprotocol/server-legacy/auth';
+import { OAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
 import * as oauth from 'oauth4webapi';
 import type { HostOAuthConfig } from '../../config/schema.js';
 import { isLoopback } from '../hostGuard.js';
@@ -45,8 +44,8 @@ export class Introspection {
   }
 
   /**
-   * @throws InvalidTokenError for a token the issuer reports inactive, or for another
-   *   issuer or audience; ServerError when the introspection endpoint cannot be asked.
+   * @throws OAuthError `invalid_token` for a token the issuer reports inactive, or for
+   *   another issuer or audience; `server_error` when the introspection endpoint cannot be asked.
    */
   async verify(token: string): Promise<AuthInfo> {
     const key = createHash('sha256').update(token).digest('base64url');
@@ -79,9 +78,9 @@ export class Introspection {
       // A field of RFC 8414 metadata; OpenID discovery metadata may carry it too.
       found = ((await this.issuer.metadata()) as { introspection_endpoint?: unknown }).introspection_endpoint;
     } catch (err) {
-      throw new ServerError(`cannot introspect the token: ${(err as Error).message}`);
+      throw new OAuthError(OAuthErrorCode.ServerError, `cannot introspect the token: ${(err as Error).message}`);
     }
-    if (typeof found !== 'string') throw new ServerError(`the metadata of ${this.issuer.url} names no introspection_endpoint; set http.oauth.introspection.endpoint`);
+    if (typeof found !== 'string') throw new OAuthError(OAuthErrorCode.ServerError, `the metadata of ${this.issuer.url} names no introspection_endpoint; set http.oauth.introspection.endpoint`);
     return found;
   }
 
@@ -101,7 +100,7 @@ export class Introspection {
       });
       result = await oauth.processIntrospectionResponse(as, client, response);
     } catch (err) {
-      throw new ServerError(`cannot introspect the token at ${endpoint}: ${failure(err)}`);
+      throw new OAuthError(OAuthErrorCode.ServerError, `cannot introspect the token at ${endpoint}: ${failure(err)}`);
     }
     if (!result.active) throw invalidToken('the issuer reports the token inactive (expired, revoked or unknown); sign in again');
     if (result.iss !== undefined && result.iss !== this.issuer.url) throw invalidToken(`the token was issued by ${result.iss}; this gateway accepts tokens from ${this.issuer.url}`);

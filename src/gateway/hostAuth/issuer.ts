@@ -5,7 +5,7 @@
  * on a later request, at most once per RETRY_MS: an identity provider that is down
  * neither stops the gateway from starting (static tokens keep working) nor gets flooded.
  */
-import { discoverAuthorizationServerMetadata, type AuthorizationServerMetadata } from '@modelcontextprotocol/client';
+import { discoverAuthorizationServerMetadata, IssuerMismatchError, type AuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import { log } from '../../log.js';
 
@@ -48,16 +48,20 @@ export class Issuer {
     try {
       found = await discoverAuthorizationServerMetadata(this.url, { fetchFn: (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(ISSUER_TIMEOUT_MS) }) });
     } catch (err) {
+      // The SDK's discovery refuses metadata naming another issuer itself (RFC 8414 §3.3).
+      if (err instanceof IssuerMismatchError) throw this.otherIssuer(err.received);
       throw new IssuerUnavailableError(`the metadata of ${this.url} could not be read: ${(err as Error).message}`);
     }
     if (!found) {
       throw new IssuerUnavailableError(`no authorization server metadata for ${this.url} (RFC 8414 and OpenID discovery URLs tried): is http.oauth.issuer right, and is the identity provider reachable?`);
     }
-    if (found.issuer !== this.url) {
-      throw new IssuerUnavailableError(`the metadata found for ${this.url} names the issuer ${found.issuer}; http.oauth.issuer must be exactly that value`);
-    }
+    if (found.issuer !== this.url) throw this.otherIssuer(found.issuer);
     log.info({ issuer: this.url, jwks_uri: found.jwks_uri }, 'identity provider discovered');
     return found;
+  }
+
+  private otherIssuer(named: string | undefined): IssuerUnavailableError {
+    return new IssuerUnavailableError(`the metadata found for ${this.url} names the issuer ${named}; http.oauth.issuer must be exactly that value`);
   }
 
   /**

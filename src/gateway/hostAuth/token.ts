@@ -4,8 +4,7 @@
  * verification paths (verify.ts, introspection.ts) end here, so they read scopes, client
  * and expiry alike.
  */
-import type { AuthInfo } from '@modelcontextprotocol/server';
-import { InvalidTokenError } from '@modelcontextprotocol/server-legacy/auth';
+import { OAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
 import type { HostOAuthConfig } from '../../config/schema.js';
 import type { Claims } from './rules.js';
 
@@ -15,8 +14,8 @@ import type { Claims } from './rules.js';
  * anything outside printable ASCII become `?`, and it is cut at 300 characters, because
  * parts of it (a foreign issuer, an audience) come from the token.
  */
-export function invalidToken(message: string): InvalidTokenError {
-  return new InvalidTokenError(message.replace(/["\\]|[^\x20-\x7e]/g, '?').slice(0, 300));
+export function invalidToken(message: string): OAuthError {
+  return new OAuthError(OAuthErrorCode.InvalidToken, message.replace(/["\\]|[^\x20-\x7e]/g, '?').slice(0, 300));
 }
 
 /** A claim value as a refusal names it (issuer, audience): a string as it is, a list comma-separated. */

@@ -7,8 +7,7 @@
  * by introspection (RFC 7662) when configured. Each refusal says why, in words the person
  * at the host can act on.
  */
-import type { AuthInfo } from '@modelcontextprotocol/server';
-import { ServerError, type OAuthTokenVerifier } from '@modelcontextprotocol/server-legacy/auth';
+import { OAuthError, OAuthErrorCode, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { HostOAuthConfig } from '../../config/schema.js';
 import type { Introspection } from './introspection.js';
@@ -33,8 +32,8 @@ export class AccessTokenVerifier implements OAuthTokenVerifier {
   ) {}
 
   /**
-   * @throws InvalidTokenError (HTTP 401) for a token the gateway must not accept;
-   *   ServerError (HTTP 500) when the identity provider cannot be asked.
+   * @throws OAuthError `invalid_token` (HTTP 401) for a token the gateway must not accept;
+   *   `server_error` (HTTP 500) when the identity provider cannot be asked.
    */
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     if (isJws(token)) return this.verifyJwt(token);
@@ -47,7 +46,7 @@ export class AccessTokenVerifier implements OAuthTokenVerifier {
     try {
       keys = await this.issuer.keys();
     } catch (err) {
-      throw new ServerError(`cannot check the token: ${(err as Error).message}`);
+      throw new OAuthError(OAuthErrorCode.ServerError, `cannot check the token: ${(err as Error).message}`);
     }
     const { issuer, algorithms, clock_tolerance_seconds } = this.config;
     try {
@@ -80,6 +79,6 @@ export class AccessTokenVerifier implements OAuthTokenVerifier {
     if (err instanceof errors.JWKSNoMatchingKey) return invalidToken('the token is signed with a key the issuer does not publish');
     if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid || err instanceof errors.JOSENotSupported) return invalidToken('the token is not a well-formed signed JWT');
     // What is left is the JWKS fetch failing (timeout, network, not a key set): the gateway's side.
-    return new ServerError(`cannot check the token with the keys of ${issuer}: ${err instanceof Error ? err.message : String(err)}`);
+    return new OAuthError(OAuthErrorCode.ServerError, `cannot check the token with the keys of ${issuer}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

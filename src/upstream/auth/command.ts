@@ -160,8 +160,8 @@ async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCo
       if (authorizations === MAX_AUTHORIZATIONS) {
         throw new Error(`upstream "${name}" still refuses after ${MAX_AUTHORIZATIONS} authorizations in a row; giving up (last: ${(failure as Error | undefined)?.message ?? 'a new authorization was asked for'})`);
       }
-      const code = await loopback.next(provider.lastState, opts.waitMs ?? WAIT_MS);
-      await auth(provider, { serverUrl: cfg.url, authorizationCode: code });
+      const { code, iss } = await loopback.next(provider.lastState, opts.waitMs ?? WAIT_MS);
+      await auth(provider, { serverUrl: cfg.url, authorizationCode: code, iss });
     }
   } finally {
     await loopback.close();

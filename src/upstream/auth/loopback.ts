@@ -1,12 +1,18 @@
 /**
  * Receives the authorization server's redirect on a loopback port (RFC 8252): one small
  * HTTP listener on 127.0.0.1 that answers `/callback?code=...&state=...` and hands the
- * code to whoever waits for it. Only the `auth` command runs one, for its own duration.
+ * code (and the `iss` of RFC 9207, if sent) to whoever waits for it. Only the `auth` command runs one, for its own duration.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type Outcome = { code: string; state?: string } | { error: string };
+/** What a redirect brings: the code and the issuer it names (RFC 9207), which the SDK's `auth()` checks. */
+export interface Redirected {
+  code: string;
+  iss?: string;
+}
+
+type Outcome = (Redirected & { state?: string }) | { error: string };
 
 const PAGE = (title: string, text: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p>`;
@@ -15,10 +21,10 @@ export interface Loopback {
   /** `http://127.0.0.1:<port>/callback` */
   redirectUrl: string;
   /**
-   * The code of the next redirect. Rejects when the server redirected with an `error`,
-   * when `state` does not match, or after `timeoutMs`.
+   * The code (and `iss`) of the next redirect. Rejects when the server redirected with an
+   * `error`, when `state` does not match, or after `timeoutMs`.
    */
-  next(state: string | undefined, timeoutMs: number): Promise<string>;
+  next(state: string | undefined, timeoutMs: number): Promise<Redirected>;
   close(): Promise<void>;
 }
 
@@ -35,7 +41,7 @@ export async function startLoopback(port: number): Promise<Loopback> {
     const code = url.searchParams.get('code');
     const error = url.searchParams.get('error');
     const outcome: Outcome = code
-      ? { code, state: url.searchParams.get('state') ?? undefined }
+      ? { code, state: url.searchParams.get('state') ?? undefined, iss: url.searchParams.get('iss') ?? undefined }
       : { error: error ? `${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}` : 'the redirect carried neither code nor error' };
     res
       .writeHead(code ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' })
@@ -51,7 +57,7 @@ export async function startLoopback(port: number): Promise<Loopback> {
   return {
     redirectUrl: `http://127.0.0.1:${bound}/callback`,
     next(state, timeoutMs) {
-      return new Promise<string>((resolve, reject) => {
+      return new Promise<Redirected>((resolve, reject) => {
         const timer = setTimeout(() => {
           waiter = undefined;
           reject(new Error(`no authorization arrived at http://127.0.0.1:${bound}/callback within ${Math.round(timeoutMs / 1000)} s`));
@@ -61,7 +67,7 @@ export async function startLoopback(port: number): Promise<Loopback> {
           waiter = undefined;
           if ('error' in o) reject(new Error(`the authorization server refused: ${o.error}`));
           else if (state !== undefined && o.state !== state) reject(new Error('the redirect carried a state that does not match this authorization; start again'));
-          else resolve(o.code);
+          else resolve({ code: o.code, ...(o.iss !== undefined && { iss: o.iss }) });
         };
         if (arrived) {
           const o = arrived;

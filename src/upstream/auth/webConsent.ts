@@ -42,8 +42,11 @@ export async function beginConsent(c: WebConsent): Promise<{ url: URL; state: st
   return { url: shown, state: provider.lastState };
 }
 
-/** Exchanges the code of the redirect for the user's tokens (stored for subject = user). */
-export async function finishConsent(c: WebConsent, code: string): Promise<void> {
-  const result = await auth(providerOf(c), { serverUrl: c.cfg.url, authorizationCode: code });
+/**
+ * Exchanges the code of the redirect for the user's tokens (stored for subject = user).
+ * @param iss the redirect's `iss` (RFC 9207); the SDK refuses a code from another authorization server.
+ */
+export async function finishConsent(c: WebConsent, code: string, iss?: string): Promise<void> {
+  const result = await auth(providerOf(c), { serverUrl: c.cfg.url, authorizationCode: code, iss });
   if (result !== 'AUTHORIZED') throw new Error(`upstream "${c.upstream}" did not accept the authorization`);
 }

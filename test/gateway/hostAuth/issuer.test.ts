@@ -120,7 +120,7 @@ describe('Introspection cache', () => {
     const c = hostOAuthSchema.parse({ ...config({}), introspection: { client_id: 'tool-curator', client_secret: 'wrong-secret-0123456789' } });
     const introspection = new Introspection(c, new Issuer(idp.issuer));
     await expect(introspection.verify(await idp.clientCredentials('opaque-bot', RESOURCE))).rejects.toMatchObject({
-      errorCode: 'server_error',
+      code: 'server_error',
       message: expect.stringMatching(/^cannot introspect the token at http:\/\/127\.0\.0\.1:\d+\/token\/introspection: HTTP 401 invalid_client$/),
     });
   });

@@ -153,7 +153,7 @@ describe('hosts sign in with the organisation identity provider (http.oauth)', (
     expect(host.authorizationUrl?.searchParams.get('resource')).toBe(resource);
     expect(host.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
     const callback = await idp.authorize(host.authorizationUrl!, login);
-    await transport.finishAuth(callback.searchParams.get('code')!);
+    await transport.finishAuth(callback.searchParams);
     expect(decodeJwt(host.tokens()!.access_token)).toMatchObject({ sub: login, aud: resource });
     return connect({ authProvider: host });
   }
