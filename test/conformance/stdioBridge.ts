@@ -23,9 +23,7 @@
  * in-band HTTP 200, as the SDK answers handler errors, except -32021's 400), the
  * `MCP-Protocol-Version`/`Mcp-Method` headers, DNS-rebinding protection.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
-import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -33,14 +31,13 @@ import {
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
-  isLegacyRequest,
   PerRequestHTTPServerTransport,
   PROTOCOL_VERSION_META_KEY,
   SUBSCRIPTION_ID_META_KEY,
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/server';
-import { legacySessions, listenLoopback, type Attach, type ConformanceHttp } from './upstreamServing.js';
+import { legacySessions, serveBothEras, type Attach, type ConformanceHttp } from './upstreamServing.js';
 
 const isResponse = (m: JSONRPCMessage) => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m);
 
@@ -148,18 +145,6 @@ function modernBridge(server: StdioServerParameters) {
  * Serves `server` (a stdio MCP server command) at `http://127.0.0.1:<port>/mcp` for the
  * conformance suite, both eras on one endpoint.
  */
-export async function serveStdioOverHttp(server: StdioServerParameters, port = 0, host = '127.0.0.1'): Promise<ConformanceHttp> {
-  const legacy = legacySessions(attachChild(server));
-  const modern = modernBridge(server);
-  const serveModern = toNodeHandler(modern);
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const request = await toWebRequest(req);
-    const body: unknown = req.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
-    if (await isLegacyRequest(request)) return legacy.handle(req, res, body);
-    return serveModern(req, res, body);
-  };
-  return listenLoopback(handle, port, host, async () => {
-    await modern.close();
-    await legacy.close();
-  });
+export function serveStdioOverHttp(server: StdioServerParameters, port = 0, host = '127.0.0.1'): Promise<ConformanceHttp> {
+  return serveBothEras(legacySessions(attachChild(server)), modernBridge(server), port, host);
 }

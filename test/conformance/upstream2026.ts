@@ -16,14 +16,12 @@
  * to stderr.
  */
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { acceptedContent, createMcpHandler, createRequestStateCodec, inputRequired, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
+import { acceptedContent, createMcpHandler, createRequestStateCodec, inputRequired, type McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { tools2026, type Hooks2026, type RoundState } from './upstream2026Tools.js';
 import { createConformanceServer } from './upstream.js';
-import { eachSession, legacySessions, listenLoopback, upstreamMain, type ConformanceHttp } from './upstreamServing.js';
+import { eachSession, legacySessions, serveBothEras, upstreamMain, type ConformanceHttp } from './upstreamServing.js';
 
 /** Lists change only when a trigger tool says so; a client may keep them this long. */
 const LIST_TTL_MS = 300_000;
@@ -78,19 +76,7 @@ export async function serve2026Http(port = 0, host = '127.0.0.1', catalogue: Cat
     listChanged: (kind) => (kind === 'tools' ? modern.notify.toolsChanged() : modern.notify.promptsChanged()),
   };
   const modern = createMcpHandler(() => create2026Server(hooks, catalogue), { legacy: 'reject' });
-  const serveModern = toNodeHandler(modern);
-  const legacy = legacySessions(eachSession(() => create2026Server(hooks, catalogue)));
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const request = await toWebRequest(req);
-    const body: unknown = req.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
-    if (await isLegacyRequest(request)) return legacy.handle(req, res, body);
-    return serveModern(req, res, body);
-  };
-  return listenLoopback(handle, port, host, async () => {
-    await modern.close();
-    await legacy.close();
-  });
+  return serveBothEras(legacySessions(eachSession(() => create2026Server(hooks, catalogue))), modern, port, host);
 }
 
 /** Serves the 2026 upstream over this process's stdio. */

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { EventStore, JSONRPCMessage, McpServer } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest, type FetchLikeMcpHandler } from '@modelcontextprotocol/node';
+import { isLegacyRequest, type EventStore, type JSONRPCMessage, type McpServer } from '@modelcontextprotocol/server';
 
 /**
  * Keeps a session's SSE events so a client that reconnects with `Last-Event-ID` gets what
@@ -148,6 +148,29 @@ export async function listenLoopback(
       await new Promise<void>((r) => http.close(() => r()));
     },
   };
+}
+
+/**
+ * Serves both eras on one loopback endpoint: a request `isLegacyRequest` classifies as
+ * 2025-era goes to `legacy`, any other to `modern` (a fetch-shaped handler).
+ */
+export function serveBothEras(
+  legacy: LegacySessions,
+  modern: FetchLikeMcpHandler & { close(): Promise<void> },
+  port: number,
+  host: string,
+): Promise<ConformanceHttp> {
+  const serveModern = toNodeHandler(modern);
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const request = await toWebRequest(req);
+    const body: unknown = req.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
+    if (await isLegacyRequest(request)) return legacy.handle(req, res, body);
+    return serveModern(req, res, body);
+  };
+  return listenLoopback(handle, port, host, async () => {
+    await modern.close();
+    await legacy.close();
+  });
 }
 
 /**
