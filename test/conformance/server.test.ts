@@ -55,6 +55,9 @@ async function check(run: string, url: string, revision: Revision, lists: string
   console.info(
     [
       `conformance ${run} at ${revision}: ${passed}/${server.length} required scenarios pass${warned.length ? `; warnings: ${warned.join(', ')}` : ''}`,
+      ...server
+        .filter((s) => results.get(s) && !results.get(s)!.passed)
+        .map((s) => `  FAIL ${s}: ${results.get(s)!.failures.map((f) => `${f.check}: ${f.message}`).join('; ').slice(0, 240)}`),
       ...unscoredReport(results, notScored).map((l) => `  ${l}`),
     ].join('\n'),
   );
