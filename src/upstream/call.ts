@@ -4,7 +4,7 @@
  * size bound on the result, one retry on a new session when a Streamable HTTP upstream
  * forgot ours, and every failure turned into an MCP error result the host can read.
  */
-import { SdkHttpError, UrlElicitationRequiredError, type CallToolResult } from '@modelcontextprotocol/client';
+import { SdkHttpError, UrlElicitationRequiredError, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
 import { NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import type { Connection } from './connect.js';
@@ -18,6 +18,12 @@ export interface CallTarget {
   server: string;
   /** The current connection; undefined while none is usable. */
   conn(): Connection | undefined;
+  /**
+   * The upstream's definition of `tool` as listed, if the caller keeps it: the SDK checks
+   * the result's `structuredContent` against its `outputSchema` (the pages of tools/list
+   * are fetched one by one, outside the SDK's own list cache).
+   */
+  definition?(tool: string): Tool | undefined;
   /** Opens a new session in place of `gone`'s, which the upstream forgot (unless another already replaced it); resolves to whether it is ready again. */
   reinitialize(gone: Connection): Promise<boolean>;
   /** The grant was withdrawn (not a step-up): the upstream waits for consent again. */
@@ -58,7 +64,15 @@ export async function forwardCall(target: CallTarget, tool: string, args: Record
   const { server } = target;
   const { signal, onprogress, meta } = relayed;
   const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
-  const options = { timeout: limits.callMs, maxTotalTimeout: Math.max(limits.callMs, limits.callMaxMs ?? 0), signal, onprogress, resetTimeoutOnProgress: true };
+  const definition = target.definition?.(tool);
+  const options = {
+    timeout: limits.callMs,
+    maxTotalTimeout: Math.max(limits.callMs, limits.callMaxMs ?? 0),
+    signal,
+    onprogress,
+    resetTimeoutOnProgress: true,
+    ...(definition && { toolDefinition: definition }),
+  };
   const forward = async (conn: Connection) => bounded(server, tool, (await conn.client.callTool(params, options)) as CallToolResult, limits.maxResultBytes);
   const failed = (err: unknown): CallToolResult => {
     if (err instanceof UrlElicitationRequiredError) throw err;

@@ -64,9 +64,10 @@ async function orEmpty<T>(list: () => Promise<T[]>, what: string): Promise<T[]> 
 
 /**
  * One page of a list per call: `client.request` never joins pages (the SDK's list verbs
- * do when called without a cursor), so listPaged can stop at its `max` items.
+ * do when called without a cursor, and end a repeating cursor quietly), so listPaged can
+ * stop at its `max` items and refuse a cursor loop.
  */
-function pages(client: Client, method: 'resources/list' | 'resources/templates/list' | 'prompts/list', options: { timeout: number }) {
+export function pages(client: Client, method: 'tools/list' | 'resources/list' | 'resources/templates/list' | 'prompts/list', options: { timeout: number }) {
   return (cursor?: string) => client.request({ method, params: cursor ? { cursor } : {} }, options);
 }
 

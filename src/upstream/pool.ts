@@ -17,7 +17,7 @@ import { StoreOAuthProvider } from './auth/provider.js';
 import { moreScope } from './auth/stepUp.js';
 import { errorResult, forwardCall, sessionGone, type CallTarget } from './call.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
-import { EMPTY_LISTS, fetchLists, listPaged, type ListKind, type RelayLists } from './lists.js';
+import { EMPTY_LISTS, fetchLists, listPaged, pages, type ListKind, type RelayLists } from './lists.js';
 import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type PoolOptions, type RelayedUpstream, type UpstreamAuthStatus, type UpstreamState, type UpstreamStatus } from './types.js';
 
 export type { CallOptions, PoolOptions, RelayedUpstream, UpstreamAuthStatus, UpstreamState, UpstreamStatus } from './types.js';
@@ -59,7 +59,7 @@ const COALESCE_MS = 100;
 
 /** Lists every tool of a connected client, following `nextCursor` pages. */
 export function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number): Promise<Tool[]> {
-  return listPaged<Tool>((cursor) => conn.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs }), 'tools', Infinity, 'tools/list');
+  return listPaged<Tool>(pages(conn.client, 'tools/list', { timeout: timeoutMs }), 'tools', Infinity, 'tools/list');
 }
 
 /**
@@ -348,6 +348,7 @@ export class UpstreamPool extends EventEmitter {
     const target: CallTarget = {
       server,
       conn: () => u.conn,
+      definition: (name) => u.tools.find((t) => t.name === name),
       reinitialize: (gone) => this.reinitialize(u, gone),
       // A withdrawn grant ends the connection's use.
       consentLost: (err) => {

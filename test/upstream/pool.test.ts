@@ -7,6 +7,7 @@ import { InMemoryTransport, Server, type Tool } from '@modelcontextprotocol/serv
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/catalog/catalog.js';
 import { ActionRules } from '../../src/policy/actions.js';
+import { forwardCall } from '../../src/upstream/call.js';
 import { listAllTools } from '../../src/upstream/pool.js';
 
 const tool = (name: string): Tool => ({ name, description: `does ${name}`, inputSchema: { type: 'object' } });
@@ -42,6 +43,30 @@ describe('listAllTools', () => {
   it('stops on a cursor loop instead of listing forever', async () => {
     const { client, transport } = await pagedServer(['a', 'b', 'c', 'd'], 1, () => 'page-1');
     await expect(listAllTools({ client, transport }, 5000)).rejects.toThrow('tools/list pagination loops on cursor page-1');
+  });
+});
+
+describe('forwardCall', () => {
+  it("checks a result's structuredContent against the outputSchema of the tool as listed", async () => {
+    const answer: Tool = { ...tool('answer'), outputSchema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] } };
+    const server = new Server({ name: 'typed', version: '1' }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', () => ({ tools: [answer] }));
+    server.setRequestHandler('tools/call', (req) => {
+      const value = req.params.arguments?.value;
+      return { content: [{ type: 'text', text: String(value) }], structuredContent: { answer: value } };
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(b);
+    const conn = { client, transport: b };
+    const tools = await listAllTools(conn, 5000);
+    const target = { server: 'typed', conn: () => conn, definition: (name: string) => tools.find((t) => t.name === name), reinitialize: async () => false, consentLost: () => undefined };
+    const call = (value: unknown) => forwardCall(target, 'answer', { value }, {}, { callMs: 5000, maxResultBytes: 1_000_000 });
+    expect((await call(42)).structuredContent).toEqual({ answer: 42 });
+    const wrong = await call('forty-two');
+    expect(wrong.isError).toBe(true);
+    expect((wrong.content[0] as { text: string }).text).toMatch(/^upstream "typed" failed on answer: Structured content does not match the tool's output schema: /);
   });
 });
 

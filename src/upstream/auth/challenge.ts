@@ -5,7 +5,7 @@
  * It changes no request; a refusal that only a person can lift (a step-up, stepUp.ts)
  * ends the request with that error before the SDK tries to re-authorize.
  */
-import { extractWWWAuthenticateParams, UnauthorizedError, type FetchLike } from '@modelcontextprotocol/client';
+import { extractWWWAuthenticateParams, OAuthClientFlowError, UnauthorizedError, type FetchLike } from '@modelcontextprotocol/client';
 import { NeedsAuthorizationError, UpstreamAuthError, type AuthChallenge } from './errors.js';
 
 export interface ChallengeWatch {
@@ -52,5 +52,7 @@ export function authFailure(upstream: string, err: unknown, watch: ChallengeWatc
   const hint = configured
     ? `check its auth config, or run tool-curator auth ${upstream}`
     : 'the server requires authorization: set auth (oauth or client_credentials) or headers for it in the config';
-  return new UpstreamAuthError(upstream, challenge ?? { status: 401 }, hint);
+  // The SDK's own checks of the authorization server (issuer, TLS, registration) say what is wrong there.
+  const stopped = err instanceof OAuthClientFlowError ? `the SDK stopped the authorization: ${err.message}; ` : '';
+  return new UpstreamAuthError(upstream, challenge ?? { status: 401 }, `${stopped}${hint}`);
 }
