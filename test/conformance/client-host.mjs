@@ -5,10 +5,13 @@
  * This script plays an MCP host with the SDK's real Client: it writes a gateway config
  * with the scenario's URL as the one upstream (with the auth config the scenario needs),
  * runs `tool-curator auth` where consent is needed (following the printed authorization
- * URL like a browser would), starts `tool-curator serve` over stdio, lists tools and calls
- * the scenario's tool through `call_tool`. The gateway is the client under test.
+ * URL like a browser would), starts `tool-curator serve` over stdio and does through the
+ * gateway what the suite's own example client does directly for that scenario (its plan
+ * below: tool calls through `call_tool`, resource reads, prompts). The gateway is the
+ * client under test: which protocol revision it speaks to the scenario's server is its
+ * own negotiation (MCP_CONFORMANCE_PROTOCOL_VERSION tells the suite's server, not it).
  *
- * Exit code 0 when the scenario's tool call succeeded through the gateway.
+ * Exit code 0 when every step of the plan succeeded through the gateway.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -28,14 +31,32 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
 const say = (...a) => process.stderr.write(`[host] ${a.join(' ')}\n`);
 
-/** The scenario's tool and arguments; `undefined` for scenarios that only check the handshake. */
-const TOOL = {
-  initialize: undefined,
-  tools_call: { name: 'add_numbers', arguments: { a: 2, b: 3 } },
-  'sse-retry': { name: 'test_reconnection', arguments: {} },
-  'elicitation-sep1034-client-defaults': { name: 'test_client_elicitation_defaults', arguments: {} },
+const call = (name, args = {}) => ({ call: name, args });
+/**
+ * What the host does for each scenario, in order; anything not named (the auth/*
+ * scenarios) calls the suite's `test-tool`. `echo` calls json_schema_echo with the
+ * inputSchema the host sees for the named tool (pinned, so tools/list shows it).
+ */
+const PLANS = {
+  initialize: [],
+  'request-metadata': [],
+  'json-schema-ref-no-deref': [],
+  tools_call: [call('add_numbers', { a: 2, b: 3 })],
+  'sse-retry': [call('test_reconnection')],
+  'elicitation-sep1034-client-defaults': [call('test_client_elicitation_defaults')],
+  'sep-2322-client-request-state': ['test_mrtr_echo_state', 'test_mrtr_unrelated', 'test_mrtr_no_state', 'test_mrtr_no_result_type'].map((n) => call(n)),
+  'http-standard-headers': [
+    call('test_headers'),
+    call('my-hyphenated-tool'),
+    { read: 'file:///path/to/file%20name.txt' },
+    { read: 'https://example.com/resource?id=123' },
+    { prompt: 'test_prompt' },
+  ],
+  'http-custom-headers': (context.toolCalls ?? []).map((t) => call(t.name, t.arguments)),
+  'http-invalid-tool-headers': [call('valid_tool')],
+  'json-schema-2020-12-preservation': [{ echo: 'json_schema_2020_12_tool' }],
 };
-const tool = scenario in TOOL ? TOOL[scenario] : { name: 'test-tool', arguments: {} };
+const steps = PLANS[scenario] ?? [call('test-tool')];
 
 function authConfig() {
   if (!scenario.startsWith('auth/')) return undefined;
@@ -56,6 +77,7 @@ writeFileSync(
   JSON.stringify({
     upstreams: { upstream: { url, ...(auth && { auth }) } },
     curator: { mode: 'none' },
+    ...(scenario === 'json-schema-2020-12-preservation' && { exposure: { mode: 'static', pinned: ['json_schema_2020_12_tool'] } }),
     store: join(dir, 'store.db'),
     // The scenarios' tools change no state but carry no annotations, which MCP's defaults
     // read as "may change state": the operator says they are read-only, so none waits for an approval.
@@ -109,24 +131,35 @@ const transport = new StdioClientTransport({
   stderr: 'inherit',
 });
 const client = new Client({ name: 'conformance-host', version: '1.0.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+// The person accepts every question an upstream asks through the gateway (the form's defaults fill it).
 client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: {} }));
 await client.connect(transport);
 const listed = await client.listTools();
 say('tools:', listed.tools.map((t) => t.name).join(', '));
 
-let ok = true;
-if (tool) {
-  const call = () => client.callTool({ name: 'call_tool', arguments: tool }, { timeout: 30000 });
-  let result = await call();
+/** Runs one step; resolves to whether it succeeded. */
+async function perform(step) {
+  if (step.read) return client.readResource({ uri: step.read }).then(() => true, (err) => (say(`read ${step.read}:`, err.message), false));
+  if (step.prompt) return client.getPrompt({ name: step.prompt }).then(() => true, (err) => (say(`prompt ${step.prompt}:`, err.message), false));
+  if (step.echo) {
+    const schema = listed.tools.find((t) => t.name === step.echo)?.inputSchema;
+    if (!schema) return say(`${step.echo} is not in tools/list`), false;
+    return perform(call('json_schema_echo', { schema }));
+  }
+  const callTool = () => client.callTool({ name: 'call_tool', arguments: { name: step.call, arguments: step.args } }, { timeout: 30000 });
+  let result = await callTool();
   // A step-up the gateway could not do unattended: the person consents again (the message asks for them) and retries.
   for (let i = 0; i < 2 && result.isError && isOAuth && /needs authorization/.test(JSON.stringify(result.content)); i++) {
     say('call needs authorization:', JSON.stringify(result.content));
     say(`auth exited with ${await runAuth()}`);
     await new Promise((r) => setTimeout(r, 2500));
-    result = await call();
+    result = await callTool();
   }
-  say('result:', JSON.stringify(result).slice(0, 500));
-  ok = !result.isError;
+  say(`${step.call}:`, JSON.stringify(result).slice(0, 500));
+  return !result.isError;
 }
+
+let ok = true;
+for (const step of steps) ok = (await perform(step)) && ok;
 await client.close();
 process.exit(ok ? 0 : 1);

@@ -4,7 +4,7 @@
  * definition with a raw JSON Schema and what it does. The content each returns is what
  * the scenario's description in the suite asks for.
  */
-import type { CallToolResult, ElicitRequestFormParams, LoggingLevel, McpServer, ServerContext, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, ElicitRequestFormParams, InputRequiredResult, LoggingLevel, McpServer, ServerContext, Tool } from '@modelcontextprotocol/server';
 
 /** A 1×1 red PNG. */
 export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
@@ -36,7 +36,8 @@ const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t
 
 export interface TestTool {
   definition: Tool;
-  run(args: Record<string, unknown>, ctx: ServerContext, upstream: UpstreamState): Promise<CallToolResult>;
+  /** A tool of the 2026 upstream may answer `input_required` (upstream2026Tools.ts). */
+  run(args: Record<string, unknown>, ctx: ServerContext, upstream: UpstreamState): Promise<CallToolResult | InputRequiredResult>;
 }
 
 export interface UpstreamState {
@@ -224,12 +225,24 @@ export const TOOLS: TestTool[] = [
   {
     definition: {
       name: 'json_schema_2020_12_tool',
-      description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, $ref, additionalProperties).',
+      description: 'Tool with JSON Schema 2020-12 features ($schema, $defs, $anchor, $ref, allOf/anyOf, if/then/else, additionalProperties).',
+      // SEP-1613 (2025) asks for $schema, $defs and additionalProperties as written; SEP-2106 (2026) adds $anchor,
+      // composition and conditional keywords, which a client or gateway must not strip either.
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        properties: {
+          name: { type: 'string' },
+          address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
+        },
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
     },
