@@ -220,6 +220,14 @@ export class Bm25Index {
     return this.termIds.has(term);
   }
 
+  /** Whether the catalog accounts for a query term: a term of its texts, or one that BM25 spelling-corrects onto one (typos.ts). */
+  accounts(term: string): boolean {
+    if (this.termIds.has(term)) return true;
+    if (!this.spelling) return false;
+    this.corrector ??= new TermCorrector(this.termIds.keys());
+    return this.corrector.correct(term) !== undefined;
+  }
+
   /**
    * BM25 inverse document frequency of a term over whole tools, ln(1 + (N − df + 0.5) /
    * (df + 0.5)), the formula the fields are scored with; a term absent from the catalog

@@ -18,6 +18,7 @@ import { bm25Coverage, DEFAULT_FUSION, type Fusion } from './fusion.js';
 import { withinLimit } from './limit.js';
 import { confidentLexicalHead, confidentLexicalHits, requestSentences } from './lexical.js';
 import { LearnedIndex, LearnedTerms, type LearnedExemplars } from './learned.js';
+import { readableShare, readerFor, type QueryReader } from './language.js';
 import { judgeMatch, matchSignals, scriptNotice, weakMatchList } from './noMatch.js';
 import { retrieveAll, shortlistConfidence, type Ranking, type Retrievers } from './retrieve.js';
 import { assembleShortlist } from './shortlist.js';
@@ -93,6 +94,8 @@ interface Index extends Retrievers {
   learned?: LearnedIndex;
   /** The learned exemplars of each scope as a BM25 field of this index's tools (learned.ts); absent without any. */
   learnedTerms?: LearnedTerms;
+  /** English words and the catalog's language, with the dense index of an embedder that reads only English (language.ts); the no-match rule reads them. */
+  reader?: QueryReader;
 }
 
 /** An allowed list in catalog terms: the mask retrieveAll() reads, its indices and records (pinned and unknown tools left out). */
@@ -207,6 +210,7 @@ class Curator implements ToolCurator {
         log.warn({ err, embedder: embedder.id }, 'curator: embedding the catalog failed, running BM25 only');
         return;
       }
+      const reader = this.off.has('language') ? undefined : readerFor(embedder.id, tools.map((t) => t.description));
       if (!current()) return;
       // Embedded for the latest learn() input: one that came while embedding is embedded again.
       let input: LearnedExemplars;
@@ -217,7 +221,7 @@ class Curator implements ToolCurator {
       } while (input !== this.learnedInput && current());
       if (!current()) return;
       // Spread from the published index: a learn() meanwhile may have replaced its learned terms.
-      this.index = { ...(this.index ?? base), dense: built.index, ...(learned && { learned }) };
+      this.index = { ...(this.index ?? base), dense: built.index, ...(learned && { learned }), ...(reader && { reader }) };
       if (this.mode !== 'hybrid') return;
       // The catalog trust scales the fusion vote; only hybrid fuses. Without it the gate alone decides.
       let trust: CatalogTrust | undefined;
@@ -340,7 +344,10 @@ class Curator implements ToolCurator {
     const named = index.exact.match(query, mask).map((n) => n.index);
     // Dense mode ranks without BM25, but the no-match rule asks both retrievers: BM25's coverage is measured all the same.
     const evidence = mode === 'dense' ? { ...whole, coverage: bm25Coverage(index.bm25.query(query, mask, undefined, 1), contentTerms(query), index.bm25, literalTerms(query)) } : whole;
-    const signals = matchSignals(evidence, index.scripts.foreign(query));
+    // A word an English catalog lacks is foreign to both retrievers; in a catalog in another language only a query BM25 missed is judged.
+    const reader = index.reader && (evidence.coverage === 0 || index.reader.catalogEnglish) ? index.reader : undefined;
+    const readable = reader && readableShare(query, (t) => index.bm25.accounts(t), reader.english);
+    const signals = matchSignals(evidence, index.scripts.foreign(query), readable);
     const noMatch = named.length === 0 ? judgeMatch(signals, this.embedder?.id) : undefined;
     if (noMatch) {
       const weak = weakMatchList(whole.order, index.tools, topK);

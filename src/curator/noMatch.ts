@@ -14,6 +14,10 @@
  * A query in a script the catalog does not use (script.ts) is judged by the dense side
  * alone (BM25 cannot match across scripts): unmatched with an English-only embedder, or
  * under the floor; a match through a multilingual embedder comes with a notice.
+ * With an English-only embedder, a query most of whose words are neither the catalog's
+ * terms nor English words (language.ts: another Latin-script language, or made-up words)
+ * is unmatched whatever either retriever scored: a stray word BM25 matched ("plan" in a
+ * Polish request) or USE's vector of words it cannot read is no evidence.
  */
 import type { ToolRecord } from '../catalog/types.js';
 import type { Ranking } from './retrieve.js';
@@ -58,6 +62,12 @@ export const NO_MATCH_FLOORS: Readonly<Record<string, NoMatchFloor>> = {
  */
 export const ENGLISH_ONLY = /^use:|(^|[-_/.])en([-_.:]|$)/i;
 
+/**
+ * Under this share of readable words (MatchSignals.readable) an English-only embedder's
+ * query is no match. Measured on development data only (docs/CURATOR.md, "Other languages").
+ */
+export const READABLE_MIN = 0.5;
+
 /** At most this many tools on a weak match, none of them state-changing. */
 export const WEAK_MATCH_MAX = 3;
 
@@ -67,7 +77,7 @@ export const WEAK_MATCH_MAX = 3;
  * judges), from every scored tool (an approximate search: its candidates and an even
  * sample, so a median on the high side and a separation that is harder to reach).
  */
-export function matchSignals(whole: Ranking, foreignScripts: readonly Script[]): MatchSignals {
+export function matchSignals(whole: Ranking, foreignScripts: readonly Script[], readable?: number): MatchSignals {
   const s: MatchSignals = { coverage: Number(whole.coverage.toFixed(4)) };
   const dense = whole.dense;
   if (dense && dense.similarities.length > 0) {
@@ -75,6 +85,7 @@ export function matchSignals(whole: Ranking, foreignScripts: readonly Script[]):
     if (whole.coverage === 0 && dense.pool.length > 0) s.denseMedian = Number(medianScore(dense.pool, dense.score).toFixed(4));
   }
   if (foreignScripts.length > 0) s.foreignScripts = [...foreignScripts];
+  if (readable !== undefined) s.readable = Number(readable.toFixed(4));
   return s;
 }
 
@@ -122,6 +133,14 @@ export function judgeMatch(signals: MatchSignals, embedderId: string | undefined
       reason: 'script',
       message:
         `No tool matches well: the request is written in ${signals.foreignScripts.join(', ')} script, which this catalog's tool descriptions do not use. ` +
+        REPHRASE,
+    };
+  }
+  if (signals.readable !== undefined && signals.readable < READABLE_MIN && ENGLISH_ONLY.test(embedderId ?? '')) {
+    return {
+      reason: 'language',
+      message:
+        'No tool matches well: most words of the request are neither in the tool descriptions nor English, the only language the embedding model reads. ' +
         REPHRASE,
     };
   }

@@ -14,9 +14,10 @@ import type { CatalogTrust } from './trust.js';
  * `lexical-head` (BM25's confident head of the whole query kept first, in BM25's order, lexical.ts),
  * `result-steps` (a save/send/post step split off as a part of its own, split.ts),
  * `spelling` (query terms the catalog lacks spelling-corrected, typos.ts),
- * `gloss` (English glosses of tool texts written in Chinese, gloss.ts).
+ * `gloss` (English glosses of tool texts written in Chinese, gloss.ts),
+ * `language` (a request whose words neither the catalog nor an English-only embedder reads is no match, language.ts).
  */
-export const MECHANISMS = ['servers', 'lexical', 'lexical-head', 'result-steps', 'spelling', 'gloss'] as const;
+export const MECHANISMS = ['servers', 'lexical', 'lexical-head', 'result-steps', 'spelling', 'gloss', 'language'] as const;
 export type Mechanism = (typeof MECHANISMS)[number];
 
 export interface ExtraContext {
@@ -132,11 +133,21 @@ export interface MatchSignals {
   denseMedian?: number;
   /** Scripts of the query that the catalog does not use, when most of its letters are in them (script.ts). */
   foreignScripts?: string[];
+  /**
+   * Share of the query's Latin-script words, in [0, 1], that the catalog's terms or, for an
+   * embedder that reads English only, an English dictionary account for (language.ts);
+   * absent for other embedders and for a query without such words.
+   */
+  readable?: number;
 }
 
 export interface NoMatch {
-  /** 'script': written in a script the catalog lacks and no dense match; 'no-match': no lexical and no dense evidence. */
-  reason: 'script' | 'no-match';
+  /**
+   * 'script': written in a script the catalog lacks and no dense match; 'language': most of
+   * its words are neither the catalog's nor words the embedder reads; 'no-match': no lexical
+   * and no dense evidence.
+   */
+  reason: 'script' | 'language' | 'no-match';
   /** Plain sentence for the host's model or the user: what happened and how to rephrase. */
   message: string;
 }

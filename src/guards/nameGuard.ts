@@ -4,8 +4,9 @@
  * forbidden call is refused and audited under its real name); so does a name equal but
  * for case. Any other name is compared with the persona's allowed names only, so a
  * correction never lands outside the persona, and is corrected silently only when it is
- * a typo of that name (nameMatch.ts): a token more or less, a reversing affix or another
- * verb gets "did you mean" and nothing runs. A name that says its upstream (`a__whoami`),
+ * a typo of that name (nameMatch.ts) at a ratio of CORRECT_AT or more between their words:
+ * a token more or less, a reversing affix, another verb or another word gets "did you
+ * mean" and nothing runs. A name that says its upstream (`a__whoami`),
  * or that was the name of an upstream's tool, is compared with that upstream's tools
  * only — never corrected onto another server's look-alike — and when that upstream is
  * down or unauthorized the answer says so. A correction is told to the model in the
@@ -18,16 +19,18 @@ import { log } from '../log.js';
 import type { Policy } from '../policy/policy.js';
 import { clipName } from './bound.js';
 import { nameIndexOf, nameRatio, type Candidate } from './nameIndex.js';
-import { classifyPair } from './nameMatch.js';
+import { classifyPair, nameTokens } from './nameMatch.js';
 import { errorResult, type Guard } from './types.js';
 
 export { nameRatio } from './nameIndex.js';
 
 /**
- * At or above this ratio a typo (nameMatch.ts) is corrected silently. 0.82 is the
- * reference system's setting: it lets through one-letter slips in names of 15+ characters
- * (`get_attendence_summary` → `get_attendance_summary` is 0.955) while a missing word
- * (`get_attendance` vs `get_attendance_summary`, 0.778) is only suggested.
+ * At or above this ratio a typo (nameMatch.ts) is corrected silently, the ratio taken
+ * between the two names' words (lower-case, `_`-joined: case and separators do not count).
+ * 0.82 is the reference system's setting: it lets through one-letter slips in names of 15+
+ * characters (`get_attendence_summary` → `get_attendance_summary` is 0.955) while a missing
+ * word (`get_attendance` vs `get_attendance_summary`, 0.778) is only suggested; nameMatch.ts
+ * refuses the missing word whatever the ratio (`get_attendance` vs `get_attendance_trend` is 0.823).
  */
 export const CORRECT_AT = 0.82;
 /** From this ratio the nearest names are offered as "did you mean"; below it, find_tools is suggested. 0.6 is Python's get_close_matches default cutoff. */
@@ -58,6 +61,15 @@ export function correctionOf(ctx: { requestedName: string; tool?: ToolRecord; de
 function tellCorrection(result: CallToolResult, requested: string, called: string): CallToolResult {
   const note = { type: 'text' as const, text: `[tool-curator] ${requested} does not exist; resolved to ${called}` };
   return { ...result, content: [note, ...result.content], _meta: { ...result._meta, [CORRECTED_META]: { requested, called } } };
+}
+
+/**
+ * A name as its lower-case words joined by `_`: the form a correction's ratio compares, so
+ * that case and separators (`GetAttendanceSummary`, `get-attendance-summary`) cost nothing
+ * and only the letters inside the words count.
+ */
+function wordsOf(name: string): string {
+  return nameTokens(name).join('_');
 }
 
 function orList(names: string[]): string {
@@ -125,7 +137,11 @@ export function nameGuard(tools: () => ToolRecord[], policy: Policy, upstreams: 
     }
     const allowed = (t: ToolRecord) => (owner === undefined || t.server === owner) && policy.isAllowed(ctx.session.persona, t);
     const { candidates } = index.fuzzy(requested, allowed, SUGGEST_AT);
-    const typos = candidates.filter((c) => c.ratio >= CORRECT_AT && classifyPair(requested, c.tool.name) === 'typo');
+    const typos = candidates
+      .filter((c) => classifyPair(requested, c.tool.name) === 'typo')
+      .map((c) => ({ tool: c.tool, ratio: nameRatio(wordsOf(c.tool.name), wordsOf(requested)) }))
+      .filter((c) => c.ratio >= CORRECT_AT)
+      .sort((a, b) => b.ratio - a.ratio);
     const best = typos[0];
     // Two typos equally near (`get_fee_due` for get_fee_dues and get_fee_due_s) are a question, not a correction.
     if (best && !(typos[1] && typos[1].ratio === best.ratio)) {

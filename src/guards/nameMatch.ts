@@ -6,12 +6,19 @@
  *   typo     same tokens in the same order, each differing token a few character edits
  *            from its counterpart (`attendence` → `attendance`, `recieve` → `receive`),
  *            or the same letters cut differently (`getFeeDues`, `getfee_dues`)
- *   different anything else: a token added or removed, a negating or reversing affix
- *            (`unenroll` ↔ `enroll`, `deregister` ↔ `register`), a verb or antonym swap
- *            (`get` ↔ `post`, `enable` ↔ `disable`), or simply another word
+ *   different anything else: a token added or removed (`get_attendance` ↔
+ *            `get_attendance_policy`), a negating or reversing affix (`unenroll` ↔
+ *            `enroll`, `deregister` ↔ `register`), a verb or antonym swap (`get` ↔ `post`,
+ *            `enable` ↔ `disable`), or another word, however few letters it differs by
+ *            (`grades` ↔ `profile`, and `nodes` ↔ `notes`, `chart` ↔ `charity`: two real
+ *            words, not a slip of one; english.ts's dictionary tells them apart)
  *
  * Only `same` and `typo` may be corrected silently; `different` is at most a "did you mean".
  */
+import { englishWords, type WordCheck } from '../curator/english.js';
+import { sStem } from '../curator/tokenize.js';
+import { isSwap } from '../curator/typos.js';
+import { log } from '../log.js';
 
 export type PairKind = 'same' | 'typo' | 'different';
 
@@ -102,15 +109,41 @@ function reversedBy(long: string, short: string): boolean {
   );
 }
 
-/** Whether `a` may be a mistyping of `b` (two different tokens of one position). */
-export function tokenTypo(a: string, b: string): boolean {
+let dictionary: WordCheck | undefined;
+
+/**
+ * The English dictionary (english.ts). Should it fail to load, every token counts as a word:
+ * no two different words are then a typo of each other, so nothing but case, separators and
+ * plurals is corrected, and every other near name gets "did you mean".
+ */
+function words(): WordCheck {
+  if (!dictionary) {
+    try {
+      dictionary = englishWords();
+    } catch (err) {
+      log.warn({ err }, 'name guard: the English dictionary could not be loaded; near names are suggested, never corrected');
+      dictionary = () => true;
+    }
+  }
+  return dictionary;
+}
+
+/**
+ * Whether `a` may be a mistyping of `b` (two different tokens of one position). Two real
+ * words are not (`notes`/`nodes`, `date`/`data`), unless one is the other's plural (`due`/`dues`).
+ * @param isWord English words; default the dictionary of english.ts
+ */
+export function tokenTypo(a: string, b: string, isWord: WordCheck = words()): boolean {
   if (VERBS.has(a) && VERBS.has(b)) return false;
   if (OPPOSITE.get(a)?.has(b)) return false;
   if (reversedBy(a, b) || reversedBy(b, a)) return false;
   // Digits carry meaning (v1/v2, ids): a changed number is another tool.
   if (a.replace(/\D/g, '') !== b.replace(/\D/g, '')) return false;
+  // In a token of three letters or fewer a changed letter makes another token (`az`/`al`, `de`/`dc`, `on`/`in`): only a swap is a slip there.
+  if (Math.max(a.length, b.length) <= 3 && a.length === b.length && !isSwap(a, b)) return false;
   const limit = allowedEdits(a, b);
-  return Math.min(a.length, b.length) > limit && editDistance(a, b, limit) <= limit;
+  if (Math.min(a.length, b.length) <= limit || editDistance(a, b, limit) > limit) return false;
+  return sStem(a) === sStem(b) || !(isWord(a) && isWord(b));
 }
 
 /**
@@ -121,13 +154,15 @@ export function tokenTypo(a: string, b: string): boolean {
  * classifyPair('get_attendence_summary', 'get_attendance_summary'); // 'typo'
  * classifyPair('unenroll_in_course', 'enroll_in_course');           // 'different'
  * classifyPair('Get_Fee_Dues', 'get_fee_dues');                     // 'same'
+ * classifyPair('search_nodes', 'search_notes');                     // 'different' (two words)
  * ```
+ * @param isWord English words; default the dictionary of english.ts
  */
-export function classifyPair(requested: string, candidate: string): PairKind {
+export function classifyPair(requested: string, candidate: string, isWord: WordCheck = words()): PairKind {
   if (requested.toLowerCase() === candidate.toLowerCase()) return 'same';
   const r = nameTokens(requested);
   const c = nameTokens(candidate);
   // A separator dropped or added (`getfee_dues`): the letters agree, only the cuts differ.
   if (r.length !== c.length) return r.join('') === c.join('') ? 'typo' : 'different';
-  return r.every((t, i) => t === c[i] || tokenTypo(t, c[i]!)) ? 'typo' : 'different';
+  return r.every((t, i) => t === c[i] || tokenTypo(t, c[i]!, isWord)) ? 'typo' : 'different';
 }

@@ -91,6 +91,15 @@ export const ISSUE_PAIRS: [string, string][] = [
 ];
 
 /**
+ * Issue 29's pairs over the university catalog, for the default persona (student): a name
+ * that is the prefix of a longer one with another object noun, and an object noun replaced.
+ */
+export const ISSUE_29_PAIRS: [string, string][] = [
+  ['get_attendance', 'get_attendance_policy'],
+  ['get_student_grades', 'get_student_profile'],
+];
+
+/**
  * A parked `make_payment` request as the confirmation guard writes it (its statement, and
  * that statement's digest as key), for tests of the CLI and the page.
  */

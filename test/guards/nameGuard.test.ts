@@ -98,6 +98,45 @@ describe('nameGuard', () => {
     expect(text(result).length).toBeLessThan(250);
   });
 
+  test('case and separators cost nothing: PascalCase, kebab-case and camelCase of a name are corrected to it, and told', async () => {
+    for (const asked of ['GetAttendanceSummary', 'get-attendance-summary', 'getAttendanceSummary']) {
+      const { ctx, calls, result } = await run(asked);
+      expect(calls.map((c) => c.tool), asked).toEqual(['get_attendance_summary']);
+      expect(ctx.decisions).toEqual(['corrected']);
+      expect(ctx.notes).toEqual([`corrected from ${asked} (ratio 1.000)`]);
+      expect(result._meta?.[CORRECTED_META]).toEqual({ requested: asked, called: 'get_attendance_summary' });
+    }
+  });
+
+  describe('issue 29: a correction never changes what a call does', () => {
+    const names = ['get_attendance_policy', 'get_attendance_summary', 'get_student_profile', 'get_grades', 'search_notes', 'get_course_attendance'];
+    const tools = names.map((name): ToolRecord => ({ server: 'x', name, upstreamName: name, description: '', inputSchema: { type: 'object' }, isAction: false }));
+    const open = new Policy({});
+
+    test.each([
+      // A name that is the prefix of a longer one with another object noun.
+      ['get_attendance', 'get_attendance_policy'],
+      // An object noun replaced by another word.
+      ['get_student_grades', 'get_student_profile'],
+      // Another real word one letter away (0.917).
+      ['search_nodes', 'search_notes'],
+    ])('%s is refused with candidates, %s among them, and nothing runs', async (asked, near) => {
+      const { ctx, result, calls } = await run(asked, undefined, tools, open);
+      expect(calls).toEqual([]);
+      expect(ctx.tool).toBeUndefined();
+      expect(ctx.decisions).toEqual(['refused']);
+      expect(text(result)).toMatch(new RegExp(`^unknown tool ${asked}; did you mean [a-z_, ]*\\b${near}\\b[a-z_, ]*\\? Nothing was run`));
+    });
+
+    test('a real typo of the same names is still corrected', async () => {
+      for (const [asked, meant] of [['get_studnet_profile', 'get_student_profile'], ['get_atendance_summary', 'get_attendance_summary'], ['search_ntoes', 'search_notes']] as const) {
+        const { calls, ctx } = await run(asked, undefined, tools, open);
+        expect(calls.map((c) => c.tool), asked).toEqual([meant]);
+        expect(ctx.decisions).toEqual(['corrected']);
+      }
+    });
+  });
+
   test('a 0.78 name gets "did you mean" and does not run', async () => {
     const { ctx, result, calls } = await run('get_attendance');
     expect(result.isError).toBe(true);

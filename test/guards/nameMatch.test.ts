@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { ToolRecord } from '../../src/catalog/types.js';
 import { MAX_COMPARISONS, NameIndex } from '../../src/guards/nameIndex.js';
 import { classifyPair, editDistance, nameTokens, tokenTypo } from '../../src/guards/nameMatch.js';
-import { ISSUE_PAIRS } from './fixtures.js';
+import { ISSUE_29_PAIRS, ISSUE_PAIRS } from './fixtures.js';
 
 const rec = (name: string): ToolRecord => ({ server: 's', upstreamName: name, name, description: '', inputSchema: { type: 'object' }, isAction: false });
 
@@ -25,6 +25,7 @@ describe('classifyPair', () => {
   test.each([
     // The issue's pairs: each adds/removes a token or a reversing affix, or swaps the verb or the noun.
     ...ISSUE_PAIRS,
+    ...ISSUE_29_PAIRS,
     // More of the same kinds.
     ['enroll_in_course', 'unenroll_in_course'],
     ['unenrol_in_course', 'enroll_in_course'],
@@ -37,6 +38,19 @@ describe('classifyPair', () => {
     ['turn_on_alarm', 'turn_off_alarm'],
     ['api_v1_search', 'api_v2_search'],
     ['decrypt_file', 'encrypt_file'],
+    // Issue 29's kinds beyond its two pairs: a prefix of a longer name (0.823), an object noun replaced, camelCase.
+    ['get_attendance', 'get_attendance_trend'],
+    ['getStudentGrades', 'get_student_profile'],
+    // Another real word a letter or two away is another thing, not a slip.
+    ['search_nodes', 'search_notes'],
+    ['ChartTool', 'CharityTool'],
+    ['get_date', 'get_data'],
+    ['read_file', 'head_file'],
+    ['list_trades', 'list_grades'],
+    ['enroll_on_course', 'enroll_in_course'],
+    // A changed letter in a token of three letters or fewer is another token.
+    ['gas_prices_az', 'gas_prices_al'],
+    ['get_user_id', 'get_user_ip'],
   ])('%s → %s is different (never silently corrected)', (requested, candidate) => {
     expect(classifyPair(requested, candidate)).toBe('different');
   });
@@ -50,7 +64,11 @@ describe('classifyPair', () => {
     ['rgister_visitor', 'register_visitor'], // a dropped letter that is not an affix
     ['getAttendanceSummary', 'get_attendance_summary'], // camelCase of the same words
     ['getattendance_summary', 'get_attendance_summary'], // a separator dropped
-    ['enroll_on_course', 'enroll_in_course'],
+    ['get_studnet_profile', 'get_student_profile'], // swapped, in another token
+    ['get-attendance-summary', 'get_attendance_summary'], // other separators
+    ['GetAttendanceSummary', 'get_attendance_summary'], // PascalCase
+    ['get_fee_due', 'get_fee_dues'], // the singular of the same word
+    ['gte_fee_dues', 'get_fee_dues'], // a swap in a three-letter token
   ])('%s → %s is a typo', (requested, candidate) => {
     expect(classifyPair(requested, candidate)).toBe('typo');
   });
@@ -63,6 +81,18 @@ describe('classifyPair', () => {
     expect(tokenTypo('get', 'set')).toBe(false);
     expect(tokenTypo('post', 'put')).toBe(false);
     expect(tokenTypo('gte', 'get')).toBe(true);
+  });
+
+  test('whether two tokens are both words decides between a slip and another word', () => {
+    // The same pair of tokens, judged by three word lists.
+    expect(tokenTypo('nodes', 'notes', () => false)).toBe(true);
+    expect(tokenTypo('nodes', 'notes', (w) => w === 'notes')).toBe(true);
+    expect(tokenTypo('nodes', 'notes', () => true)).toBe(false);
+    // A plural is the same word, whatever the list says.
+    expect(tokenTypo('grade', 'grades', () => true)).toBe(true);
+    // The default list is the English dictionary.
+    expect(tokenTypo('nodes', 'notes')).toBe(false);
+    expect(tokenTypo('attendence', 'attendance')).toBe(true);
   });
 });
 
