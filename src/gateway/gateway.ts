@@ -35,6 +35,7 @@ import { widenings } from '../policy/widening.js';
 import { CallRelay, UPSTREAM_CAPABILITIES } from '../relay/calls.js';
 import { PerUserRelay } from '../relay/perUser.js';
 import { Relay } from '../relay/relay.js';
+import { StoredRelayNames } from '../relay/storedNames.js';
 import type { ApprovalsPart, Store } from '../store/types.js';
 import { isPerUser, upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
@@ -194,7 +195,7 @@ export class Gateway extends EventEmitter {
       new PerUserCalls({ config: loaded.config, store, users: this.users, relay: this.calls, consentBase: () => this.consentBase, connected: (_server, user) => this.relay.userConnected(user) });
     const relayPerUser = perUser && new PerUserRelay({ users: this.users!, upstreams: perUserUpstreams, offer: (who, server, why, again) => perUser.offer(who.host, server, who.userId, why, again) });
     const relayBounds = { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms };
-    this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), undefined, relayPerUser);
+    this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), new StoredRelayNames(store), relayPerUser);
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
@@ -282,7 +283,7 @@ export class Gateway extends EventEmitter {
     // The first catalog: every upstream, or those ready within list_wait_ms (a hung one
     // never holds the others back); later arrivals rebuild it, coalesced.
     await Promise.race([upstreams, sleep(config.timeouts.list_wait_ms, undefined, { ref: false })]);
-    this.relay.start();
+    await this.relay.start();
     this.firstCatalog = true;
     this.rebuilds.request();
     await this.rebuilds.settled();
