@@ -71,7 +71,7 @@ async function run(line: ParsedCommand): Promise<number> {
     }
     case 'definitions': {
       const loaded = config(line.flags);
-      return withStore(line.flags.config, (store) => definitionsCommand([...line.args, ...argv(line.flags, ['all', 'json', 'key-file'])], store, approverKeyPath(loaded.config, loaded.baseDir)));
+      return withStore(line.flags.config, (store) => definitionsCommand([...line.args, ...argv(line.flags, ['all', 'upstream', 'yes', 'json', 'key-file'])], store, approverKeyPath(loaded.config, loaded.baseDir)));
     }
     case 'audit':
       return withStore(line.flags.config, (store) => auditCommand(argv(line.flags, ['tail', 'json']), store));

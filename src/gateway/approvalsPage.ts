@@ -209,7 +209,7 @@ export function approvalsPage(
     const form = await checkedForm(req, res, via);
     if (!form || !definitions) return;
     try {
-      await render(res, 200, via, { text: await acceptDefinition(definitions, token, form, via.approver?.userId) });
+      await render(res, 200, via, { text: await acceptDefinition(definitions, token, form, via.approver && approvers?.signed(via.approver)) });
     } catch (err) {
       if (!(err instanceof ApprovalError)) throw err;
       await render(res, 409, via, { text: err.message, error: true });

@@ -19,7 +19,8 @@ import { openConfiguredStore } from '../config/store.js';
 import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
-import { approverCheck, approverKeyPath, definitionProofValid } from '../guards/approver.js';
+import { acceptanceVoided, definitionProofValid } from '../guards/acceptance.js';
+import { approverCheck, approverKeyPath } from '../guards/approver.js';
 import { fileLedger } from '../guards/usedLedger.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
@@ -159,8 +160,12 @@ export class Gateway extends EventEmitter {
     this.audit = new AuditWriter(store.audit, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = store.approvals;
     const keyPath = approverKeyPath(loaded.config, loaded.baseDir);
-    this.pins = new DefinitionPins(store.definitions, loaded.config.definitions.on_change, this.audit, (p) =>
-      definitionProofValid(p, keyPath, loaded.config.http.approvals_token),
+    this.pins = new DefinitionPins(
+      store.definitions,
+      loaded.config.definitions.on_change,
+      this.audit,
+      (p) => definitionProofValid(p, keyPath, loaded.config.http.approvals_token),
+      (p) => acceptanceVoided(p, approverPolicy(loaded.config)),
     );
     // The annotations a person accepted (or first seen) decide; an upstream's new ones never loosen confirmation.
     this.actionRules = new ActionRules(loaded.config.confirmation, this.pins.acceptedAnnotations);
@@ -448,7 +453,12 @@ export class Gateway extends EventEmitter {
       checkApprovers(fresh);
       Object.assign(this.loaded.config.confirmation, { approvers, approvers_may_approve_own_calls });
     }
-    if (applied.length === 0) return { applied: approversLive ? ['confirmation.approvers'] : [], restart, widened: [] };
+    if (applied.length === 0) {
+      // The acceptances of changed definitions are checked against the approvers rules now in force (guards/pins.ts).
+      if (approversLive && this.firstCatalog) this.rebuilds.request();
+      await this.rebuilds.settled();
+      return { applied: approversLive ? ['confirmation.approvers'] : [], restart, widened: [] };
+    }
     const widened = applied.includes('personas') ? widenings(this.loaded.personas, fresh.personas, this.catalog) : [];
     Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
     this.loaded.config.overrides = fresh.config.overrides;

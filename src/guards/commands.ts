@@ -47,8 +47,8 @@ function approvalRows(list: Approval[], now: number): string[][] {
   });
 }
 
-/** Who decided, in words: `web:<id>` is an approver signed in with the identity provider on the page. */
-function deciderText(decidedBy: string): string {
+/** Who decided (or accepted a definition), in words: `web:<id>` is an approver signed in with the identity provider on the page. */
+export function deciderText(decidedBy: string): string {
   if (decidedBy === 'cli') return 'cli (the approver key)';
   if (decidedBy === 'web') return 'web (the approvals page, http.approvals_token)';
   return decidedBy.startsWith('web:') ? `${decidedBy.slice(4)} (the approvals page, signed in with the identity provider)` : decidedBy;

@@ -23,7 +23,7 @@ import { ApproverSessions } from '../../src/gateway/approverSignIn.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { createHostAuth } from '../../src/gateway/hostAuth/index.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
-import { definitionProofValid } from '../../src/guards/approver.js';
+import { definitionProofValid } from '../../src/guards/acceptance.js';
 import { approvalsCommand } from '../../src/guards/commands.js';
 import { storeLocation } from '../../src/config/store.js';
 import { openStore } from '../../src/store/index.js';
