@@ -107,7 +107,7 @@ export const COMMANDS = {
     },
   },
   approvals: {
-    summary: 'pending calls: list them, show what one signs, approve or deny one, or create the approver key (at a terminal)',
+    summary: 'pending calls: list them, show what one signs, approve or deny one, or create the approver key (at a terminal); an approval the gateway would no longer honour shows as voided, with why',
     args: { usage: 'list | show ID | approve ID | deny ID | init-key', min: 1, max: 2 },
     flags: {
       all: { type: 'boolean', help: 'list decided approvals too' },

@@ -20,7 +20,7 @@ import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { acceptanceVoided, definitionProofValid } from '../guards/acceptance.js';
-import { approverCheck, approverKeyPath } from '../guards/approver.js';
+import { approverCheck, approverKeyPath, type ApproverCheck } from '../guards/approver.js';
 import { fileLedger } from '../guards/usedLedger.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
@@ -90,6 +90,8 @@ export class Gateway extends EventEmitter {
   /** Writes audit rows redacted and bounded (guards/audit.ts). */
   readonly audit: AuditWriter;
   readonly approvals: ApprovalsPart;
+  /** How this gateway checks a person's decision before a parked call runs (guards/approver.ts); the approvals page shows voided approvals by it. */
+  readonly approver: ApproverCheck;
   /** Resources, templates, prompts and completion of the upstreams (src/relay/relay.ts). */
   readonly relay: Relay;
   /** Progress, log messages, questions and cancellation between hosts and upstreams during a call (src/relay/calls.ts). */
@@ -201,17 +203,14 @@ export class Gateway extends EventEmitter {
     const relayPerUser = perUser && new PerUserRelay({ users: this.users!, upstreams: perUserUpstreams, offer: (who, server, why, again) => perUser.offer(who.host, server, who.userId, why, again) });
     const relayBounds = { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms };
     this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), new StoredRelayNames(store), relayPerUser);
+    this.approver = approverCheck(keyPath, () => loaded.config.http.approvals_token, () => approverPolicy(loaded.config));
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
       config: loaded.config,
       audit: this.audit,
       approvals: this.approvals,
-      approver: approverCheck(
-        keyPath,
-        () => loaded.config.http.approvals_token,
-        () => approverPolicy(loaded.config),
-      ),
+      approver: this.approver,
       forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
       // Beside the approver key: outside the store, so rewriting its rows cannot make a restarted gateway forget a use.
       usedLedger: fileLedger(join(dirname(keyPath), 'approvals-used')),
