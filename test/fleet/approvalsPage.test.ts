@@ -13,12 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decideOn, signInAt, startApproversIdp } from '../helpers/approvers.js';
+import { approversIdpOnFreePort, decideOn, signInAt } from '../helpers/approvers.js';
 import { Browser } from '../helpers/browser.js';
 import { Fleet, skipFleet, type FleetHost } from '../helpers/fleet.js';
 import type { Idp } from '../helpers/idp.js';
 import { createDatabase, dropDatabase } from '../helpers/pgDatabase.js';
-import { freePort } from '../helpers/process.js';
 import { ROOT } from '../helpers/reference.js';
 
 const skip = skipFleet('approvalsPage.test.ts', { postgres: true });
@@ -34,9 +33,8 @@ describe.skipIf(skip)('the approvals page across two replicas on PostgreSQL, no 
 
   beforeAll(async () => {
     // The load balancer's address is the page's public one: the provider sends browsers back to it.
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    idp = await startApproversIdp(base, { ann: { groups: ['staff', 'approvers'], preferred_username: 'ann' } });
+    let port: number;
+    ({ port, base, idp } = await approversIdpOnFreePort({ ann: { groups: ['staff', 'approvers'], preferred_username: 'ann' } }));
     database = await createDatabase();
     const personas = join(dir, 'personas.yaml');
     writeFileSync(personas, JSON.stringify({ student: { identity: { student_id: '${user_id}' }, allow: ['hostel.*'], confirm: 'actions' } }));

@@ -22,10 +22,9 @@ import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/gateway/http.js';
 import { definitionProofValid } from '../../src/guards/acceptance.js';
 import type { AuditRecord, DefinitionPin } from '../../src/store/types.js';
-import { bearerHost, callTool, decideOn, hostToken, pendingOf, signInAt, startApproversIdp } from '../helpers/approvers.js';
+import { approversIdpOnFreePort, bearerHost, callTool, decideOn, hostToken, pendingOf, signInAt } from '../helpers/approvers.js';
 import type { Browser } from '../helpers/browser.js';
 import type { Idp } from '../helpers/idp.js';
-import { freePort } from '../helpers/process.js';
 import { ROOT } from '../helpers/reference.js';
 import { BACKENDS, setupBackends } from '../helpers/stores.js';
 import { cli, text } from '../guards/university.js';
@@ -73,14 +72,12 @@ describe.each(BACKENDS)('voided approvals and acceptances (store on $kind)', (ba
   }
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    resource = `${base}/mcp`;
-    idp = await startApproversIdp(base, {
+    let port: number;
+    ({ port, base, resource, idp } = await approversIdpOnFreePort({
       sam: { groups: ['students'], preferred_username: 'S0001' },
       ann: { groups: ['staff', 'payments-approvers'], preferred_username: 'ann' },
       cara: { groups: ['staff', 'senior-approvers'], preferred_username: 'cara' },
-    });
+    }));
     dir = mkdtempSync(join(tmpdir(), 'tc-approvers-voided-'));
     const personas = { student: { identity: { student_id: '${user_id}' }, allow: ['hostel.*', 'mail.*'], confirm: 'actions' }, faculty: { allow: ['hostel.get_*'], confirm: 'actions' } };
     writeFileSync(join(dir, 'personas.yaml'), JSON.stringify(personas));
