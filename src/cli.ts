@@ -12,9 +12,12 @@ import { EvalUsageError, evalCommand } from './eval/command.js';
 import { lintCommand } from './eval/lintCommand.js';
 import { formatDoctor, runDoctor } from './doctor/doctor.js';
 import { learnedCommand } from './cli/learned.js';
-import { approverKeyPath } from './guards/approver.js';
+import { approverPolicy } from './host/auth/rules.js';
+import { approverCheck, approverKeyPath } from './guards/approver.js';
+import { stdio } from './guards/commandIO.js';
 import { approvalsCommand, auditCommand } from './guards/commands.js';
 import { definitionsCommand } from './guards/definitionCommands.js';
+import { approvalStanding } from './guards/standing.js';
 import { initCommand, InitError } from './init/command.js';
 import { configureLogging, log } from './log.js';
 import type { Store } from './store/types.js';
@@ -67,11 +70,16 @@ async function run(line: ParsedCommand): Promise<number> {
       return lintCommand(argv(line.flags, ['config', 'set', 'catalog', 'persona', 'mode', 'top-k', 'json']));
     case 'approvals': {
       const loaded = config(line.flags);
-      return withStore(line.flags.config, (store) => approvalsCommand([...line.args, ...argv(line.flags, ['all', 'json', 'key-file', 'statement'])], store, approverKeyPath(loaded.config, loaded.baseDir)));
+      const keyPath = approverKeyPath(loaded.config, loaded.baseDir);
+      // An approval is judged as the gateway would judge it before its call runs: voided ones say so.
+      const check = approverCheck(keyPath, () => loaded.config.http.approvals_token, () => approverPolicy(loaded.config));
+      return withStore(line.flags.config, (store) =>
+        approvalsCommand([...line.args, ...argv(line.flags, ['all', 'json', 'key-file', 'statement'])], store, keyPath, stdio, approvalStanding(check, store.definitions, () => store.approvals.clock())),
+      );
     }
     case 'definitions': {
       const loaded = config(line.flags);
-      return withStore(line.flags.config, (store) => definitionsCommand([...line.args, ...argv(line.flags, ['all', 'json', 'key-file'])], store, approverKeyPath(loaded.config, loaded.baseDir)));
+      return withStore(line.flags.config, (store) => definitionsCommand([...line.args, ...argv(line.flags, ['all', 'upstream', 'yes', 'json', 'key-file'])], store, approverKeyPath(loaded.config, loaded.baseDir)));
     }
     case 'audit':
       return withStore(line.flags.config, (store) => auditCommand(argv(line.flags, ['tail', 'json']), store));

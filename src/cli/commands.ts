@@ -107,7 +107,7 @@ export const COMMANDS = {
     },
   },
   approvals: {
-    summary: 'pending calls: list them, show what one signs, approve or deny one, or create the approver key (at a terminal)',
+    summary: 'pending calls: list them, show what one signs, approve or deny one, or create the approver key (at a terminal); an approval the gateway would no longer honour shows as voided, with why',
     args: { usage: 'list | show ID | approve ID | deny ID | init-key', min: 1, max: 2 },
     flags: {
       all: { type: 'boolean', help: 'list decided approvals too' },
@@ -117,10 +117,12 @@ export const COMMANDS = {
     },
   },
   definitions: {
-    summary: 'tool definitions an upstream changed: list them, show the diff, accept one (with the approver key)',
-    args: { usage: 'list | diff TOOL | accept TOOL DIGEST', min: 1, max: 3 },
+    summary: 'tool definitions an upstream changed: list them (with who accepted each and when), show the diff, accept one or all of one upstream (with the approver key)',
+    args: { usage: 'list | diff TOOL | accept TOOL DIGEST | accept --all --upstream U', min: 1, max: 3 },
     flags: {
-      all: { type: 'boolean', help: 'list every pinned definition' },
+      all: { type: 'boolean', help: 'list: every pinned definition; accept: every changed definition of --upstream, each diff shown first' },
+      upstream: { type: 'string', value: 'U', help: 'with accept --all: the upstream whose changed definitions to accept (required)' },
+      yes: { type: 'boolean', help: 'with accept --all: accept without asking (the diffs are still printed first)' },
       json,
       'key-file': { type: 'string', value: 'F', help: "the approver's private key (default: confirmation.approver_key)" },
     },

@@ -18,7 +18,8 @@ import { openConfiguredStore } from '../config/store.js';
 import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
 import type { ExtraContext, Selection, ToolCurator } from '../curator/types.js';
 import type { Embedder } from '../embedding/types.js';
-import { approverCheck, approverKeyPath, definitionProofValid } from '../guards/approver.js';
+import { acceptanceVoided, definitionProofValid } from '../guards/acceptance.js';
+import { approverCheck, approverKeyPath, type ApproverCheck } from '../guards/approver.js';
 import { fileLedger } from '../guards/usedLedger.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
@@ -34,6 +35,7 @@ import { widenings } from '../policy/widening.js';
 import { CallRelay, UPSTREAM_CAPABILITIES } from '../relay/calls.js';
 import { PerUserRelay } from '../relay/perUser.js';
 import { Relay } from '../relay/relay.js';
+import { StoredRelayNames } from '../relay/storedNames.js';
 import type { ApprovalsPart, Store } from '../store/types.js';
 import { isPerUser, upstreamAuth } from '../upstream/auth/index.js';
 import { UpstreamPool } from '../upstream/pool.js';
@@ -87,6 +89,8 @@ export class Gateway extends EventEmitter {
   /** Writes audit rows redacted and bounded (guards/audit.ts). */
   readonly audit: AuditWriter;
   readonly approvals: ApprovalsPart;
+  /** How this gateway checks a person's decision before a parked call runs (guards/approver.ts); the approvals page shows voided approvals by it. */
+  readonly approver: ApproverCheck;
   /** Resources, templates, prompts and completion of the upstreams (src/relay/relay.ts). */
   readonly relay: Relay;
   /** Progress, log messages, questions and cancellation between hosts and upstreams during a call (src/relay/calls.ts). */
@@ -157,8 +161,12 @@ export class Gateway extends EventEmitter {
     this.audit = new AuditWriter(store.audit, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
     this.approvals = store.approvals;
     const keyPath = approverKeyPath(loaded.config, loaded.baseDir);
-    this.pins = new DefinitionPins(store.definitions, loaded.config.definitions.on_change, this.audit, (p) =>
-      definitionProofValid(p, keyPath, loaded.config.http.approvals_token),
+    this.pins = new DefinitionPins(
+      store.definitions,
+      loaded.config.definitions.on_change,
+      this.audit,
+      (p) => definitionProofValid(p, keyPath, loaded.config.http.approvals_token),
+      (p) => acceptanceVoided(p, approverPolicy(loaded.config)),
     );
     // The annotations a person accepted (or first seen) decide; an upstream's new ones never loosen confirmation.
     this.actionRules = new ActionRules(loaded.config.confirmation, this.pins.acceptedAnnotations);
@@ -193,18 +201,15 @@ export class Gateway extends EventEmitter {
       new PerUserCalls({ config: loaded.config, store, users: this.users, relay: this.calls, consentBase: () => this.consentBase, connected: (_server, user) => this.relay.userConnected(user) });
     const relayPerUser = perUser && new PerUserRelay({ users: this.users!, upstreams: perUserUpstreams, offer: (who, server, why, again) => perUser.offer(who.host, server, who.userId, why, again) });
     const relayBounds = { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms };
-    this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), undefined, relayPerUser);
+    this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), new StoredRelayNames(store), relayPerUser);
+    this.approver = approverCheck(keyPath, () => loaded.config.http.approvals_token, () => approverPolicy(loaded.config));
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
       config: loaded.config,
       audit: this.audit,
       approvals: this.approvals,
-      approver: approverCheck(
-        keyPath,
-        () => loaded.config.http.approvals_token,
-        () => approverPolicy(loaded.config),
-      ),
+      approver: this.approver,
       forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
       // Beside the approver key: outside the store, so rewriting its rows cannot make a restarted gateway forget a use.
       usedLedger: fileLedger(join(dirname(keyPath), 'approvals-used')),
@@ -281,7 +286,7 @@ export class Gateway extends EventEmitter {
     // The first catalog: every upstream, or those ready within list_wait_ms (a hung one
     // never holds the others back); later arrivals rebuild it, coalesced.
     await Promise.race([upstreams, sleep(config.timeouts.list_wait_ms, undefined, { ref: false })]);
-    this.relay.start();
+    await this.relay.start();
     this.firstCatalog = true;
     this.rebuilds.request();
     await this.rebuilds.settled();
@@ -446,7 +451,12 @@ export class Gateway extends EventEmitter {
       checkApprovers(fresh);
       Object.assign(this.loaded.config.confirmation, { approvers, approvers_may_approve_own_calls });
     }
-    if (applied.length === 0) return { applied: approversLive ? ['confirmation.approvers'] : [], restart, widened: [] };
+    if (applied.length === 0) {
+      // The acceptances of changed definitions are checked against the approvers rules now in force (guards/pins.ts).
+      if (approversLive && this.firstCatalog) this.rebuilds.request();
+      await this.rebuilds.settled();
+      return { applied: approversLive ? ['confirmation.approvers'] : [], restart, widened: [] };
+    }
     const widened = applied.includes('personas') ? widenings(this.loaded.personas, fresh.personas, this.catalog) : [];
     Object.assign(this.loaded, { personas: fresh.personas, dependencies: fresh.dependencies, synonyms: fresh.synonyms, exemplars: fresh.exemplars });
     this.loaded.config.overrides = fresh.config.overrides;

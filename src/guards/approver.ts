@@ -22,7 +22,7 @@ import { createHash, createHmac, createPrivateKey, createPublicKey, generateKeyP
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isPostgresUrl } from '../store/location.js';
-import type { Approval, DefinitionPin } from '../store/types.js';
+import type { Approval } from '../store/types.js';
 import { canonicalJson } from './canonical.js';
 import { isOwnCall, parseStatement, signedText, type Statement } from './statement.js';
 
@@ -103,7 +103,8 @@ export function readApproverKey(keyPath: string, expectedPub: string = publicKey
   return key;
 }
 
-function readPublicKey(path: string): KeyObject | undefined {
+/** The public key at `path`, or undefined when there is none that parses. */
+export function readPublicKey(path: string): KeyObject | undefined {
   try {
     return createPublicKey(readFileSync(path, 'utf8'));
   } catch {
@@ -116,7 +117,7 @@ function readPublicKey(path: string): KeyObject | undefined {
  * is the page's HMAC over a decision that names its approver (the row's `decidedBy`), and
  * for a call's decision it ends with `:<the approver's claims, canonical JSON in base64url>`.
  */
-interface Proof {
+export interface Proof {
   kind: string;
   expiresAt: number;
   signature: string;
@@ -124,7 +125,7 @@ interface Proof {
   claims?: string;
 }
 
-function parseProof(proof: string | undefined): Proof | undefined {
+export function parseProof(proof: string | undefined): Proof | undefined {
   const m = /^(ed25519|hmac|idp):(\d{1,16}):([A-Za-z0-9+/=]+)(?::([A-Za-z0-9_-]+))?$/.exec(proof ?? '');
   if (!m || (m[4] !== undefined && m[1] !== 'idp')) return undefined;
   return { kind: m[1]!, expiresAt: Number(m[2]), signature: m[3]!, ...(m[4] !== undefined && { claims: Buffer.from(m[4], 'base64url').toString('utf8') }) };
@@ -133,7 +134,7 @@ function parseProof(proof: string | undefined): Proof | undefined {
 /** What a decision covers: the request's id and statement (statement.ts). */
 export type Decided = Pick<Approval, 'id'> & { statement: string };
 
-const hmac = (token: string, data: Buffer): string => createHmac('sha256', token).update(data).digest('base64');
+export const hmac = (token: string, data: Buffer): string => createHmac('sha256', token).update(data).digest('base64');
 
 /** The CLI's signature of a decision on `request`, valid until `expiresAt` (epoch ms). */
 export function cliProof(key: KeyObject, request: Decided, decision: Decision, expiresAt: number): string {
@@ -164,7 +165,7 @@ export function webProof(approvalsToken: string, request: Decided, decision: Dec
 export const approverDecider = (userId: string): string => `web:${userId}`;
 
 /** The approver a `decidedBy` names (`web:<user id>`), or undefined. */
-function approverOf(decidedBy: string | undefined): string | undefined {
+export function approverOf(decidedBy: string | undefined): string | undefined {
   return decidedBy?.startsWith('web:') && decidedBy.length > 4 ? decidedBy.slice(4) : undefined;
 }
 
@@ -178,10 +179,11 @@ export interface ApproverPolicy {
   issuer?: string;
   /**
    * Whether the approvers rules in force cover an approver with these (recorded) claims
-   * for calls of `persona`; set where `confirmation.approvers` is. An approval whose
-   * approver they do not cover does not count.
+   * for calls of `persona` (undefined: of any persona, as for accepting a definition); set
+   * where `confirmation.approvers` is. An approval or acceptance whose approver they do
+   * not cover does not count.
    */
-  covers?: (claims: Record<string, unknown>, persona: string | null) => boolean;
+  covers?: (claims: Record<string, unknown>, persona?: string | null) => boolean;
 }
 
 const NO_APPROVERS: ApproverPolicy = { required: false, mayApproveOwn: false };
@@ -199,7 +201,8 @@ export interface ApproverCheck {
   verify(statement: string, a: Approval, now: number): Verdict;
 }
 
-function same(a: string, b: string): boolean {
+/** Whether two texts are equal, in constant time. */
+export function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
@@ -258,45 +261,3 @@ function approvalRefused(p: ApproverPolicy, approver: string, claims: string | u
 
 /** For call paths without any approver (a library without a key): no decision counts. */
 export const noApprover: ApproverCheck = { keyId: 'none', verify: () => ({ valid: false, reason: 'no approver is configured' }) };
-
-/** What accepting a changed definition signs: the upstream, its tool, the digest shown and, on the page of signed-in approvers, who accepted it. */
-function definitionText(server: string, upstreamName: string, digest: string, approver?: string): Buffer {
-  const by = approver === undefined ? '' : `\naccepted by ${JSON.stringify(approver)}`;
-  return Buffer.from(`tool-curator definition v1\nupstream ${JSON.stringify(server)}\ntool ${JSON.stringify(upstreamName)}\naccepted ${digest}${by}`);
-}
-
-/** The CLI's signature of a definition acceptance. */
-export function cliDefinitionProof(key: KeyObject, server: string, upstreamName: string, digest: string): string {
-  return `ed25519:0:${sign(null, definitionText(server, upstreamName, digest), key).toString('base64')}`;
-}
-
-/**
- * The approvals page's signature of a definition acceptance; with `approver` (signed in
- * with the identity provider) it signs their id too, and the pin must say
- * `decidedBy: approverDecider(approver)`.
- */
-export function webDefinitionProof(approvalsToken: string, server: string, upstreamName: string, digest: string, approver?: string): string {
-  return `${approver === undefined ? 'hmac' : 'idp'}:0:${hmac(approvalsToken, definitionText(server, upstreamName, digest, approver))}`;
-}
-
-/**
- * Whether an acceptance's proof is a signature of `digest` by the approver key at
- * `keyPath` or the approvals token; one by a signed-in approver (`idp`) must name the
- * approver the pin's `decidedBy` names, so a store write that re-attributes it voids it.
- */
-export function definitionProofValid(
-  pin: Pick<DefinitionPin, 'proof' | 'server' | 'upstreamName' | 'digest' | 'decidedBy'>,
-  keyPath: string,
-  approvalsToken: string | undefined,
-): boolean {
-  const p = parseProof(pin.proof);
-  // An acceptance signs no claims: a proof carrying some was not written by the page.
-  if (!p || p.claims !== undefined) return false;
-  if (p.kind === 'ed25519') {
-    const pub = readPublicKey(publicKeyPath(keyPath));
-    return pub !== undefined && verify(null, definitionText(pin.server, pin.upstreamName, pin.digest), pub, Buffer.from(p.signature, 'base64'));
-  }
-  const approver = p.kind === 'idp' ? approverOf(pin.decidedBy) : undefined;
-  if (p.kind === 'idp' && approver === undefined) return false;
-  return approvalsToken !== undefined && same(hmac(approvalsToken, definitionText(pin.server, pin.upstreamName, pin.digest, approver)), p.signature);
-}

@@ -10,6 +10,7 @@ import type { Approval, Store } from '../store/types.js';
 import { ApproverKeyError, cliProof, createApproverKey, keyIdOf, publicKeyPath, readApproverKey } from './approver.js';
 import { compact, duration, stdio, table, timestamp, type CommandIO } from './commandIO.js';
 import { clipName } from './bound.js';
+import { asStored, type Standing, type StandingOf } from './standing.js';
 import { callerText, review, statementDigest } from './statement.js';
 
 export type { CommandIO } from './commandIO.js';
@@ -29,12 +30,13 @@ const fullDigest = (a: Approval): string => (a.statement ? statementDigest(a.sta
  */
 export const MIN_DIGEST_HEX = 32;
 
-function approvalRows(list: Approval[], now: number): string[][] {
-  return list.map((a) => {
+function approvalRows(list: Approval[], standings: Standing[], now: number): string[][] {
+  return list.map((a, i) => {
     const { statement: s, problem } = review(a);
+    const status = standings[i]!.status;
     return [
       a.id,
-      problem ? `${a.status} (not approvable)` : a.status,
+      problem && status !== 'voided' ? `${status} (not approvable)` : status,
       s ? `${s.tool}${a.requestedName ? ` (asked: ${a.requestedName})` : ''}` : a.tool,
       s ? `${s.upstream}.${s.upstreamTool}` : '-',
       s?.persona ?? a.persona ?? '-',
@@ -47,17 +49,17 @@ function approvalRows(list: Approval[], now: number): string[][] {
   });
 }
 
-/** Who decided, in words: `web:<id>` is an approver signed in with the identity provider on the page. */
-function deciderText(decidedBy: string): string {
+/** Who decided (or accepted a definition), in words: `web:<id>` is an approver signed in with the identity provider on the page. */
+export function deciderText(decidedBy: string): string {
   if (decidedBy === 'cli') return 'cli (the approver key)';
   if (decidedBy === 'web') return 'web (the approvals page, http.approvals_token)';
   return decidedBy.startsWith('web:') ? `${decidedBy.slice(4)} (the approvals page, signed in with the identity provider)` : decidedBy;
 }
 
-/** `approvals show ID`: every part of the statement a person signs, and whether it can be signed. */
-function showText(a: Approval, now: number): string {
+/** `approvals show ID`: every part of the statement a person signs, whether it can be signed, and whether a decision still counts. */
+function showText(a: Approval, standing: Standing, now: number): string {
   const { statement: s, problem } = review(a);
-  const lines = [`approval ${a.id}: ${a.status}${a.status === 'pending' ? `, expires in ${duration(a.expiresAt - now, Math.ceil)}` : ''}`];
+  const lines = [`approval ${a.id}: ${standing.status}${a.status === 'pending' ? `, expires in ${duration(a.expiresAt - now, Math.ceil)}` : ''}`];
   if (s) {
     lines.push(
       `  tool          ${s.tool}${a.requestedName ? ` (the model asked for ${a.requestedName})` : ''}`,
@@ -72,7 +74,8 @@ function showText(a: Approval, now: number): string {
     );
   }
   if (a.decidedBy) lines.push(`  decided by    ${deciderText(a.decidedBy)} at ${timestamp(a.decidedAt ?? 0)}`);
-  if (problem) lines.push(`  not approvable: ${problem}`);
+  if (standing.voided) lines.push(`  voided        the approval no longer counts: ${standing.voided}`);
+  else if (problem) lines.push(`  not approvable: ${problem}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -154,11 +157,13 @@ async function decideCommand(store: Store['approvals'], id: string, decision: 'a
  * signs; `approvals approve ID`, `approvals deny ID`: decide one, signed with the approver
  * key (`--key-file`, default `keyPath`; guards/approver.ts), which only the approving
  * person holds — `--statement DIGEST` signs only if the request still is the statement
- * `show` printed; `approvals init-key`: create that key, once, at a terminal.
+ * `show` printed; `approvals init-key`: create that key, once, at a terminal. An approval
+ * the gateway would no longer honour is listed and shown `voided`, with why (`standing`).
  * @param keyPath the configured approver key (`confirmation.approver_key`, or beside the store).
+ * @param standing judges each approval as the gateway would (standing.ts); default: the row's status.
  * @returns 0 on success, 1 when the command is refused (no key, unknown id, not a terminal, …), 2 on a usage error.
  */
-export async function approvalsCommand(args: string[], stores: Pick<Store, 'approvals'>, keyPath: string, io: CommandIO = stdio): Promise<number> {
+export async function approvalsCommand(args: string[], stores: Pick<Store, 'approvals'>, keyPath: string, io: CommandIO = stdio, standing: StandingOf = asStored): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'key-file': { type: 'string' }, statement: { type: 'string' } },
@@ -169,9 +174,10 @@ export async function approvalsCommand(args: string[], stores: Pick<Store, 'appr
   const [verb, id] = positionals;
   if (verb === 'list' || verb === undefined) {
     const list = await store.list({ all: values.all === true });
-    if (values.json) io.out(`${JSON.stringify(list.map(({ proof: _, ...a }) => ({ ...a, ...review(a) })), null, 2)}\n`);
+    const standings = await Promise.all(list.map(standing));
+    if (values.json) io.out(`${JSON.stringify(list.map(({ proof: _, ...a }, i) => ({ ...a, ...review(a), ...standings[i] })), null, 2)}\n`);
     else if (list.length === 0) io.out(values.all ? 'no approval requests\n' : 'no pending approvals\n');
-    else io.out(table(['ID', 'STATUS', 'TOOL', 'UPSTREAM', 'PERSONA', 'CALLER', 'AGE', 'EXPIRES IN', 'DECIDED BY', 'ARGUMENTS'], approvalRows(list, store.clock())));
+    else io.out(table(['ID', 'STATUS', 'TOOL', 'UPSTREAM', 'PERSONA', 'CALLER', 'AGE', 'EXPIRES IN', 'DECIDED BY', 'ARGUMENTS'], approvalRows(list, standings, store.clock())));
     return 0;
   }
   if (verb === 'show' && id !== undefined) {
@@ -180,7 +186,7 @@ export async function approvalsCommand(args: string[], stores: Pick<Store, 'appr
       io.err(`no approval request with id ${id}\n`);
       return 1;
     }
-    io.out(showText(a, store.clock()));
+    io.out(showText(a, await standing(a), store.clock()));
     return 0;
   }
   if (verb === 'init-key') return initKey(keyPath, io);

@@ -3,19 +3,22 @@
  * changed (guards/pins.ts) and accept one. Accepting is signed with the approver key, like
  * an approval: only the person who approves can let a changed definition through.
  */
+import type { KeyObject } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import difflib from 'difflib';
 import { toolKey } from '../catalog/names.js';
 import type { DefinitionPin, Store } from '../store/types.js';
-import { ApproverKeyError, cliDefinitionProof, publicKeyPath, readApproverKey } from './approver.js';
+import { cliDefinitionProof } from './acceptance.js';
+import { ApproverKeyError, publicKeyPath, readApproverKey } from './approver.js';
 import { stdio, table, timestamp, type CommandIO } from './commandIO.js';
 import { clipName } from './bound.js';
-import { MIN_DIGEST_HEX } from './commands.js';
+import { deciderText, MIN_DIGEST_HEX } from './commands.js';
 import { auditAcceptance } from './pins.js';
 
-const DEFINITIONS_USAGE = 'usage: tool-curator definitions list [--all] [--json] | diff TOOL | accept TOOL DIGEST [--key-file F]   (TOOL: its exposed name or <upstream>.<tool>)';
+const DEFINITIONS_USAGE =
+  'usage: tool-curator definitions list [--all] [--json] | diff TOOL | accept TOOL DIGEST [--key-file F] | accept --all --upstream U [--yes] [--key-file F]   (TOOL: its exposed name or <upstream>.<tool>)';
 
-type Stores = Pick<Store, 'definitions' | 'names' | 'audit'>;
+export type Stores = Pick<Store, 'definitions' | 'names' | 'audit'>;
 
 /** A definition's JSON text, one member per line (keys are sorted already: the text is canonical). */
 function pretty(text: string | undefined): string[] {
@@ -38,7 +41,14 @@ export function definitionDiff(pin: DefinitionPin): string {
     tofile: `changed ${pin.pendingDigest}`,
     lineterm: '',
   });
-  return `${lines.join('\n')}\n`;
+  // Held back again because its acceptance stopped counting (pins.ts): say why, above the diff.
+  const why = pin.voided === undefined ? '' : `held back again: ${pin.voided}\n`;
+  return `${why}${lines.join('\n')}\n`;
+}
+
+/** Who accepted a pin's definition, and when; `-` for a definition pinned when first seen. */
+function acceptedBy(pin: DefinitionPin): [string, string] {
+  return pin.decidedBy === undefined ? ['-', '-'] : [deciderText(pin.decidedBy), timestamp(pin.decidedAt ?? 0)];
 }
 
 /** The pin a person names: an exposed name (the store's name map) or `<upstream>.<tool>`. */
@@ -55,19 +65,26 @@ async function pinNamed(stores: Stores, tool: string): Promise<DefinitionPin | u
 
 /**
  * `definitions list [--all] [--json]`: changed definitions awaiting a person (with `--all`,
- * every pin); `definitions diff TOOL`: the change as a unified diff; `definitions accept
- * TOOL DIGEST`: accept the changed definition whose digest (or its first MIN_DIGEST_HEX+ hex digits)
- * is DIGEST — what `diff` showed — signed with the approver key (`--key-file`, default `keyPath`).
+ * every pin), with who accepted each pinned definition and when; `definitions diff TOOL`:
+ * the change as a unified diff; `definitions accept TOOL DIGEST`: accept the changed
+ * definition whose digest (or its first MIN_DIGEST_HEX+ hex digits) is DIGEST — what
+ * `diff` showed — signed with the approver key (`--key-file`, default `keyPath`);
+ * `definitions accept --all --upstream U [--yes]`: every changed definition of U, each
+ * diff shown first, once the person confirms (acceptAll).
  * @returns 0 on success, 1 when refused (no key, unknown tool, digest not pending), 2 on a usage error.
  */
 export async function definitionsCommand(args: string[], stores: Stores, keyPath: string, io: CommandIO = stdio): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'key-file': { type: 'string' } },
+    options: { all: { type: 'boolean' }, json: { type: 'boolean' }, 'key-file': { type: 'string' }, upstream: { type: 'string' }, yes: { type: 'boolean' } },
     allowPositionals: true,
     strict: false,
   });
   const [verb, tool, digest] = positionals;
+  const keyFile = typeof values['key-file'] === 'string' ? values['key-file'] : keyPath;
+  if (verb === 'accept' && values.all === true && tool === undefined) {
+    return acceptAll(stores, typeof values.upstream === 'string' ? values.upstream : undefined, { keyFile, keyPath, yes: values.yes === true }, io);
+  }
   if (verb === 'list' || verb === undefined) {
     const pins = await stores.definitions.list(values.all ? {} : { status: 'changed' });
     if (values.json) io.out(`${JSON.stringify(pins, null, 2)}\n`);
@@ -77,12 +94,13 @@ export async function definitionsCommand(args: string[], stores: Stores, keyPath
       const rows = pins.map((p) => [
         names.get(toolKey(p.server, p.upstreamName)) ?? '-',
         `${p.server}.${p.upstreamName}`,
-        p.status,
+        p.voided === undefined ? p.status : `${p.status} (acceptance voided)`,
         p.digest.slice(0, 23),
         p.pendingDigest?.slice(0, 23) ?? '-',
         p.changedAt !== undefined && p.status === 'changed' ? timestamp(p.changedAt) : '-',
+        ...acceptedBy(p),
       ]);
-      io.out(table(['TOOL', 'UPSTREAM', 'STATUS', 'ACCEPTED', 'CHANGED TO', 'CHANGED AT'], rows));
+      io.out(table(['TOOL', 'UPSTREAM', 'STATUS', 'ACCEPTED', 'CHANGED TO', 'CHANGED AT', 'ACCEPTED BY', 'ACCEPTED AT'], rows));
     }
     return 0;
   }
@@ -110,13 +128,10 @@ export async function definitionsCommand(args: string[], stores: Stores, keyPath
       return 1;
     }
     try {
-      const key = readApproverKey(typeof values['key-file'] === 'string' ? values['key-file'] : keyPath, publicKeyPath(keyPath));
-      const proof = cliDefinitionProof(key, pin.server, pin.upstreamName, pin.pendingDigest);
-      if (!(await stores.definitions.accept(pin.server, pin.upstreamName, pin.pendingDigest, 'cli', proof))) {
+      if (!(await acceptSigned(stores, readApproverKey(keyFile, publicKeyPath(keyPath)), pin))) {
         io.err(`the definition of ${pin.server}.${pin.upstreamName} changed again meanwhile; nothing was accepted: review it again (diff)\n`);
         return 1;
       }
-      await auditAcceptance(stores.audit, pin.server, pin.upstreamName, pin.pendingDigest, 'cli');
     } catch (err) {
       if (!(err instanceof ApproverKeyError)) throw err;
       io.err(`${err.message}\n`);
@@ -127,4 +142,64 @@ export async function definitionsCommand(args: string[], stores: Stores, keyPath
   }
   io.err(`${DEFINITIONS_USAGE}\n`);
   return 2;
+}
+
+/**
+ * Accepts `pin`'s pending definition with the approver key, signed with the time of the
+ * acceptance, and audits it.
+ * @returns false when the pending definition is no longer the one in `pin` (changed again meanwhile).
+ */
+export async function acceptSigned(stores: Stores, key: KeyObject, pin: DefinitionPin): Promise<boolean> {
+  const at = Date.now();
+  const proof = cliDefinitionProof(key, pin.server, pin.upstreamName, pin.pendingDigest!, at);
+  if (!(await stores.definitions.accept(pin.server, pin.upstreamName, pin.pendingDigest!, 'cli', proof, at))) return false;
+  await auditAcceptance(stores.audit, pin.server, pin.upstreamName, pin.pendingDigest!, 'cli', at);
+  return true;
+}
+
+/**
+ * `definitions accept --all --upstream U [--yes]`: shows the diff of every changed
+ * definition of upstream U, asks the person at the terminal to confirm (`--yes`: already
+ * reviewed, for a script), then accepts each exactly as shown, signed with the approver
+ * key, and prints what it accepted. Without `--upstream` it refuses: one upstream's
+ * upgrade at a time, never every upstream's changes at once.
+ * @returns 0 when every definition shown was accepted (or none was held), 1 when refused
+ *   or some changed again meanwhile, 2 without `--upstream`.
+ */
+async function acceptAll(stores: Stores, upstream: string | undefined, opts: { keyFile: string; keyPath: string; yes: boolean }, io: CommandIO): Promise<number> {
+  if (upstream === undefined) {
+    io.err('definitions accept --all needs --upstream U: it accepts the changed definitions of one upstream, each shown first; nothing was accepted\n');
+    return 2;
+  }
+  let key: KeyObject;
+  try {
+    key = readApproverKey(opts.keyFile, publicKeyPath(opts.keyPath));
+  } catch (err) {
+    if (!(err instanceof ApproverKeyError)) throw err;
+    io.err(`${err.message}\n`);
+    return 1;
+  }
+  const held = (await stores.definitions.list({ status: 'changed', server: upstream })).filter((p) => p.pendingDigest !== undefined);
+  if (held.length === 0) {
+    io.out(`no changed definitions of upstream ${upstream} await review\n`);
+    return 0;
+  }
+  for (const pin of held) io.out(`${pin.server}.${pin.upstreamName}\n${definitionDiff(pin)}\n`);
+  const what = `the ${held.length} changed definition${held.length === 1 ? '' : 's'} of upstream ${upstream} shown above`;
+  if (!opts.yes) {
+    if (!io.ask) {
+      io.err(`definitions accept --all asks the person at a terminal to confirm; after reviewing ${what}, add --yes to accept them. Nothing was accepted.\n`);
+      return 1;
+    }
+    if ((await io.ask(`Accept ${what}? Type yes to accept them: `)).trim().toLowerCase() !== 'yes') {
+      io.err('nothing was accepted\n');
+      return 1;
+    }
+  }
+  const accepted: string[] = [];
+  const again: string[] = [];
+  for (const pin of held) (await acceptSigned(stores, key, pin) ? accepted : again).push(`${pin.server}.${pin.upstreamName} (${pin.pendingDigest})`);
+  if (accepted.length > 0) io.out(`accepted ${accepted.length} changed definition${accepted.length === 1 ? '' : 's'}; running gateways expose them at their next catalog rebuild:\n${accepted.map((a) => `  ${a}\n`).join('')}`);
+  if (again.length > 0) io.err(`not accepted, changed again since shown (review them again with diff):\n${again.map((a) => `  ${a}\n`).join('')}`);
+  return again.length > 0 ? 1 : 0;
 }

@@ -55,8 +55,11 @@ function annotationsOf(pin: DefinitionPin): ToolAnnotations {
   }
 }
 
-/** Whether a pin's digest carries a person's signature of its acceptance (approver.ts definitionProofValid). */
+/** Whether a pin's digest carries a person's signature of its acceptance (acceptance.ts definitionProofValid). */
 export type AcceptanceCheck = (pin: DefinitionPin) => boolean;
+
+/** Why a pin's acceptance no longer counts under the rules in force, or undefined (acceptance.ts acceptanceVoided). */
+export type AcceptanceStanding = (pin: DefinitionPin) => string | undefined;
 
 export class DefinitionPins {
   /** Pins as last read from the store, by toolKey; used as they are while the store is unavailable. */
@@ -76,12 +79,15 @@ export class DefinitionPins {
    * @param audit where a change is audited once (a row with decision `refused` under
    *   `hold`, `allowed` under `warn`); default: logged only.
    * @param acceptedByPerson tells a person's acceptance from a rewritten row; default: none counts.
+   * @param voided asked at each review of a listed tool: an acceptance it names a reason for
+   *   no longer counts, and the definition it accepted is held back again (`reopen`); default: every one counts.
    */
   constructor(
     private readonly store: DefinitionsPart,
     private readonly onChange: OnChange,
     private readonly audit?: AuditWriter,
     private readonly acceptedByPerson: AcceptanceCheck = () => false,
+    private readonly voided: AcceptanceStanding = () => undefined,
   ) {}
 
   /**
@@ -91,7 +97,9 @@ export class DefinitionPins {
   private pinFor(key: string): DefinitionPin | undefined {
     const stored = this.pins.get(key);
     const held = this.held.get(key);
-    if (!held || (stored && (stored.digest === held.digest || this.acceptedByPerson(stored)))) {
+    // A row reopened because held's acceptance stopped counting (reopen, here or on another replica) only holds back more.
+    const reopened = stored?.voided !== undefined && held?.decidedBy !== undefined && stored.digest === (held.priorDigest ?? 'none');
+    if (!held || (stored && (stored.digest === held.digest || reopened || this.acceptedByPerson(stored)))) {
       if (stored) this.held.set(key, stored);
       return stored;
     }
@@ -153,7 +161,8 @@ export class DefinitionPins {
         }
         seen.add(tool.name);
         const { text, digest } = digests.get(tool) ?? pinOf(pickDefinition(tool));
-        const pin = this.pinFor(toolKey(server, tool.name)) ?? (await this.pinFirstSeen(server, tool.name, digest, text));
+        const found = this.pinFor(toolKey(server, tool.name));
+        const pin = found ? await this.recheck(found) : await this.pinFirstSeen(server, tool.name, digest, text);
         if (!pin || pin.digest === digest) {
           if (pin?.status === 'changed') await this.store.clearChange(server, tool.name).catch((err: Error) => log.error({ err: err.message }, 'clearing a taken-back definition change failed'));
           kept.push(tool);
@@ -194,6 +203,41 @@ export class DefinitionPins {
     }
   }
 
+  /**
+   * `pin` if its acceptance still counts; otherwise the pin it goes back to — the
+   * definition the acceptance replaced, with the accepted one pending again (store
+   * `reopen`, which other replicas then read) — logged and audited once.
+   */
+  private async recheck(pin: DefinitionPin): Promise<DefinitionPin> {
+    const why = this.voided(pin);
+    if (why === undefined) return pin;
+    const { server, upstreamName } = pin;
+    const key = toolKey(server, upstreamName);
+    const local: DefinitionPin = {
+      server, upstreamName, firstSeenAt: pin.firstSeenAt, status: 'changed', voided: why, changedAt: Date.now(),
+      digest: pin.priorDigest ?? 'none', definition: pin.priorDefinition ?? '',
+      pendingDigest: pin.pendingDigest ?? pin.digest, pendingDefinition: pin.pendingDefinition ?? pin.definition,
+    };
+    const stored = await this.store.reopen(server, upstreamName, pin.digest, why).catch((err: Error) => void log.error({ err: err.message }, 'a voided acceptance could not be recorded'));
+    const now = stored?.digest === local.digest && stored.voided !== undefined ? stored : local;
+    this.pins.set(key, now);
+    this.held.set(key, now);
+    const told = `${key}\0voided\0${pin.digest}`;
+    if (!this.told.has(told)) {
+      this.told.add(told);
+      const message = `the acceptance of ${upstreamName}'s definition (upstream "${server}") by ${pin.decidedBy ?? 'a person'} no longer counts: ${why}; it is held back again until a person accepts it`;
+      log.warn({ upstream: server, tool: upstreamName, accepted: pin.digest, by: pin.decidedBy }, message);
+      await this.audit
+        ?.record({
+          time: Date.now(), sessionId: 'gateway', tool: upstreamName, requestedName: upstreamName,
+          args: { upstream: server, voided: pin.digest, ...(pin.decidedBy !== undefined && { by: pin.decidedBy }) },
+          decision: 'refused', decisions: ['refused'], notes: [`acceptance of a changed definition of upstream ${server} voided: ${why}`], outcome: 'not_run',
+        })
+        .catch((err: Error) => log.error({ err: err.message }, 'auditing a voided acceptance failed'));
+    }
+    return now;
+  }
+
   /** Stores the pending change (once per new definition) and logs and audits it once per process. */
   private async record(change: ChangedDefinition, pin: DefinitionPin, text: string): Promise<void> {
     const { server, upstreamName, pinnedDigest, pendingDigest } = change;
@@ -224,14 +268,14 @@ export class DefinitionPins {
   }
 }
 
-/** Audits a person's acceptance of a changed definition (`by`: `cli` or `web`), beside the change's own row. */
-export function auditAcceptance(audit: AuditPart, server: string, upstreamName: string, digest: string, by: string): Promise<number> {
+/** Audits a person's acceptance of a changed definition (`by`: `cli`, `web` or `web:<approver>`) given at `at`, beside the change's own row. */
+export function auditAcceptance(audit: AuditPart, server: string, upstreamName: string, digest: string, by: string, at = Date.now()): Promise<number> {
   return new AuditWriter(audit).record({
-    time: Date.now(),
+    time: at,
     sessionId: 'gateway',
     tool: upstreamName,
     requestedName: upstreamName,
-    args: { upstream: server, accepted: digest },
+    args: { upstream: server, accepted: digest, by },
     decision: 'approved',
     decisions: ['approved'],
     notes: [`changed definition of upstream ${server} accepted by a person (${by})`],

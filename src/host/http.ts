@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { approvalStanding } from '../guards/standing.js';
 import { approvalsPage } from '../pages/approvals.js';
 import { ApproverSessions } from '../pages/approverSignIn.js';
 import { checkContinue, readBody, reply } from './body.js';
@@ -168,7 +169,8 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
-  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token, gateway.store, approverSessions(gateway, hostAuth, host, port)) : undefined;
+  const standing = approvalStanding(gateway.approver, gateway.store.definitions, () => gateway.approvals.clock());
+  const approvals = approvals_token ? approvalsPage(gateway.approvals, approvals_token, gateway.store, approverSessions(gateway, hostAuth, host, port), standing) : undefined;
   const ops = opsRoutes(gateway, { refuse, sessions: () => sessions.size });
   /** The per-user consent page, once the bound address is known (its default base URL). */
   let consent: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;

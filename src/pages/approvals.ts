@@ -22,6 +22,7 @@ import { approverDecider, webProof } from '../guards/approver.js';
 import { callerText, review, statementDigest } from '../guards/statement.js';
 import { log } from '../log.js';
 import { ApprovalError, StoreUnavailableError } from '../store/errors.js';
+import { asStored, type StandingOf } from '../guards/standing.js';
 import type { Approval, ApprovalStatus, ApprovalsPart } from '../store/types.js';
 import { SIGN_OUT_PATH, type Approver, type ApproverSessions } from './approverSignIn.js';
 import { acceptDefinition, ACCEPT_PATH, definitionsSection, type DefinitionStores } from './definitions.js';
@@ -69,12 +70,14 @@ function pendingTable(list: Approval[], now: number, csrf: string): string {
   return `<table id="pending"><tr><th>ID</th><th>Tool</th><th>Upstream</th><th>Caller</th><th>Arguments</th><th>Expires in</th><th></th></tr>${rows.join('')}</table>`;
 }
 
-function recentTable(list: Approval[]): string {
+async function recentTable(list: Approval[], standing: StandingOf): Promise<string> {
   const decided = list.filter((a) => a.status !== 'pending').slice(0, RECENT);
   if (decided.length === 0) return '';
-  const rows = decided.map(
-    (a) => `<tr data-id="${escapeHtml(a.id)}"><td>${escapeHtml(a.id)}</td><td>${escapeHtml(a.tool)}</td><td>${who(a)}</td><td class="status">${a.status}</td><td>${escapeHtml(a.decidedBy ?? '')}</td></tr>`,
-  );
+  const rows = await Promise.all(decided.map(async (a) => {
+    const { status, voided } = await standing(a);
+    const why = voided === undefined ? '' : `<br><small class="voided">${escapeHtml(voided)}</small>`;
+    return `<tr data-id="${escapeHtml(a.id)}"><td>${escapeHtml(a.id)}</td><td>${escapeHtml(a.tool)}</td><td>${who(a)}</td><td class="status">${status}${why}</td><td>${escapeHtml(a.decidedBy ?? '')}</td></tr>`;
+  }));
   return `<h2>Recent</h2><table id="recent"><tr><th>ID</th><th>Tool</th><th>Caller</th><th>Status</th><th>By</th></tr>${rows.join('')}</table>`;
 }
 
@@ -116,12 +119,14 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
  * const approvals = approvalsPage(store, config.http.approvals_token);
  * createServer((req, res) => { if (!approvals(req, res)) mcp(req, res); });
  * ```
+ * @param standing shows an approval the gateway would no longer honour as voided, with why (guards/standing.ts); default: as stored.
  */
 export function approvalsPage(
   store: ApprovalsPart,
   token: string,
   definitions?: DefinitionStores,
   approvers?: ApproverSessions,
+  standing: StandingOf = asStored,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   const session = derive(token, 'approvals-session');
   const csrf = derive(token, 'approvals-csrf');
@@ -145,7 +150,7 @@ export function approvalsPage(
     const who = via.approver
       ? `<div id="approver">Signed in as ${escapeHtml(via.approver.userId)}. <form method="post" action="${SIGN_OUT_PATH}"><input type="hidden" name="csrf" value="${via.approver.csrf}"><button type="submit">Sign out</button></form></div>`
       : '';
-    const body = `${who}${note}${pendingTable(pending, now, via.csrf)}${changed}${recentTable(recent)}<p><a href="/approvals">Refresh</a></p>`;
+    const body = `${who}${note}${pendingTable(pending, now, via.csrf)}${changed}${await recentTable(recent, standing)}<p><a href="/approvals">Refresh</a></p>`;
     send(res, status, page('Tool Curator: calls awaiting approval', body));
   };
 
@@ -168,7 +173,7 @@ export function approvalsPage(
     const form = await checkedForm(req, res, via);
     if (!form || !definitions) return;
     try {
-      await render(res, 200, via, { text: await acceptDefinition(definitions, token, form, via.approver?.userId) });
+      await render(res, 200, via, { text: await acceptDefinition(definitions, token, form, via.approver && approvers?.signed(via.approver)) });
     } catch (err) {
       if (!(err instanceof ApprovalError)) throw err;
       await render(res, 409, via, { text: err.message, error: true });

@@ -4,7 +4,8 @@
  * the digest shown; accepting is signed with the approvals token (approver.ts), like a
  * decision on a call. Authentication, CSRF and origin checks are the page's (approvalsPage.ts).
  */
-import { approverDecider, webDefinitionProof } from '../guards/approver.js';
+import { webDefinitionProof } from '../guards/acceptance.js';
+import { approverDecider, type SignedApprover } from '../guards/approver.js';
 import { definitionDiff } from '../guards/definitionCommands.js';
 import { auditAcceptance } from '../guards/pins.js';
 import { log } from '../log.js';
@@ -34,17 +35,19 @@ export async function definitionsSection(stores: DefinitionStores, csrf: string,
 
 /**
  * Accepts the change named by the form (server, tool, digest shown), signed with the token
- * and, where approvers sign in with the identity provider, for `approver`'s user id.
+ * and its time and, where approvers sign in with the identity provider, for `approver`
+ * (their user id and the claims the rules read: guards/acceptance.ts).
  * @throws ApprovalError when there is no such change pending (changed again meanwhile, accepted already).
  */
-export async function acceptDefinition(stores: DefinitionStores, token: string, form: URLSearchParams, approver?: string): Promise<string> {
+export async function acceptDefinition(stores: DefinitionStores, token: string, form: URLSearchParams, approver?: SignedApprover): Promise<string> {
   const [server, tool, digest] = [form.get('server') ?? '', form.get('tool') ?? '', form.get('digest') ?? ''];
-  const proof = webDefinitionProof(token, server, tool, digest, approver);
-  const by = approver === undefined ? 'web' : approverDecider(approver);
-  if (!(await stores.definitions.accept(server, tool, digest, by, proof))) {
+  const at = Date.now();
+  const proof = webDefinitionProof(token, server, tool, digest, at, approver);
+  const by = approver === undefined ? 'web' : approverDecider(approver.id);
+  if (!(await stores.definitions.accept(server, tool, digest, by, proof, at))) {
     throw new ApprovalError(`the definition of ${server}.${tool} shown is no longer the one awaiting review (changed again, or decided already); nothing was accepted`);
   }
-  await auditAcceptance(stores.audit, server, tool, digest, by);
-  log.info({ upstream: server, tool, digest, ...(approver !== undefined && { approver }) }, 'changed tool definition accepted on the web page');
+  await auditAcceptance(stores.audit, server, tool, digest, by, at);
+  log.info({ upstream: server, tool, digest, ...(approver !== undefined && { approver: approver.id }) }, 'changed tool definition accepted on the web page');
   return `Accepted the new definition of ${tool} (upstream ${server}).`;
 }

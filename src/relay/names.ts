@@ -15,6 +15,7 @@ import { UriTemplate, type Prompt, type Resource, type ResourceTemplateType } fr
 import { assignExposed, readsAsOthers, SERVER_SEPARATOR, toolKey, type NamingScheme } from '../catalog/names.js';
 import { log } from '../log.js';
 import { canonicalUri } from '../policy/uri.js';
+import type { RelayNameKind } from '../store/types.js';
 import type { RelayedUpstream } from '../upstream/types.js';
 
 export const URI_PREFIX = 'tool-curator://';
@@ -38,16 +39,22 @@ export interface RelayCatalog {
 }
 
 /** The kinds of relayed names, each remembered apart. */
-export type RelayNameKind = 'resources' | 'templates' | 'prompts';
+export type { RelayNameKind } from '../store/types.js';
 
 /**
  * Where the exposed names of relayed items are remembered, by kind and toolKey(server,
- * upstream name or URI). The hook for the store: `MemoryRelayNames` keeps them for the
- * process's life; a store-backed memory keeps them across restarts (docs/PROTOCOL-LISTS.md).
+ * upstream name or URI): `MemoryRelayNames` keeps them for the process's life,
+ * `StoredRelayNames` (storedNames.ts) in the store, across restarts and replicas.
  */
 export interface RelayNameMemory {
   load(kind: RelayNameKind): ReadonlyMap<string, string>;
   save(kind: RelayNameKind, names: ReadonlyMap<string, string>): void;
+  /**
+   * Runs `build` (which loads and saves names) with the names every replica saved,
+   * under the store's lock, and keeps what it assigned there: so replicas agree. Absent
+   * for a memory of one process.
+   */
+  under?<T>(build: () => T): Promise<T>;
 }
 
 /** Names remembered per kind, at most; the oldest unused ones are forgotten first. */

@@ -108,20 +108,21 @@ export class Relay extends EventEmitter {
     );
     pool.on('relay-change', (_server: string, kind: ListKind) => {
       this.views.changed();
-      if (this.started) this.views.shared();
+      if (this.started) void this.views.refresh();
       this.emit('list-changed', kind);
     });
-    pool.on('connected', () => void (this.started && this.views.shared()));
+    pool.on('connected', () => void (this.started && this.views.refresh()));
   }
 
   /**
-   * Names the items of the upstreams connected at start, in config order; from then on
-   * each change is named as it arrives, so the first holder of a name keeps it. Call once
-   * the pool's start has ended.
+   * Names the items of the upstreams connected at start, in config order (with a
+   * store-backed memory, keeping the names every replica saved before); from then on each
+   * change is named as it arrives, so the first holder of a name keeps it. Call once the
+   * pool's start has ended; resolves once named.
    */
-  start(): void {
+  start(): Promise<void> {
     this.started = true;
-    this.views.shared();
+    return this.views.refresh();
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Prompt, Resource } from '@modelcontextprotocol/server';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { RelayedUpstream } from '../upstream/types.js';
 import { buildRelayCatalog, type RelayCatalog, type RelayEntry, type RelayNameMemory } from './names.js';
+import { log } from '../log.js';
 import type { PerUserRelay } from './perUser.js';
 import type { RelayCaller } from './types.js';
 
@@ -35,6 +36,8 @@ export class RelayViews {
   /** Each user's own aggregate, least recently used first, with the own lists it was built from. */
   private readonly users = new Map<string, { base: string; lists: unknown[]; view: View }>();
   private builds = 0;
+  /** The latest `refresh`: requests wait for it, so they see the names it decides. */
+  private refreshing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly pool: UpstreamPool,
@@ -59,6 +62,20 @@ export class RelayViews {
     return { key, catalog, resources: byExposed(catalog.resources), templates: byExposed(catalog.templates), prompts: byExposed(catalog.prompts), upstreams, routingOnly };
   }
 
+  /**
+   * Rebuilds the shared aggregate with its names decided under the name memory's lock,
+   * from what every replica saved (names.ts `under`; a memory of one process builds at once).
+   */
+  refresh(): Promise<void> {
+    const rebuild = () => {
+      this.cached = undefined;
+      this.shared();
+    };
+    const run = this.names.under ? this.names.under(rebuild) : Promise.resolve().then(rebuild);
+    this.refreshing = run.catch((err: Error) => log.error({ err: err.stack }, 'building the relayed aggregate failed'));
+    return this.refreshing;
+  }
+
   /** The aggregate every caller shares, rebuilt when an upstream's lists change or an upstream comes or goes. */
   shared(): View {
     const routing = this.pool.perUserCatalog();
@@ -70,6 +87,7 @@ export class RelayViews {
 
   /** The caller's aggregate: the shared one, with the per-user upstreams the caller has connected in their own lists. */
   async for(who: RelayCaller): Promise<View> {
+    await this.refreshing;
     const base = this.shared();
     if (!this.perUser || who.userId === undefined) return base;
     const own = await this.perUser.own(who.userId);

@@ -20,6 +20,9 @@ interface Row {
   decided_at: number | null;
   decided_by: string | null;
   proof: string | null;
+  prior_digest: string | null;
+  prior_definition: string | null;
+  voided: string | null;
 }
 
 function fromRow(r: Row): DefinitionPin {
@@ -37,6 +40,9 @@ function fromRow(r: Row): DefinitionPin {
   if (r.decided_at !== null) pin.decidedAt = Number(r.decided_at);
   if (r.decided_by !== null) pin.decidedBy = r.decided_by;
   if (r.proof !== null) pin.proof = r.proof;
+  if (r.prior_digest !== null) pin.priorDigest = r.prior_digest;
+  if (r.prior_definition !== null) pin.priorDefinition = r.prior_definition;
+  if (r.voided !== null) pin.voided = r.voided;
   return pin;
 }
 
@@ -111,15 +117,29 @@ export class SqlDefinitions implements DefinitionsPart {
     return this.get(server, upstreamName);
   }
 
-  async accept(server: string, upstreamName: string, digest: string, by: string, proof?: string): Promise<boolean> {
+  async accept(server: string, upstreamName: string, digest: string, by: string, proof?: string, at = this.now()): Promise<boolean> {
     const done = await this.sql.run(
-      `UPDATE tool_definitions SET digest = pending_digest, definition = pending_definition, status = 'accepted',
-       pending_digest = NULL, pending_definition = NULL, decided_at = ?, decided_by = ?, proof = ?
+      `UPDATE tool_definitions SET prior_digest = digest, prior_definition = definition, digest = pending_digest, definition = pending_definition,
+       status = 'accepted', pending_digest = NULL, pending_definition = NULL, decided_at = ?, decided_by = ?, proof = ?, voided = NULL
        WHERE server = ? AND upstream_name = ? AND pending_digest = ?`,
-      [this.now(), by, proof ?? null, server, upstreamName, digest],
+      [at, by, proof ?? null, server, upstreamName, digest],
     );
     if (done === 1) await this.events.emit('definition', { server, upstreamName });
     return done === 1;
+  }
+
+  async reopen(server: string, upstreamName: string, digest: string, why: string): Promise<DefinitionPin | undefined> {
+    // The acceptance is gone with it (by, when, signature): what stays pinned is the prior definition, as first seen or
+    // accepted. A change already pending since stays the pending one (it is what the upstream lists).
+    const done = await this.sql.run(
+      `UPDATE tool_definitions SET pending_digest = COALESCE(pending_digest, digest), pending_definition = COALESCE(pending_definition, definition),
+       digest = COALESCE(prior_digest, 'none'), definition = COALESCE(prior_definition, ''), status = 'changed', changed_at = ?, voided = ?,
+       prior_digest = NULL, prior_definition = NULL, decided_at = NULL, decided_by = NULL, proof = NULL
+       WHERE server = ? AND upstream_name = ? AND digest = ? AND decided_by IS NOT NULL`,
+      [this.now(), why, server, upstreamName, digest],
+    );
+    if (done === 1) await this.events.emit('definition', { server, upstreamName });
+    return this.get(server, upstreamName);
   }
 
   async clearChange(server: string, upstreamName: string): Promise<void> {

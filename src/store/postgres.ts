@@ -16,7 +16,7 @@ import { Events, type EventBridge } from './events.js';
 import { SqlLearned } from './learned.js';
 import { safeLocation } from './location.js';
 import { KeyedMutex } from './mutex.js';
-import { SqlNames } from './names.js';
+import { SqlNames, SqlRelayNames } from './names.js';
 import { SqlOAuth } from './oauth.js';
 import type { StoreOptions } from './options.js';
 import { migrate } from './schema.js';
@@ -186,6 +186,7 @@ export class PostgresStore implements Store {
   readonly audit: SqlAudit;
   readonly approvals: SqlApprovals;
   readonly names: SqlNames;
+  readonly relayNames: SqlRelayNames;
   readonly oauth: SqlOAuth;
   readonly embeddings: SqlEmbeddings;
   readonly definitions: SqlDefinitions;
@@ -230,6 +231,7 @@ export class PostgresStore implements Store {
     this.audit = new SqlAudit(this.sql);
     this.approvals = new SqlApprovals(this.sql, this.events, now);
     this.names = new SqlNames(this.sql, this.events);
+    this.relayNames = new SqlRelayNames(this.sql);
     this.oauth = new SqlOAuth(this.sql, this.events);
     this.embeddings = new SqlEmbeddings(this.sql, this.events);
     this.definitions = new SqlDefinitions(this.sql, this.events, now);

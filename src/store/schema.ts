@@ -112,6 +112,21 @@ const MIGRATIONS: Migration[] = [
       await sql.run('ALTER TABLE tool_definitions ADD COLUMN proof TEXT');
     },
   },
+  {
+    version: 5,
+    what: 'exposed names of relayed prompts, resources and templates; the definition an acceptance replaced, and why an acceptance was voided',
+    async apply(sql) {
+      const t = types(sql.dialect);
+      await exec(sql, [
+        `CREATE TABLE relay_names (kind TEXT NOT NULL, server TEXT NOT NULL, upstream TEXT NOT NULL, exposed TEXT NOT NULL,
+          updated_at ${t.int} NOT NULL, PRIMARY KEY (kind, server, upstream))`,
+        'CREATE INDEX relay_names_age ON relay_names (kind, updated_at)',
+        'ALTER TABLE tool_definitions ADD COLUMN prior_digest TEXT',
+        'ALTER TABLE tool_definitions ADD COLUMN prior_definition TEXT',
+        'ALTER TABLE tool_definitions ADD COLUMN voided TEXT',
+      ]);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -20,7 +20,7 @@ import { StoreUnavailableError } from './errors.js';
 import { Events, TableBridge } from './events.js';
 import { SqlLearned } from './learned.js';
 import { KeyedMutex } from './mutex.js';
-import { SqlNames } from './names.js';
+import { SqlNames, SqlRelayNames } from './names.js';
 import { SqlOAuth } from './oauth.js';
 import { migrate } from './schema.js';
 import { SqliteSql } from './sqliteSql.js';
@@ -37,6 +37,7 @@ export class SqliteStore implements Store {
   readonly audit: SqlAudit;
   readonly approvals: SqlApprovals;
   readonly names: SqlNames;
+  readonly relayNames: SqlRelayNames;
   readonly oauth: SqlOAuth;
   readonly embeddings: SqlEmbeddings;
   readonly definitions: SqlDefinitions;
@@ -76,6 +77,7 @@ export class SqliteStore implements Store {
     this.audit = new SqlAudit(this.sql);
     this.approvals = new SqlApprovals(this.sql, this.events, now);
     this.names = new SqlNames(this.sql, this.events);
+    this.relayNames = new SqlRelayNames(this.sql);
     this.oauth = new SqlOAuth(this.sql, this.events);
     this.embeddings = new SqlEmbeddings(this.sql, this.events);
     this.definitions = new SqlDefinitions(this.sql, this.events, now);

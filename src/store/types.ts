@@ -185,6 +185,23 @@ export interface NamesPart {
   save(entries: RememberedName[]): Promise<void>;
 }
 
+/** The kinds of relayed items whose exposed names are remembered, each apart. */
+export type RelayNameKind = 'resources' | 'templates' | 'prompts';
+
+/**
+ * The exposed names of relayed prompts, resources and templates (relay/names.ts decides
+ * them), as NamesPart is for tools; assigned under `store.lock('relay-names', …)`.
+ */
+export interface RelayNamesPart {
+  /** Every remembered name of `kind`, keyed by `${server}\0${upstream name or URI}`. */
+  load(kind: RelayNameKind): Promise<Map<string, string>>;
+  /**
+   * Remembers these names of `kind` (insert or replace); rows not listed stay, up to
+   * `max` per kind: past it, those assigned longest ago go.
+   */
+  save(kind: RelayNameKind, entries: RememberedName[], max: number): Promise<void>;
+}
+
 export type OAuthField = 'client_information' | 'tokens' | 'code_verifier' | 'discovery' | 'pending_scope';
 
 /**
@@ -281,6 +298,11 @@ export interface DefinitionPin {
   decidedBy?: string;
   /** The signature of whoever accepted the current definition (the accepting side's business); absent for a definition pinned when first seen. */
   proof?: string;
+  /** The definition the last acceptance replaced (digest and text): what `reopen` goes back to. */
+  priorDigest?: string;
+  priorDefinition?: string;
+  /** Why the last acceptance stopped counting (`reopen`), until a person accepts again. */
+  voided?: string;
 }
 
 /** Pinned tool definitions. The store keeps them; the guards decide what a change is. */
@@ -303,10 +325,19 @@ export interface DefinitionsPart {
   markChanged(server: string, upstreamName: string, pendingDigest: string, pendingDefinition: string): Promise<DefinitionPin | undefined>;
   /**
    * A person accepts the pending definition whose digest is `digest` (what they were
-   * shown): it becomes the pinned one, with `proof` (their signature) kept beside it. Emits `definition`.
+   * shown): it becomes the pinned one, with `proof` (their signature) kept beside it and
+   * `at` (default now) as its time, and the one it replaces is kept as the prior. Emits `definition`.
    * @returns false when the pending digest is another (changed again meanwhile) or none.
    */
-  accept(server: string, upstreamName: string, digest: string, by: string, proof?: string): Promise<boolean>;
+  accept(server: string, upstreamName: string, digest: string, by: string, proof?: string, at?: number): Promise<boolean>;
+  /**
+   * An acceptance stopped counting (`why`): the definition accepted with `digest` is
+   * pending again (unless a later change is pending already) and the one it replaced is
+   * pinned again (none known: an empty one, digest `none`), status `changed`. Does nothing
+   * unless `digest` is the accepted one and a person accepted it; emits `definition` when it did something.
+   * @returns the pin as it is afterwards; `undefined` when there is none.
+   */
+  reopen(server: string, upstreamName: string, digest: string, why: string): Promise<DefinitionPin | undefined>;
   /** Drops a pending change (the upstream went back to the pinned definition): status `accepted` again. */
   clearChange(server: string, upstreamName: string): Promise<void>;
 }
@@ -349,7 +380,7 @@ export interface StoreEvents {
   approval: { id: string; status: ApprovalStatus };
   /** The OAuth state of (upstream, subject) changed. */
   oauth: { upstream: string; subject: string };
-  /** A person accepted a changed definition. */
+  /** A person accepted a changed definition, or an acceptance stopped counting (`reopen`). */
   definition: { server: string; upstreamName: string };
   /** Remembered exposed names changed. */
   names: Record<string, never>;
@@ -384,6 +415,7 @@ export interface Store {
   readonly audit: AuditPart;
   readonly approvals: ApprovalsPart;
   readonly names: NamesPart;
+  readonly relayNames: RelayNamesPart;
   readonly oauth: OAuthPart;
   readonly embeddings: EmbeddingCache & Required<Pick<EmbeddingCache, 'claim' | 'onPut'>>;
   readonly definitions: DefinitionsPart;

@@ -33,6 +33,7 @@ describe('parseCommandLine', () => {
     });
     expect(parseCommandLine(['eval', 'eval/university.yaml', '--sample', '60'])).toEqual({ command: 'eval', flags: { sample: 60 }, args: ['eval/university.yaml'] });
     expect(parseCommandLine(['approvals', 'deny', 'abc', '--key-file', 'k'])).toEqual({ command: 'approvals', flags: { 'key-file': 'k' }, args: ['deny', 'abc'] });
+    expect(parseCommandLine(['definitions', 'accept', '--all', '--upstream', 'mail', '--yes'])).toEqual({ command: 'definitions', flags: { all: true, upstream: 'mail', yes: true }, args: ['accept'] });
   });
 
   it('refuses a flag of another command, naming the commands that take it', () => {

@@ -23,7 +23,7 @@ import { ApproverSessions } from '../../src/pages/approverSignIn.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { createHostAuth } from '../../src/host/auth/index.js';
 import { serveHttp, type HttpFace } from '../../src/host/http.js';
-import { definitionProofValid } from '../../src/guards/approver.js';
+import { definitionProofValid } from '../../src/guards/acceptance.js';
 import { approvalsCommand } from '../../src/guards/commands.js';
 import { storeLocation } from '../../src/config/store.js';
 import { openStore } from '../../src/store/index.js';
@@ -184,7 +184,8 @@ describe.each(BACKENDS)('approvers signed in with the identity provider (store o
     expect(await accepted.text()).toContain('Accepted the new definition of archive_notice (upstream hostel).');
     const pin = (await gateway.store.definitions.get('hostel', 'archive_notice'))!;
     expect(pin).toMatchObject({ status: 'accepted', digest: 'sha256:new', decidedBy: 'web:ann' });
-    expect(pin.proof).toMatch(/^idp:0:/);
+    // Signed with its time and the claims the rules read (guards/acceptance.ts).
+    expect(pin.proof).toMatch(new RegExp(`^idp:${pin.decidedAt}:[A-Za-z0-9+/=]+:${Buffer.from('{"groups":["staff","payments-approvers"]}').toString('base64url')}$`));
     const keyPath = '/nonexistent/approver.key';
     expect(definitionProofValid(pin, keyPath, APPROVALS_TOKEN)).toBe(true);
     expect(definitionProofValid({ ...pin, decidedBy: 'web:fay' }, keyPath, APPROVALS_TOKEN)).toBe(false);

@@ -16,6 +16,7 @@ import { expect } from 'vitest';
 import type { Approval, ApprovalsPart } from '../../src/store/types.js';
 import { Browser } from './browser.js';
 import { startIdp, type AccountClaims, type Idp } from './idp.js';
+import { freePort } from './process.js';
 
 /** The redirect URI of the hosts' public client (`test-host`). */
 export const HOST_REDIRECT = 'http://127.0.0.1:8976/callback';
@@ -35,6 +36,13 @@ export const startApproversIdp = (base: string, accounts: Record<string, Account
     webClients: [{ id: 'tc-approvals', redirectUri: `${base}/approvals/signin/callback` }],
     introspector: { id: 'tool-curator', secret: 'introspection-secret-0123456789abcdef' },
   });
+
+/** A free loopback port for a gateway, its base URL and resource, and the identity provider of the approvers' tests for it with `accounts`. */
+export async function approversIdpOnFreePort(accounts: Record<string, AccountClaims>): Promise<{ port: number; base: string; resource: string; idp: Idp }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  return { port, base, resource: `${base}/mcp`, idp: await startApproversIdp(base, accounts) };
+}
 
 /** A host's access token for `login`, for the gateway's `resource`: the authorization code flow with PKCE as the host's client, through the SDK's client functions. */
 export async function hostToken(idp: Idp, resource: string, login: string): Promise<string> {

@@ -91,6 +91,8 @@ export interface FleetOptions {
   checkInterval?: string;
   /** A file HAProxy writes its request log to (`HaproxyOptions.log`). Default: no request log. */
   haproxyLog?: string;
+  /** HAProxy's port, when the configuration must name it before the replicas start (an identity provider's redirect URI). Default: a free one. */
+  port?: number;
 }
 
 export interface Replica {
@@ -167,7 +169,7 @@ export class Fleet {
     const readyMs = options.readyMs ?? 240_000;
     await Promise.all(this.replicas.map((r) => waitFor(`http://${r.address}/readyz`, 200, readyMs, `replica ${r.name}`)));
 
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const cfg = join(this.dir, 'haproxy.cfg');
     writeFileSync(cfg, haproxyConfig({ bind: `127.0.0.1:${port}`, servers: this.replicas.map((r) => ({ name: r.name, address: r.address })), balance: options.balance, checkInterval: options.checkInterval ?? '500ms', log: options.haproxyLog !== undefined }));
     const requestLog = options.haproxyLog === undefined ? 'pipe' : openSync(options.haproxyLog, 'a');

@@ -78,8 +78,42 @@ describe.each(BACKENDS)('definitions on $kind', (backend) => {
     expect(await store.definitions.get('mail', 'send_email')).toEqual({
       server: 'mail', upstreamName: 'send_email', digest: 'd3', definition: '{"d":"d3"}', status: 'accepted',
       firstSeenAt: 1_000, changedAt: 3_000, decidedAt: 4_000, decidedBy: 'ana', proof: 'ed25519:signed-d3',
+      priorDigest: 'd1', priorDefinition: '{"d":"d1"}',
     });
     expect(await store.definitions.accept('mail', 'send_email', 'd3', 'ana')).toBe(false);
+    // The time of an acceptance is the one its signature names, when given.
+    await store.definitions.markChanged('mail', 'send_email', 'd4', '{"d":"d4"}');
+    expect(await store.definitions.accept('mail', 'send_email', 'd4', 'web:ann', 'idp:3500:sig', 3_500)).toBe(true);
+    expect(await store.definitions.get('mail', 'send_email')).toMatchObject({ digest: 'd4', decidedAt: 3_500, decidedBy: 'web:ann', priorDigest: 'd3' });
+  });
+
+  test('reopen: an acceptance that stopped counting puts back the definition it replaced, the accepted one pending again, and is announced', async () => {
+    const [store, other] = [await another(), await another()];
+    await store.definitions.pinIfAbsent(pin('d1'));
+    // A definition pinned when first seen was accepted by no one: nothing to reopen.
+    expect(await store.definitions.reopen('mail', 'send_email', 'd1', 'x')).toMatchObject({ digest: 'd1', status: 'accepted' });
+    await store.definitions.markChanged('mail', 'send_email', 'd2', '{"d":"d2"}');
+    t = 2_000;
+    await store.definitions.accept('mail', 'send_email', 'd2', 'web:ann', 'idp:2000:sig:e30');
+    const heard = new Promise((resolve) => other.events.on('definition', resolve));
+    await new Promise<void>((resolve) => other.events.on('resync', () => resolve()));
+    // Only the digest accepted: a replica that read an older pin changes nothing.
+    expect(await store.definitions.reopen('mail', 'send_email', 'd1', 'ann is gone')).toMatchObject({ digest: 'd2', status: 'accepted' });
+    t = 3_000;
+    expect(await store.definitions.reopen('mail', 'send_email', 'd2', 'ann is gone')).toEqual({
+      server: 'mail', upstreamName: 'send_email', digest: 'd1', definition: '{"d":"d1"}', status: 'changed', pendingDigest: 'd2',
+      pendingDefinition: '{"d":"d2"}', firstSeenAt: 1_000, changedAt: 3_000, voided: 'ann is gone',
+    });
+    expect(await heard).toEqual({ server: 'mail', upstreamName: 'send_email' });
+    // Accepted again by a person: the reason goes, d1 is the prior once more.
+    expect(await store.definitions.accept('mail', 'send_email', 'd2', 'cli', 'ed25519:3000:sig', 3_000)).toBe(true);
+    const again = (await store.definitions.get('mail', 'send_email'))!;
+    expect(again).toMatchObject({ digest: 'd2', status: 'accepted', priorDigest: 'd1', decidedBy: 'cli' });
+    expect(again).not.toHaveProperty('voided');
+
+    // A later change pending when the acceptance stops counting stays the pending one (what the upstream lists).
+    await store.definitions.markChanged('mail', 'send_email', 'd3', '{"d":"d3"}');
+    expect(await store.definitions.reopen('mail', 'send_email', 'd2', 'key gone')).toMatchObject({ digest: 'd1', pendingDigest: 'd3', status: 'changed' });
   });
 
   test('clearChange drops a pending change (the upstream went back)', async () => {

@@ -51,3 +51,29 @@ describe.each(BACKENDS)('names on $kind', (backend) => {
     expect(await replicas[2]!.names.load()).toEqual(first);
   });
 });
+
+describe.each(BACKENDS)('relayed names on $kind', (backend) => {
+  const stores = freshStores(backend);
+
+  test('each kind apart; insert and replace; rows not listed stay; a second store sees them', async () => {
+    const [store, replica] = [await stores.another(), await stores.another()];
+    await store.relayNames.save('prompts', [{ server: 'beta', upstreamName: 'summarize', name: 'summarize' }, { server: 'alpha', upstreamName: 'summarize', name: 'alpha__summarize' }], 100);
+    await store.relayNames.save('resources', [{ server: 'alpha', upstreamName: 'shared://config', name: 'tool-curator://alpha/shared://config' }], 100);
+    await store.relayNames.save('prompts', [{ server: 'alpha', upstreamName: 'summarize', name: 'alpha__summarize_1' }], 100);
+    expect(await replica.relayNames.load('prompts')).toEqual(new Map([[toolKey('beta', 'summarize'), 'summarize'], [toolKey('alpha', 'summarize'), 'alpha__summarize_1']]));
+    expect(await replica.relayNames.load('resources')).toEqual(new Map([[toolKey('alpha', 'shared://config'), 'tool-curator://alpha/shared://config']]));
+    expect(await replica.relayNames.load('templates')).toEqual(new Map());
+  });
+
+  test('bounded per kind: past the bound, the names assigned longest ago go', async () => {
+    const store = await stores.another();
+    const prompt = (i: number) => ({ server: 's', upstreamName: `p${i}`, name: `p${i}` });
+    await store.relayNames.save('prompts', [prompt(1), prompt(2)], 3);
+    await new Promise((r) => setTimeout(r, 5));
+    await store.relayNames.save('prompts', [prompt(3), prompt(4)], 3);
+    await store.relayNames.save('templates', [prompt(9)], 3);
+    // p1 and p2 were saved at one instant: the one last in key order of those stays.
+    expect([...(await store.relayNames.load('prompts')).values()].sort()).toEqual(['p2', 'p3', 'p4']);
+    expect([...(await store.relayNames.load('templates')).values()]).toEqual(['p9']);
+  });
+});

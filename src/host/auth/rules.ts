@@ -123,7 +123,7 @@ export function approverPolicy(config: Pick<GatewayConfig, 'confirmation' | 'htt
     required: approvers !== undefined,
     mayApproveOwn: approvers_may_approve_own_calls,
     ...(config.http.oauth && { issuer: config.http.oauth.issuer }),
-    ...(approvers && { covers: (claims: Claims, persona: string | null) => matchApprover(approvers, claims, persona) !== undefined }),
+    ...(approvers && { covers: (claims: Claims, persona?: string | null) => matchApprover(approvers, claims, persona) !== undefined }),
   };
 }
 
