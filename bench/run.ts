@@ -8,6 +8,7 @@ import { createEmbedder } from '../src/embedding/index.js';
 import { benchBurst } from './burst.js';
 import { benchEmbed } from './embed.js';
 import { benchFleet } from './fleet.js';
+import { benchFuzzMemory } from './fuzzMemory.js';
 import { benchGateways } from './gateway.js';
 import { benchHttp } from './http.js';
 import { benchLibrary } from './library.js';
@@ -26,6 +27,7 @@ process.stdout.write(
 );
 out('Gateway start-up and latency over real upstreams', await benchGateways());
 out('Gateway memory under many Streamable HTTP sessions (child process, university example)', await benchHttp());
+out('Stdio gateway memory around a 10,000-message fuzz: before, right after, idling, after a forced GC', await benchFuzzMemory());
 out('Gateway per-call overhead (direct, stdio, HTTP, mcp-proxy), 100,000-tool upstream, 50 concurrent HTTP sessions', await benchOverhead());
 out('A fleet behind HAProxy: 1 vs 2 replicas, 100 concurrent HTTP sessions', await benchFleet());
 out('PostgreSQL vs SQLite per audited tools/call', await benchStoreCost());

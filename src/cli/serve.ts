@@ -12,6 +12,7 @@ import { Session } from '../host/session.js';
 import { guardedStdioTransport } from '../host/stdio.js';
 import { log, startupWarnings } from '../log.js';
 import type { FlagsOf } from './commands.js';
+import { collectWhenIdle } from './idleCollect.js';
 import { checkSession, config, identity, strictError } from './session.js';
 
 /** Logs the start-up warnings again as one block: "3 warnings at start-up: 1. … 2. …". */
@@ -54,6 +55,7 @@ export async function serve(flags: FlagsOf<'serve'>): Promise<void> {
   void gateway.ready.then(summarizeWarnings, () => undefined);
   // Edits to the config files apply without a restart where they can (liveConfig.ts).
   watchConfig(gateway);
+  collectWhenIdle();
   if (port !== undefined) {
     await serveHttp(gateway, port);
     return;

@@ -1,27 +1,28 @@
 /**
  * Embedder selection: the config schema of every provider and `createEmbedder`, which
  * builds the one the config names. `auto` (the default) prefers a transformers.js model
- * when @huggingface/transformers (an optional peer dependency) is installed, and falls
- * back to USE Lite, which ships in npm and always loads offline.
+ * when @huggingface/transformers (an optional peer dependency) is installed and the model
+ * can be had, and falls back to USE Lite, which ships in npm and always loads offline
+ * (auto.ts: how it decides, asking the hub only when nothing on the machine can tell).
  */
 import { z } from 'zod';
 import { log } from '../log.js';
-import { describeError } from './errors.js';
+import { chooseAuto } from './auto.js';
 import { createOpenAIEmbedder, openaiSettingsSchema } from './openai.js';
-import { createTransformersEmbedder, TRANSFORMERS_PACKAGE, TransformersNotInstalledError, transformersSettingsSchema } from './transformers.js';
+import { createTransformersEmbedder, transformersSettingsSchema } from './transformers.js';
 import type { Embedder } from './types.js';
 import { createUseEmbedder, useSettingsSchema } from './use.js';
 
 export type { Embedder } from './types.js';
 
-const autoSchema = z.object({
+export const autoSchema = z.object({
   provider: z.literal('auto'),
   ...transformersSettingsSchema.shape,
   ...useSettingsSchema.shape,
   /**
-   * How long the transformers model may take to load before `use` is taken instead, in
-   * ms. Default 5000: a cached bge-small loads in well under a second, so 5 s only
-   * runs out on a first download or an unreachable hub.
+   * How long a download of the transformers model from the hub may take before `use` is
+   * taken instead, in ms. Default 5000. Model files already on the machine are loaded
+   * without a deadline, and without asking the hub (auto.ts).
    */
   autoTimeoutMs: z.number().int().positive().default(5000),
 }).strict();
@@ -46,10 +47,13 @@ export type EmbedderConfig = z.input<typeof embedderConfigSchema>;
 /**
  * Builds the embedder `config` names, or `null` for `none`.
  *
- * `auto` loads `transformers` with a deadline of `autoTimeoutMs` (when its package is not
- * installed, `use` at once); when that fails or runs out, its downloads are cancelled (nothing keeps the process alive or the CPU
- * busy afterwards) and `use` is loaded. Either way one info line on stderr names the
- * active embedder and why, e.g.
+ * `auto` loads `transformers` from model files on the machine when they are there, and
+ * takes `use` without asking the network when the package is not installed, downloads are
+ * off, or the hub failed for this model less than a day ago; otherwise it downloads within
+ * `autoTimeoutMs`, and when that fails or runs out the downloads are cancelled (nothing
+ * keeps the process alive or the CPU busy afterwards), the failure is remembered, and
+ * `use` is loaded (auto.ts). Either way one info line on stderr names the active embedder
+ * and why, e.g.
  * `embedder: use:lite-512 (transformers model Xenova/bge-small-en-v1.5 not available: …)`.
  *
  * ### Usage
@@ -77,8 +81,10 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder |
       return announce(await createTransformersEmbedder(c), 'configured');
     case 'openai':
       return announce(await createOpenAIEmbedder(c), 'configured');
-    case 'auto':
-      return createAuto(c);
+    case 'auto': {
+      const { embedder, why } = await chooseAuto(c);
+      return announce(embedder, why);
+    }
   }
 }
 
@@ -94,21 +100,4 @@ function announce(embedder: Embedder, why: string): Embedder {
   reasons.set(embedder, why);
   log.info({ id: embedder.id, dim: embedder.dim }, `embedder: ${embedder.id} (${why})`);
   return embedder;
-}
-
-async function createAuto(c: z.output<typeof autoSchema>): Promise<Embedder> {
-  const { autoTimeoutMs, workers, ...transformers } = c;
-  const started = performance.now();
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error(`not loaded within ${autoTimeoutMs} ms`)), autoTimeoutMs);
-  try {
-    const embedder = await createTransformersEmbedder(transformers, { signal: deadline.signal });
-    return announce(embedder, `auto: loaded in ${Math.round(performance.now() - started)} ms`);
-  } catch (err) {
-    const reason = err instanceof TransformersNotInstalledError ? `auto: ${TRANSFORMERS_PACKAGE} is not installed` : `transformers model ${c.model} not available: ${describeError(err)}`;
-    const use = await createUseEmbedder({ workers, queryWorkers: c.queryWorkers, batchSize: c.batchSize });
-    return announce(use, reason);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -34,7 +34,7 @@ export class TransformersNotInstalledError extends Error {
 }
 
 /** transformers.js, loaded on first use. @throws TransformersNotInstalledError when the package is absent. */
-async function loadTransformers(): Promise<typeof import('@huggingface/transformers')> {
+export async function loadTransformers(): Promise<typeof import('@huggingface/transformers')> {
   try {
     return await import('@huggingface/transformers');
   } catch (err) {

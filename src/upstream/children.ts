@@ -7,8 +7,16 @@
  * report needs (the child's exit code or signal and the tail of its stderr) and a read
  * buffer that skips a message over the size limit instead of closing the connection
  * (lineReader.ts).
+ *
+ * Each child is started through supervisor.ts (not on Windows), which puts the upstream in
+ * a process group of its own and ends that group when it is told to, when the upstream
+ * exits, or when the gateway is gone — also after a SIGKILL of the gateway, when no exit
+ * hook runs. `command: node` runs on the gateway's own Node (`process.execPath`), not the
+ * first `node` on PATH.
  */
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
 import { log } from '../log.js';
@@ -16,23 +24,47 @@ import { BoundedLineReader, type OversizedLine } from './lineReader.js';
 import { tooLargeResponse } from './limits.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './types.js';
 
-const live = new Set<ChildProcess>();
+/** Live children, each with whether a supervisor (supervisor.ts) runs it. */
+const live = new Map<ChildProcess, boolean>();
 let exitHookInstalled = false;
 
-/** Last resort: whatever path the process takes to exit, its children die with it. */
+/**
+ * Last resort: whatever path the process takes to exit, its children die with it. A
+ * supervisor gets SIGTERM: it SIGKILLs its upstream's group itself, which a SIGKILL of the
+ * supervisor would leave running.
+ */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
+    for (const [child, supervised] of live) child.kill(supervised ? 'SIGTERM' : 'SIGKILL');
   });
 }
 
-function track(child: ChildProcess): void {
+function track(child: ChildProcess, supervised: boolean): void {
   if (child.exitCode !== null || child.signalCode !== null) return;
   installExitHook();
-  live.add(child);
+  live.set(child, supervised);
   child.once('exit', () => live.delete(child));
+}
+
+/** The compiled supervisor beside this module; none when running from TypeScript sources (vitest), or on Windows. */
+function supervisorScript(): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const script = fileURLToPath(new URL('./supervisor.js', import.meta.url));
+  return existsSync(script) ? script : undefined;
+}
+
+/**
+ * What the SDK transport spawns for `params`: `node` is the gateway's own Node
+ * (`process.execPath`; a path or another name such as `node18` is taken as written), and
+ * the command runs under the supervisor when there is one.
+ */
+function spawnParams(params: StdioServerParameters): { params: StdioServerParameters; supervised: boolean } {
+  const command = params.command === 'node' ? process.execPath : params.command;
+  const supervisor = supervisorScript();
+  if (!supervisor) return { params: { ...params, command }, supervised: false };
+  return { params: { ...params, command: process.execPath, args: [supervisor, String(process.pid), command, ...(params.args ?? [])] }, supervised: true };
 }
 
 /** Lines of stderr kept for a failure report: the end of a stack trace fits. */
@@ -54,9 +86,12 @@ export class ChildTransport extends StdioClientTransport {
   private closing = false;
   private readonly name: string;
   private readonly maxMessageBytes: number;
+  private readonly supervised: boolean;
 
   constructor(params: StdioServerParameters, opts: ChildTransportOptions) {
-    super(params);
+    const spawned = spawnParams(params);
+    super(spawned.params);
+    this.supervised = spawned.supervised;
     this.name = opts.name;
     this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_RESULT_BYTES;
     // The SDK keeps its ReadBuffer private; this one has the same three methods (lineReader.ts).
@@ -82,7 +117,7 @@ export class ChildTransport extends StdioClientTransport {
     // The SDK keeps the ChildProcess private; it exists as soon as start() has spawned it.
     const child = (this as unknown as { _process?: ChildProcess })._process;
     if (child) {
-      track(child);
+      track(child, this.supervised);
       child.once('exit', (code, signal) => {
         if (!this.closing) this.exited = { code, signal };
       });
@@ -110,17 +145,19 @@ export class ChildTransport extends StdioClientTransport {
   }
 }
 
-/** Child processes spawned and not yet exited. */
+/** Child processes spawned and not yet exited (a supervised upstream's: its supervisor's). */
 export function liveChildren(): number[] {
-  return [...live].map((c) => c.pid).filter((pid): pid is number => pid !== undefined);
+  return [...live.keys()].map((c) => c.pid).filter((pid): pid is number => pid !== undefined);
 }
 
 /**
  * Ends every live child: SIGTERM, then SIGKILL for those still running after `graceMs`.
+ * A supervisor is not SIGKILLed (that would leave its upstream's group running): it
+ * SIGKILLs the group itself 300 ms after the SIGTERM, and is waited for.
  * Resolves once all have exited (or `graceMs` after the SIGKILL at the latest).
  */
 export async function terminateChildren(graceMs = 500): Promise<void> {
-  const children = [...live];
+  const children = [...live.keys()];
   if (children.length === 0) return;
   const exited = (c: ChildProcess) =>
     c.exitCode !== null || c.signalCode !== null
@@ -131,6 +168,6 @@ export async function terminateChildren(graceMs = 500): Promise<void> {
   for (const c of children) c.kill('SIGTERM');
   await within(graceMs, Promise.all(children.map(exited)));
   const stubborn = children.filter((c) => c.exitCode === null && c.signalCode === null);
-  for (const c of stubborn) c.kill('SIGKILL');
+  for (const c of stubborn) if (!live.get(c)) c.kill('SIGKILL');
   await within(graceMs, Promise.all(stubborn.map(exited)));
 }

@@ -42,6 +42,7 @@ export interface UpstreamStatus {
   state: UpstreamState;
   tools: number;
   error?: string;
+  /** Process id of a stdio upstream: its supervisor's (supervisor.ts), where there is one. */
   pid?: number;
   /** Remote upstreams only. */
   auth?: UpstreamAuthStatus;

@@ -13,6 +13,16 @@ import { universityConfig } from '../guards/university.js';
 import { alive, descendants, waitFor } from '../helpers/procs.js';
 import { CLI, connectGateway, ROOT } from '../helpers/reference.js';
 
+/** The upstream processes among `pids`: each runs under a supervisor process (src/upstream/supervisor.ts), not counted. */
+const upstreams = (pids: number[]) => pids.filter((pid) => !cmdline(pid).includes('supervisor.js'));
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
 /** An upstream that never answers initialize and ignores SIGTERM: only SIGKILL ends it. */
 const STUBBORN = ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"];
 
@@ -36,16 +46,17 @@ function serve(configPath: string): Running {
   return { child, stderr: () => err, exited };
 }
 
-/** Stops the gateway with `how`; resolves with its exit and the descendants it had just before. */
+/** Stops the gateway with `how`; resolves with its exit, the descendants it had just before, and which of them were upstreams. */
 async function stop(g: Running, how: 'SIGTERM' | 'SIGINT' | 'EOF') {
   const before = descendants(g.child.pid!);
+  const upstreamsBefore = upstreams(before);
   if (how === 'EOF') g.child.stdin!.end();
   else g.child.kill(how);
   const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`gateway still running 20 s after ${how}:\n${g.stderr()}`)), 20_000));
   const exit = await Promise.race([g.exited, timeout]);
   // Children get SIGKILLed on our exit at the latest; give the kernel a moment to reap them.
   const left = await waitFor(() => (alive(before).length === 0 ? [] : false), 5_000, 'children to end').catch(() => alive(before));
-  return { exit, before, left };
+  return { exit, before, upstreamsBefore, left };
 }
 
 /** A university config (absolute paths) plus `extra` upstreams and top-level keys. */
@@ -62,10 +73,10 @@ describe('gateway lifecycle (built gateway, real upstream processes)', () => {
   it('SIGTERM while upstreams are still starting: exits and ends every child, one that ignores SIGTERM too', async () => {
     const configPath = config({ stuck: { command: process.execPath, args: STUBBORN, startup_timeout_ms: 120_000 } });
     const g = serve(configPath);
-    await waitFor(() => descendants(g.child.pid!).length >= 9 || undefined, 60_000, 'nine upstream children');
+    await waitFor(() => upstreams(descendants(g.child.pid!)).length >= 9 || undefined, 60_000, 'nine upstream children');
     expect(g.stderr()).not.toContain('upstreams connected');
-    const { exit, before, left } = await stop(g, 'SIGTERM');
-    expect(before.length).toBeGreaterThanOrEqual(9);
+    const { exit, upstreamsBefore, left } = await stop(g, 'SIGTERM');
+    expect(upstreamsBefore.length).toBeGreaterThanOrEqual(9);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(left).toEqual([]);
   }, 120_000);
@@ -75,9 +86,9 @@ describe('gateway lifecycle (built gateway, real upstream processes)', () => {
     const g = serve(configPath);
     await waitFor(() => g.stderr().includes('upstreams connected') || undefined, 60_000, 'upstreams connected');
     const building = !g.stderr().includes('catalog indexed');
-    const { exit, before, left } = await stop(g, 'EOF');
+    const { exit, upstreamsBefore, left } = await stop(g, 'EOF');
     expect(building).toBe(true);
-    expect(before.length).toBe(8);
+    expect(upstreamsBefore.length).toBe(8);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(left).toEqual([]);
   }, 120_000);
@@ -102,12 +113,12 @@ describe('gateway lifecycle (built gateway, real upstream processes)', () => {
     const configPath = config({ flaky: { command: process.execPath, args: [script] } });
     const g = serve(configPath);
     await waitFor(() => g.stderr().includes('upstreams connected') || undefined, 120_000, 'upstreams connected');
-    const first = descendants(g.child.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('flaky.mjs'));
+    const first = upstreams(descendants(g.child.pid!)).find((pid) => cmdline(pid).includes('flaky.mjs'));
     expect(g.stderr()).toContain('"ready":9');
     process.kill(first!, 'SIGUSR2');
     await waitFor(() => g.stderr().includes('upstream \\"flaky\\" went away') || undefined, 60_000, 'flaky to go away');
     // The reconnect spawns a ninth child again (the hanging one).
-    await waitFor(() => descendants(g.child.pid!).length >= 9 || undefined, 30_000, 'the reconnecting child');
+    await waitFor(() => upstreams(descendants(g.child.pid!)).length >= 9 || undefined, 30_000, 'the reconnecting child');
     const { exit, left } = await stop(g, 'SIGINT');
     expect(exit).toEqual({ code: 0, signal: null });
     expect(left).toEqual([]);
@@ -117,7 +128,7 @@ describe('gateway lifecycle (built gateway, real upstream processes)', () => {
     const uni = universityConfig({ timeouts: { startup_ms: 120_000, list_wait_ms: 120_000 } });
     const { client, transport } = await connectGateway(uni.configPath);
     const pid = transport.pid!;
-    await waitFor(() => descendants(pid).length >= 8 || undefined, 60_000, 'eight upstream children');
+    await waitFor(() => upstreams(descendants(pid)).length >= 8 || undefined, 60_000, 'eight upstream children');
     const before = descendants(pid);
     process.kill(pid, 'SIGHUP');
     await new Promise((r) => setTimeout(r, 300));

@@ -24,7 +24,7 @@ import { universityConfig } from '../guards/university.js';
 import { rssKiB } from '../helpers/procs.js';
 import { RawHttp, RawStdio, startHttpGateway } from '../helpers/raw.js';
 import { ROOT } from '../helpers/reference.js';
-import { generator, type Generated } from './generate.js';
+import { generator, windowed, type Generated } from './generate.js';
 import { LiveHeap } from './liveHeap.js';
 
 const COUNT = Number(process.env.TOOL_CURATOR_FUZZ_COUNT ?? 10_000);
@@ -54,14 +54,6 @@ function config(): string {
     timeouts: { startup_ms: 120_000, list_wait_ms: 120_000, call_ms: 30_000 },
     policy: { personas: join(ROOT, 'personas.yaml'), synonyms: join(ROOT, 'domain_synonyms.json') },
   }).configPath;
-}
-
-/** Runs `total` items through `one` with at most `window` in flight. */
-async function windowed(total: number, window: number, one: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: window }, async () => {
-    while (next < total) await one(next++);
-  }));
 }
 
 /** Waits (bounded) for the RSS of `pid` to come back within `ratio` of `baseKiB`; returns the last reading. */

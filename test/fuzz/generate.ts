@@ -86,3 +86,11 @@ export function generator(seed: number, transport: 'stdio' | 'http') {
     return { payload: make(), raw: false, expectId: id, kind };
   };
 }
+
+/** Runs `total` items through `one` with at most `window` in flight. */
+export async function windowed(total: number, window: number, one: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: window }, async () => {
+    while (next < total) await one(next++);
+  }));
+}

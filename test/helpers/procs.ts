@@ -12,6 +12,11 @@ function stat(pid: number): { ppid: number; state: string } | undefined {
   }
 }
 
+/** The parent of `pid`, or undefined when it is gone. */
+export function parentOf(pid: number): number | undefined {
+  return stat(pid)?.ppid;
+}
+
 /** Every live descendant of `root` (children, grandchildren, …). */
 export function descendants(root: number): number[] {
   const children = new Map<number, number[]>();
