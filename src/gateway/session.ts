@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ListToolsRequestSchema,
   type CallToolRequest,
@@ -20,6 +21,7 @@ import { fitBytes } from '../catalog/bounds.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Selection } from '../curator/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
+import { redactingTransport } from '../guards/secrets/transport.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
 import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
@@ -299,6 +301,11 @@ export class Session {
     const result = await this.gateway.callPath(ctx);
     this.evidence?.called(ctx, result);
     return result;
+  }
+
+  /** Serves this session on `transport`: everything it sends the host passes the gateway's secret redaction first (guards/secrets). */
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(redactingTransport(transport, this.gateway.secrets.redactor));
   }
 
   async close(): Promise<void> {

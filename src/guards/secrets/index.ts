@@ -28,14 +28,18 @@ export interface GatewaySecrets {
   redactor: SecretRedactor;
   /** Absent without a store or without OAuth upstreams. */
   oauth?: OAuthSecrets;
-  /** Takes a reloaded configuration's credentials. */
-  reload(config: SecretsConfig): void;
+  /** Learns the tokens an upstream's OAuth provider hands out, before the request carrying them is sent (upstream/auth TokensSeen). */
+  tokensSeen(upstream: string, subject: string, tokens: object | undefined): void;
   stop(): void;
 }
 
 /**
  * Builds the held set from `config` and, with a store, from its OAuth state (followed until
- * `stop`). Logs once, by label, each held value too short to be searched for.
+ * `stop`). Logs once, by label, each held value too short to be searched for. Every key
+ * holding a credential takes effect on a restart only (gateway/liveConfig.ts), so a
+ * running gateway's configured credentials are those it started with. A store that cannot
+ * be read now is logged: its events re-read it, and the tokens a provider uses are learnt
+ * as it uses them (`tokensSeen`).
  *
  * ### Usage
  * ```ts
@@ -45,14 +49,17 @@ export interface GatewaySecrets {
  */
 export async function startSecrets(config: SecretsConfig, store?: Pick<Store, 'oauth' | 'events'>): Promise<GatewaySecrets> {
   const held = new HeldSecrets();
-  const reload = (c: SecretsConfig) => {
-    held.set('config', configSecrets(c));
-    const short = held.tooShort();
-    if (short.length > 0) log.warn({ secrets: short }, `these credentials are shorter than 8 characters and are not removed from answers by value: ${short.join(', ')}`);
-  };
-  reload(config);
+  held.set('config', configSecrets(config));
+  const short = held.tooShort();
+  if (short.length > 0) log.warn({ secrets: short }, `these credentials are shorter than 8 characters and are not removed from answers by value: ${short.join(', ')}`);
   const remote = Object.entries(config.upstreams).flatMap(([upstream, u]) => ('url' in u && u.auth ? [{ upstream, url: u.url }] : []));
   const oauth = store && remote.length > 0 ? new OAuthSecrets(held, store, remote) : undefined;
-  await oauth?.start();
-  return { held, redactor: new SecretRedactor(held, config.guards.secrets), ...(oauth && { oauth }), reload, stop: () => oauth?.stop() };
+  await oauth?.start().catch((err: Error) => log.error({ err: err.message }, 'the OAuth tokens in the store could not be read for redaction; they are read again on its next event'));
+  return {
+    held,
+    redactor: new SecretRedactor(held, config.guards.secrets),
+    ...(oauth && { oauth }),
+    tokensSeen: (upstream, subject, tokens) => oauth?.observe(upstream, subject, tokens),
+    stop: () => oauth?.stop(),
+  };
 }

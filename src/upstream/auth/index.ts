@@ -7,6 +7,7 @@
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../../config/schema.js';
 import type { Store } from '../../store/types.js';
@@ -73,10 +74,32 @@ export function providerFor(
   });
 }
 
-/** The unattended providers `serve` uses, over one store. */
-export function upstreamAuth(store: Pick<Store, 'oauth' | 'lock'>): UpstreamAuth {
+/**
+ * Receives the tokens a provider hands the SDK for a request of (upstream, subject), before
+ * the request is sent: the gateway's secret redaction holds them from then on (guards/secrets),
+ * also those of `client_credentials`, which the SDK keeps in memory only.
+ */
+export type TokensSeen = (upstream: string, subject: string, tokens: OAuthTokens | undefined) => void;
+
+/** `provider`, telling `seen` about every tokens it hands out. */
+export function observed<P extends OAuthClientProvider>(provider: P, upstream: string, subject: string, seen: TokensSeen | undefined): P {
+  if (!seen) return provider;
+  const tokens = provider.tokens.bind(provider);
+  provider.tokens = async () => {
+    const t = await tokens();
+    seen(upstream, subject, t);
+    return t;
+  };
+  return provider;
+}
+
+/** The unattended providers `serve` uses, over one store; `seen` learns the tokens they use. */
+export function upstreamAuth(store: Pick<Store, 'oauth' | 'lock'>, seen?: TokensSeen): UpstreamAuth {
   return {
-    provider: (name, cfg) => providerFor(name, cfg, store),
+    provider: (name, cfg) => {
+      const provider = providerFor(name, cfg, store);
+      return provider && observed(provider, name, '', seen);
+    },
     version: (name) => store.oauth.version(name),
   };
 }
