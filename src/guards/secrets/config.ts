@@ -7,6 +7,7 @@
  */
 import type { GatewayConfig } from '../../config/schema.js';
 import { redactsField } from '../redact.js';
+import { urlPassword } from './forms.js';
 import type { HeldValue } from './held.js';
 
 /**
@@ -17,16 +18,6 @@ import type { HeldValue } from './held.js';
 const DESCRIPTIVE_HEADERS = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-type', 'mcp-protocol-version', 'user-agent']);
 
 type ConfigPart = Pick<GatewayConfig, 'upstreams' | 'http' | 'per_user' | 'confirmation' | 'audit' | 'curator' | 'store'>;
-
-function storePassword(store: string): string | undefined {
-  if (!/^postgres(?:ql)?:\/\//i.test(store)) return undefined;
-  try {
-    const password = new URL(store).password;
-    return password ? decodeURIComponent(password) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * ### Usage
@@ -63,6 +54,6 @@ export function configSecrets(config: ConfigPart): HeldValue[] {
   add(config.confirmation.approvers_sign_in?.client_secret, 'approvers sign-in client secret');
   const embedder = config.curator.embedder;
   if (embedder.provider === 'openai') add(embedder.apiKey, 'embedder API key');
-  add(storePassword(config.store), 'store password');
+  if (/^postgres(?:ql)?:\/\//i.test(config.store)) add(urlPassword(config.store), 'store password');
   return out;
 }

@@ -52,7 +52,8 @@ export function credentialValues(raw: string): string[] {
   return [...new Set(out)];
 }
 
-function urlPassword(raw: string): string | undefined {
+/** The password of a URL with user info (`postgres://u:<pw>@h/db`), percent-decoded. */
+export function urlPassword(raw: string): string | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]*:[^/]*@/i.test(raw)) return undefined;
   try {
     const password = new URL(raw).password;

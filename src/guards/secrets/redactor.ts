@@ -3,6 +3,7 @@
  * held secret replaced by a marker naming what was removed, and, unless `guards.secrets`
  * is `off`, every well-known secret format too (patterns.ts).
  */
+import { MIN_SECRET_CHARS } from './forms.js';
 import type { HeldSecrets } from './held.js';
 import type { Found } from './matcher.js';
 import { findPatternSecrets } from './patterns.js';
@@ -56,6 +57,8 @@ export class SecretRedactor {
 
   /** What is to be removed from `text`: held secrets, and pattern secrets unless the mode is `off`. */
   private find(text: string): Found[] {
+    // No held spelling and no pattern is shorter (keys such as `content`, `type`, short values).
+    if (text.length < MIN_SECRET_CHARS) return [];
     const found = this.held.current().find(text);
     return this.mode === 'off' ? found : found.concat(findPatternSecrets(text));
   }

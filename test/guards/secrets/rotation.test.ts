@@ -2,6 +2,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { HeldSecrets } from '../../../src/guards/secrets/held.js';
 import { SecretRedactor } from '../../../src/guards/secrets/redactor.js';
 import { OAuthSecrets } from '../../../src/guards/secrets/store.js';
+import type { Store } from '../../../src/store/types.js';
 import { BACKENDS, freshStores, setupBackends } from '../../helpers/stores.js';
 
 setupBackends();
@@ -13,15 +14,19 @@ const held = (r: SecretRedactor, text: string) => r.redactText(text) !== text;
 
 describe.each(BACKENDS)('OAuth secrets follow the store, on $kind', (backend) => {
   const stores = freshStores(backend);
+  /** A held set following `store`'s OAuth state for the upstream tracker, and its redactor. */
+  const follow = async (store: Store) => {
+    const set = new HeldSecrets();
+    const follower = new OAuthSecrets(set, store, [{ upstream: 'tracker', url: URL_TRACKER }]);
+    await follower.start();
+    return { set, r: new SecretRedactor(set, 'off'), follower };
+  };
 
   test('tokens rotated by another process (a replica, the auth command) are held once its event arrives; one generation back stays held', async () => {
     const writer = await stores.another();
     const gateway = await stores.another();
     await writer.oauth.set(key(), 'tokens', tokens(1));
-    const set = new HeldSecrets();
-    const r = new SecretRedactor(set, 'off');
-    const follower = new OAuthSecrets(set, gateway, [{ upstream: 'tracker', url: URL_TRACKER }]);
-    await follower.start();
+    const { r, follower } = await follow(gateway);
     try {
       expect(r.redactText('echo at-gw-1-9c1f4e7a2b rt-gw-1-5d8e0f3a6c')).toBe('echo [secret removed: OAuth access token of upstream tracker] [secret removed: OAuth refresh token of upstream tracker]');
       expect(held(r, 'at-gw-2-9c1f4e7a2b')).toBe(false);
@@ -47,10 +52,7 @@ describe.each(BACKENDS)('OAuth secrets follow the store, on $kind', (backend) =>
 
   test('a write in this process is held once the tracked re-read settles, which the host step waits for', async () => {
     const store = await stores.another();
-    const set = new HeldSecrets();
-    const r = new SecretRedactor(set, 'off');
-    const follower = new OAuthSecrets(set, store, [{ upstream: 'tracker', url: URL_TRACKER }]);
-    await follower.start();
+    const { set, r, follower } = await follow(store);
     try {
       expect(held(r, 'at-gw-7-9c1f4e7a2b')).toBe(false);
       await store.oauth.set(key(), 'tokens', tokens(7));
@@ -62,11 +64,7 @@ describe.each(BACKENDS)('OAuth secrets follow the store, on $kind', (backend) =>
   });
 
   test('tokens a provider is about to use are held at once, before any store event', async () => {
-    const store = await stores.another();
-    const set = new HeldSecrets();
-    const r = new SecretRedactor(set, 'off');
-    const follower = new OAuthSecrets(set, store, [{ upstream: 'tracker', url: URL_TRACKER }]);
-    await follower.start();
+    const { r, follower } = await follow(await stores.another());
     try {
       follower.observe('tracker', 'bob', JSON.parse(tokens(3, 'bob')) as object);
       expect(held(r, 'rt-bob-3-5d8e0f3a6c')).toBe(true);
