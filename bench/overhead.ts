@@ -66,7 +66,8 @@ const memory = (pid: number) => `${(rssOf(pid) / MiB).toFixed(0)} / ${(hwmOf(pid
 function gatewayConfig(dir: string, n: number, curator: Record<string, unknown>): string {
   writeFileSync(join(dir, 'personas.yaml'), dump({ bench: { allow: ['*'], confirm: 'none' } }));
   const config = {
-    upstreams: { many: { command: process.execPath, args: [FIXTURE, String(n)] } },
+    // A credential, as real upstreams are given: the gateway's secret redaction has one to look for.
+    upstreams: { many: { command: process.execPath, args: [FIXTURE, String(n)], env: { BENCH_API_TOKEN: 'bench-token-4f1c9a7e2d5b8036' } } },
     curator: { top_k: 10, ...curator },
     store: join(dir, 'store.db'),
     policy: { personas: join(dir, 'personas.yaml') },

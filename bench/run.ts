@@ -15,6 +15,7 @@ import { benchLibrary } from './library.js';
 import { benchNames } from './names.js';
 import { benchOverhead } from './overhead.js';
 import { benchScale } from './scale.js';
+import { benchSecrets } from './secrets.js';
 import { benchSelect } from './select.js';
 import { benchSizes } from './sizes.js';
 import { benchStoreCost } from './storeCost.js';
@@ -42,6 +43,7 @@ try {
 }
 out('Curator at 191 / 1k / 10k tools (100k with BENCH_100K=1): index build, stages, memory; cheap vectors, plus a cold USE build', await benchSizes());
 out('Name guard at 1k / 10k / 100k look-alike names: misspelled-name lookups', await benchNames());
+out('Secret redaction of what is sent to a host: small and 1 MB results, typical and 10,000-user held sets', await benchSecrets());
 out('USE embedder', await benchEmbed(400));
 const rss = process.memoryUsage();
 out('Memory of this process at the end', [`rss ${(rss.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(rss.heapUsed / 2 ** 20).toFixed(0)} MiB`]);

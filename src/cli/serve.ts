@@ -64,6 +64,6 @@ export async function serve(flags: FlagsOf<'serve'>): Promise<void> {
   const transport = guardedStdioTransport();
   transport.onclose = () => void shutdown('stdio transport closed');
   process.stdin.on('end', () => void shutdown('host closed stdin'));
-  await session.server.connect(transport);
+  await session.connect(transport);
   log.info({ persona: persona ?? '(open)', exposure: loaded.config.exposure.mode }, 'serving MCP on stdio');
 }

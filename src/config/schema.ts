@@ -28,6 +28,12 @@ export const stdioUpstreamSchema = z
     args: z.array(z.string()).default([]),
     /** Added to the gateway's own environment (PATH etc. are inherited). */
     env: stringMap.optional(),
+    /**
+     * Names of `env` entries whose values are credentials, beside those whose names
+     * match `audit.redact` (`GITHUB_TOKEN`, `DB_PASSWORD`, …): never sent to a host
+     * (docs/SAFETY.md, "Secrets never reach a host"). Default none.
+     */
+    secret_env: z.array(z.string().min(1)).default([]),
     /** Working directory; relative to the config file. Default: the config file's folder. */
     cwd: z.string().optional(),
     /** Per-upstream start-up timeout in ms; default `timeouts.startup_ms`. */
@@ -668,6 +674,20 @@ export const gatewayConfigSchema = z
         approvers_sign_in: signInClientSchema.optional(),
         /** Minutes an approver's page session lasts before they sign in again. Default 30. */
         approvers_session_minutes: z.number().positive().max(24 * 60).default(30),
+      })
+      .strict()
+      .prefault({}),
+    guards: z
+      .object({
+        /**
+         * Well-known secret formats (private keys, AWS, GitHub, GitLab, Slack, Google and
+         * Stripe keys, JWTs) in tool results and arguments: `redact` (default) replaces them
+         * with a marker (in arguments before the call goes upstream, and the model is told);
+         * `block` refuses a call whose arguments carry one and answers an error instead of a
+         * result that does; `off` leaves them. The secrets the gateway holds itself are
+         * removed from everything sent to a host whatever this says. docs/SAFETY.md.
+         */
+        secrets: z.enum(['block', 'redact', 'off']).default('redact'),
       })
       .strict()
       .prefault({}),

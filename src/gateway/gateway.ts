@@ -23,6 +23,7 @@ import { approverCheck, approverKeyPath, type ApproverCheck } from '../guards/ap
 import { fileLedger } from '../guards/usedLedger.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath } from '../guards/pipeline.js';
+import { startSecrets, type GatewaySecrets } from '../guards/secrets/index.js';
 import { DefinitionPins, type ChangedDefinition } from '../guards/pins.js';
 import { nameIndexOf } from '../guards/nameIndex.js';
 import type { CallHandler } from '../guards/types.js';
@@ -154,11 +155,13 @@ export class Gateway extends EventEmitter {
     readonly store: Store,
     readonly pool: UpstreamPool,
     opts: GatewayOptions,
+    /** The credentials the gateway holds and their redaction on the way to hosts and the audit (guards/secrets). */
+    readonly secrets: GatewaySecrets,
   ) {
     super();
     this.setMaxListeners(0);
     this.policy = new Policy(loaded.personas);
-    this.audit = new AuditWriter(store.audit, loaded.config.audit.redact, loaded.config.audit.max_value_bytes);
+    this.audit = new AuditWriter(store.audit, loaded.config.audit.redact, loaded.config.audit.max_value_bytes, secrets.redactor);
     this.approvals = store.approvals;
     const keyPath = approverKeyPath(loaded.config, loaded.baseDir);
     this.pins = new DefinitionPins(
@@ -194,6 +197,7 @@ export class Gateway extends EventEmitter {
             maxConnections: per_user.max_connections,
             idleMs: per_user.idle_minutes * 60_000,
             onConnected: (key, client, server) => this.calls.attach(key, client, false, server),
+            tokensSeen: secrets.tokensSeen,
           })
         : undefined;
     const perUser =
@@ -216,6 +220,7 @@ export class Gateway extends EventEmitter {
       approvalsPage: () => this.approvalsPage,
       upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
       held: (name) => this.held.get(name),
+      secrets: secrets.redactor,
     });
     const learning = loaded.config.curator.learning;
     if (learning.enabled) {
@@ -251,19 +256,21 @@ export class Gateway extends EventEmitter {
   static async create(loaded: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
     const { config, baseDir } = loaded;
     const store = await openConfiguredStore(loaded);
+    // Before any upstream connects: what an upstream is given is held before it can echo it.
+    const secrets = await startSecrets(config, store);
     const pool = new UpstreamPool(config.upstreams, {
       baseDir,
       startupMs: config.timeouts.startup_ms,
       callMs: config.timeouts.call_ms,
       maxItems: config.relay.max_items,
       callMaxMs: config.timeouts.call_max_ms,
-      auth: upstreamAuth(store),
+      auth: upstreamAuth(store, secrets.tokensSeen),
       capabilities: UPSTREAM_CAPABILITIES,
       maxResultBytes: config.relay.max_result_bytes,
       // A read (relay.max_read_bytes) travels the same connection as a tool result.
       maxMessageBytes: Math.max(config.relay.max_result_bytes, config.relay.max_read_bytes),
     });
-    return new Gateway(loaded, store, pool, opts);
+    return new Gateway(loaded, store, pool, opts, secrets);
   }
 
   /** `create`, then wait until the first catalog is indexed. */
@@ -549,6 +556,7 @@ export class Gateway extends EventEmitter {
     await this.users?.closeAll();
     await this.embedderLoad.then((e) => e?.close()).catch(() => undefined);
     await this.ready.catch(() => undefined);
+    this.secrets.stop();
     await this.store.close();
   }
 }

@@ -13,6 +13,7 @@ import { log } from '../log.js';
 import type { AuditCompletion, AuditEntry, AuditPart, Outcome } from '../store/types.js';
 import { boundValue, clipName, DEFAULT_MAX_VALUE_BYTES } from './bound.js';
 import { redact, redactedValues, redactText } from './redact.js';
+import type { SecretRedactor } from './secrets/redactor.js';
 import { errorResult, type CallContext, type Guard } from './types.js';
 
 const DETAIL_MAX = 500;
@@ -25,17 +26,24 @@ export class AuditWriter {
    *   `audit.redact`; matching rules in redact.ts). Default: none.
    * @param maxValueBytes longest value stored (config `audit.max_value_bytes`); longer
    *   ones are cut with a marker (bound.ts). Default 4096.
+   * @param secrets removes the credentials the gateway holds (and well-known secret formats,
+   *   per `guards.secrets`) from everything stored, before it is bounded (guards/secrets).
    */
   constructor(
     private readonly part: AuditPart,
     private readonly redactFields: string[] = [],
     private readonly maxValueBytes: number = DEFAULT_MAX_VALUE_BYTES,
+    private readonly secrets?: SecretRedactor,
   ) {}
 
-  /** Error text as stored: secrets redacted (the call's redacted argument values wherever echoed, named pairs, credentials), then clipped. */
+  private held<T>(value: T): T {
+    return this.secrets ? this.secrets.redact(value) : value;
+  }
+
+  /** Error text as stored: secrets redacted (held ones, the call's redacted argument values wherever echoed, named pairs, credentials), then clipped. */
   private detail(text: string | undefined, args: unknown): string | undefined {
     if (text === undefined) return undefined;
-    return redactText(text.slice(0, DETAIL_SCAN), this.redactFields, redactedValues(args, this.redactFields)).slice(0, Math.min(DETAIL_MAX, this.maxValueBytes));
+    return redactText(this.held(text.slice(0, DETAIL_SCAN)), this.redactFields, redactedValues(args, this.redactFields)).slice(0, Math.min(DETAIL_MAX, this.maxValueBytes));
   }
 
   private storable<E extends Omit<AuditEntry, 'outcome'>>(e: E): E {
@@ -43,8 +51,8 @@ export class AuditWriter {
       ...e,
       tool: clipName(e.tool),
       requestedName: clipName(e.requestedName),
-      args: boundValue(redact(e.args, this.redactFields), this.maxValueBytes),
-      notes: boundValue(e.notes, this.maxValueBytes),
+      args: boundValue(redact(this.held(e.args), this.redactFields), this.maxValueBytes),
+      notes: boundValue(this.held(e.notes), this.maxValueBytes),
       ...(e.detail !== undefined && { detail: this.detail(e.detail, e.args) }),
     };
   }
@@ -56,7 +64,7 @@ export class AuditWriter {
 
   /** Completes row `id`; `args` are the call's arguments, whose secrets the detail must not echo. */
   complete(id: number, c: AuditCompletion, args: unknown): Promise<boolean> {
-    return this.part.complete(id, { ...c, notes: boundValue(c.notes, this.maxValueBytes), ...(c.detail !== undefined && { detail: this.detail(c.detail, args) }) });
+    return this.part.complete(id, { ...c, notes: boundValue(this.held(c.notes), this.maxValueBytes), ...(c.detail !== undefined && { detail: this.detail(c.detail, args) }) });
   }
 
   /** One finished row. */

@@ -8,6 +8,8 @@
  *   nameGuard    exact name, or a typo corrected (≥ 0.82) within the persona and told, or refused
  *   policy       refuses a tool outside the persona, however it was named or shown
  *   identity     overwrites identity fields with the session's values
+ *   secrets      refuses or redacts well-known secret formats in the arguments, and under
+ *                `guards.secrets: block` withholds a result carrying one (secrets/guard.ts)
  *   validate     refuses arguments that do not fit the inputSchema (before anyone approves them)
  *   confirmation asks a person (elicitation) and/or parks the call for a signed approval
  *   cancellation drops a call the host cancelled meanwhile (relay/cancel.ts)
@@ -29,6 +31,8 @@ import type { ChangedDefinition } from './pins.js';
 import { identityGuard } from './identity.js';
 import { nameGuard, type UpstreamView } from './nameGuard.js';
 import { policyGuard } from './policyGuard.js';
+import { secretsGuard } from './secrets/guard.js';
+import type { SecretRedactor } from './secrets/redactor.js';
 import { validateGuard } from './validate.js';
 import { compose, type CallHandler } from './types.js';
 import type { UsedLedger } from './usedLedger.js';
@@ -62,6 +66,8 @@ export interface CallPathDeps {
   held?: (name: string) => ChangedDefinition | undefined;
   /** Where approval uses outlive the process (confirmation.ts, usedLedger.ts); default: in memory only. */
   usedLedger?: UsedLedger;
+  /** Well-known secret formats in arguments and results (`guards.secrets`); default: not looked for on the call path. */
+  secrets?: SecretRedactor;
 }
 
 /**
@@ -80,6 +86,7 @@ export function createCallPath(deps: CallPathDeps): CallHandler {
       nameGuard(deps.tools, deps.policy, deps.upstreams),
       policyGuard(deps.policy),
       identityGuard(deps.policy),
+      ...(deps.secrets ? [secretsGuard(deps.secrets)] : []),
       validateGuard,
       confirmationGuard(deps),
       cancellationGuard,

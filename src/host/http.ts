@@ -243,7 +243,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
       sessions.delete(session.identity.sessionId);
       void session.close();
     };
-    await session.server.connect(transport);
+    await session.connect(transport);
     ops.metrics?.observe(transport);
     await transport.handleRequest(req, res, body);
     // The transport may refuse the initialize before a session exists (406 without

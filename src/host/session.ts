@@ -7,11 +7,12 @@
  * every call, and any allowed tool can be called by name in either mode.
  */
 import { randomUUID } from 'node:crypto';
-import { Server, type CallToolResult, type ServerCapabilities, type Tool } from '@modelcontextprotocol/server';
+import { Server, type CallToolResult, type ServerCapabilities, type Tool, type Transport } from '@modelcontextprotocol/server';
 import { fitBytes } from '../catalog/bounds.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Selection } from '../curator/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
+import { redactingTransport } from '../guards/secrets/transport.js';
 import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
 import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
@@ -284,6 +285,11 @@ export class Session {
     const result = await this.gateway.callPath(ctx);
     this.evidence?.called(ctx, result);
     return result;
+  }
+
+  /** Serves this session on `transport`: everything it sends the host passes the gateway's secret redaction first (guards/secrets). */
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(redactingTransport(transport, this.gateway.secrets.redactor));
   }
 
   async close(): Promise<void> {

@@ -52,7 +52,7 @@ export async function serveStateless({ req, res, read, open, metrics }: Stateles
   const session = open();
   const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.on('close', () => void session.close());
-  await session.server.connect(transport);
+  await session.connect(transport);
   metrics?.observe(transport);
   await transport.handleRequest(req, res, posted.body);
 }

@@ -19,6 +19,7 @@ import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { Store } from '../store/types.js';
 import { NeedsAuthorizationError } from './auth/errors.js';
+import { observed, type TokensSeen } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { forwardCall, sessionGone, type CallTarget } from './call.js';
 import { connectUpstream, type Connection } from './connect.js';
@@ -43,6 +44,8 @@ export interface UserConnectionsOptions {
   idleMs: number;
   /** Each new connection, with its relay key `<upstream>@<user>` and its upstream's name, before its first call (the relay's handlers). */
   onConnected?: (key: string, client: Client, upstream: string) => void;
+  /** Learns the tokens each user's provider hands out (auth/index.ts TokensSeen). */
+  tokensSeen?: TokensSeen;
 }
 
 interface Entry {
@@ -227,7 +230,7 @@ export class UserConnections extends EventEmitter {
     }
     const oauth = cfg.auth && 'oauth' in cfg.auth ? cfg.auth.oauth : undefined;
     if (!oauth) throw new Error(`upstream "${upstream}" is not an oauth upstream; per_user needs auth: { oauth: …, per_user: true }`);
-    const provider = new StoreOAuthProvider({ upstream, subject: user, url: cfg.url, store: this.opts.store, config: oauth, mode: 'unattended' });
+    const provider = observed(new StoreOAuthProvider({ upstream, subject: user, url: cfg.url, store: this.opts.store, config: oauth, mode: 'unattended' }), upstream, user, this.opts.tokensSeen);
     const ms = cfg.startup_timeout_ms ?? this.opts.startupMs;
     const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider, { capabilities: this.opts.capabilities, maxMessageBytes: this.opts.maxResultBytes }).then((c) => {
       this.opts.onConnected?.(userKey(upstream, user), c.client, upstream);

@@ -21,7 +21,7 @@ function loadError(config: string, personas?: string): ConfigError {
   throw new Error('the config loaded');
 }
 
-const TOP = 'upstreams, curator, store, postgres, policy, exposure, session, http, confirmation, audit, overrides, relay, per_user, definitions, timeouts';
+const TOP = 'upstreams, curator, store, postgres, policy, exposure, session, http, confirmation, guards, audit, overrides, relay, per_user, definitions, timeouts';
 
 describe('unknown config keys', () => {
   it('at the top level', () => {
@@ -36,7 +36,7 @@ describe('unknown config keys', () => {
 
   it('in an upstream, by the shape it has (stdio or remote)', () => {
     const stdio = loadError('upstreams:\n  files: { command: node, argz: [server.js] }\n');
-    expect([stdio.keyPath, stdio.expectation]).toEqual(['upstreams.files.argz', 'unknown key "argz"; did you mean "args"? (upstreams.files takes command, args, env, cwd, startup_timeout_ms)']);
+    expect([stdio.keyPath, stdio.expectation]).toEqual(['upstreams.files.argz', 'unknown key "argz"; did you mean "args"? (upstreams.files takes command, args, env, secret_env, cwd, startup_timeout_ms)']);
     const remote = loadError('upstreams:\n  api: { url: "https://example.com/mcp", header: { a: b } }\n');
     expect([remote.keyPath, remote.expectation]).toEqual(['upstreams.api.header', 'unknown key "header"; did you mean "headers"? (upstreams.api takes url, headers, auth, transport, startup_timeout_ms)']);
   });

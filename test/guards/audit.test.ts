@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { auditGuards, AuditWriter } from '../../src/guards/audit.js';
+import { HeldSecrets } from '../../src/guards/secrets/held.js';
+import { SecretRedactor } from '../../src/guards/secrets/redactor.js';
 import { compose, type CallHandler } from '../../src/guards/types.js';
 import { gatewayConfigSchema } from '../../src/config/schema.js';
 import { context } from './helpers.js';
@@ -34,6 +36,19 @@ describe('AuditWriter', () => {
     store = await openStore(file);
   });
   afterEach(() => store.close());
+
+  test('held secrets are removed from arguments, notes and error detail, whatever field or text carries them (issue 29)', async () => {
+    const held = new HeldSecrets();
+    held.set('config', [{ value: 'postgres://svc:db-pass-8e4a2c6f@db/x', label: 'env DB_URL of upstream db' }]);
+    const writer = new AuditWriter(store.audit, ['token'], 4096, new SecretRedactor(held, 'off'));
+    const m = '[secret removed: env DB_URL of upstream db]';
+    await writer.record(entry({ args: { query: 'login db-pass-8e4a2c6f' }, notes: ['seen db-pass-8e4a2c6f'], outcome: 'error', detail: 'DB_URL: postgres://svc:db-pass-8e4a2c6f@db/x refused' }));
+    const [row] = await store.audit.tail(1);
+    expect(row!.args).toEqual({ query: `login ${m}` });
+    expect(row!.notes).toEqual([`seen ${m}`]);
+    expect(row!.detail).toBe(`DB_URL: ${m} refused`);
+    expect(JSON.stringify(await rawQuery('sqlite', file, 'SELECT * FROM audit'))).not.toContain('db-pass-8e4a2c6f');
+  });
 
   test('redacts the configured fields at any depth, on record and begin', async () => {
     const writer = new AuditWriter(store.audit, ['token', 'password']);

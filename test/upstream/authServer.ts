@@ -162,8 +162,15 @@ export interface ProtectedServer {
   close(): Promise<void>;
 }
 
-/** Starts the authorization server and the protected MCP server (tool `whoami`) on one loopback port. */
-export async function startProtectedServer(options: { stateful?: boolean } = {}): Promise<ProtectedServer> {
+export interface ProtectedServerOptions {
+  /** Keep MCP sessions (and their GET streams). */
+  stateful?: boolean;
+  /** Serves /mcp (POST and GET) after the bearer check instead of the `whoami` server: another MCP server behind the same authorization. */
+  mcp?: (req: express.Request, res: Response, body?: unknown) => Promise<void>;
+}
+
+/** Starts the authorization server and the protected MCP server (tool `whoami`, or `options.mcp`) on one loopback port. */
+export async function startProtectedServer(options: ProtectedServerOptions = {}): Promise<ProtectedServer> {
   const http: Server = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -226,6 +233,11 @@ export async function startProtectedServer(options: { stateful?: boolean } = {})
     return server;
   };
   const unknownSession = (res: Response) => res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+  if (options.mcp) {
+    const serve = options.mcp;
+    app.post('/mcp', express.json(), bearer, (req, res) => void serve(req, res, req.body));
+    app.get('/mcp', bearer, (req, res) => void serve(req, res));
+  }
   app.post('/mcp', express.json(), bearer, stepUp, async (req, res) => {
     if (options.stateful) {
       const sid = req.headers['mcp-session-id'];

@@ -5,7 +5,13 @@
  * (client_secret_basic or private_key_jwt) for `client_credentials`. Tokens belong to
  * the gateway's configured account per upstream, whichever persona a call comes from.
  */
-import { ClientCredentialsProvider, PrivateKeyJwtProvider, type FetchLike, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+  type FetchLike,
+  type OAuthClientProvider,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../../config/schema.js';
 import type { Store } from '../../store/types.js';
 import { CLIENT_NAME, StoreOAuthProvider, type StoreOAuthProviderOptions } from './provider.js';
@@ -71,10 +77,32 @@ export function providerFor(
   });
 }
 
-/** The unattended providers `serve` uses, over one store. */
-export function upstreamAuth(store: Pick<Store, 'oauth' | 'lock'>): UpstreamAuth {
+/**
+ * Receives the tokens a provider hands the SDK for a request of (upstream, subject), before
+ * the request is sent: the gateway's secret redaction holds them from then on (guards/secrets),
+ * also those of `client_credentials`, which the SDK keeps in memory only.
+ */
+export type TokensSeen = (upstream: string, subject: string, tokens: OAuthTokens | undefined) => void;
+
+/** `provider`, telling `seen` about every tokens it hands out. */
+export function observed<P extends OAuthClientProvider>(provider: P, upstream: string, subject: string, seen: TokensSeen | undefined): P {
+  if (!seen) return provider;
+  const tokens = provider.tokens.bind(provider);
+  provider.tokens = async () => {
+    const t = await tokens();
+    seen(upstream, subject, t);
+    return t;
+  };
+  return provider;
+}
+
+/** The unattended providers `serve` uses, over one store; `seen` learns the tokens they use. */
+export function upstreamAuth(store: Pick<Store, 'oauth' | 'lock'>, seen?: TokensSeen): UpstreamAuth {
   return {
-    provider: (name, cfg) => providerFor(name, cfg, store),
+    provider: (name, cfg) => {
+      const provider = providerFor(name, cfg, store);
+      return provider && observed(provider, name, '', seen);
+    },
     version: (name) => store.oauth.version(name),
   };
 }
