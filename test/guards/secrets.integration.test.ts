@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
-import type { Transport } from '@modelcontextprotocol/core';
+import type { Transport } from '@modelcontextprotocol/client';
 import { dump as yaml } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { echoHttp } from './fixtures/echo.mjs';

@@ -5,8 +5,8 @@
  * host can miss it. Messages leave in the order they were sent; while a rotated token is
  * being read (HeldSecrets.track) they wait for it, in order.
  */
-import type { Transport } from '@modelcontextprotocol/core';
-import type { JSONRPCMessage } from '@modelcontextprotocol/core';
+import type { Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { log } from '../../log.js';
 import type { SecretRedactor } from './redactor.js';
 import { WalkLimitError } from './walk.js';

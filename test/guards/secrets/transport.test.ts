@@ -1,5 +1,5 @@
-import type { Transport } from '@modelcontextprotocol/core';
-import type { JSONRPCMessage } from '@modelcontextprotocol/core';
+import type { Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, test } from 'vitest';
 import { HeldSecrets } from '../../../src/guards/secrets/held.js';
 import { SecretRedactor } from '../../../src/guards/secrets/redactor.js';
