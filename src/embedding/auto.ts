@@ -14,14 +14,26 @@
  */
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { log } from '../log.js';
 import { describeError } from './errors.js';
 import { MEMO_FILE, memoKey, recentFailure, rememberFailure, RETRY_MS } from './hubMemo.js';
-import type { autoSchema } from './index.js';
-import { createTransformersEmbedder, loadTransformers, TRANSFORMERS_PACKAGE, TransformersNotInstalledError } from './transformers.js';
+import { createTransformersEmbedder, loadTransformers, TRANSFORMERS_PACKAGE, TransformersNotInstalledError, transformersSettingsSchema } from './transformers.js';
 import type { Embedder } from './types.js';
-import { createUseEmbedder } from './use.js';
+import { createUseEmbedder, useSettingsSchema } from './use.js';
+
+/** The `auto` embedder's config: transformers settings + use settings + `autoTimeoutMs`. */
+export const autoSchema = z.object({
+  provider: z.literal('auto'),
+  ...transformersSettingsSchema.shape,
+  ...useSettingsSchema.shape,
+  /**
+   * How long a download of the transformers model from the hub may take before `use` is
+   * taken instead, in ms. Default 5000. Model files already on the machine are loaded
+   * without a deadline, and without asking the hub (auto.ts).
+   */
+  autoTimeoutMs: z.number().int().positive().default(5000),
+}).strict();
 
 type AutoConfig = z.output<typeof autoSchema>;
 

@@ -7,25 +7,13 @@
  */
 import { z } from 'zod';
 import { log } from '../log.js';
-import { chooseAuto } from './auto.js';
+import { autoSchema, chooseAuto } from './auto.js';
 import { createOpenAIEmbedder, openaiSettingsSchema } from './openai.js';
 import { createTransformersEmbedder, transformersSettingsSchema } from './transformers.js';
 import type { Embedder } from './types.js';
 import { createUseEmbedder, useSettingsSchema } from './use.js';
 
 export type { Embedder } from './types.js';
-
-export const autoSchema = z.object({
-  provider: z.literal('auto'),
-  ...transformersSettingsSchema.shape,
-  ...useSettingsSchema.shape,
-  /**
-   * How long a download of the transformers model from the hub may take before `use` is
-   * taken instead, in ms. Default 5000. Model files already on the machine are loaded
-   * without a deadline, and without asking the hub (auto.ts).
-   */
-  autoTimeoutMs: z.number().int().positive().default(5000),
-}).strict();
 
 /**
  * The `curator.embedder` config: `{ provider, ...settings }`, unknown keys rejected.
