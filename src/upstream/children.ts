@@ -119,7 +119,11 @@ export class ChildTransport extends StdioClientTransport {
     if (child) {
       track(child, this.supervised);
       child.once('exit', (code, signal) => {
-        if (!this.closing) this.exited = { code, signal };
+        if (this.closing) return;
+        this.exited = { code, signal };
+        // A supervisor killed on its own (SIGKILL) leaves its upstream on the gateway's pipes,
+        // unsupervised: ending the connection closes its stdin and reports the upstream lost.
+        if (this.supervised) void super.close().catch(() => undefined);
       });
     }
     return started;

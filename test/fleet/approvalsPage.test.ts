@@ -60,7 +60,7 @@ describe.skipIf(skip)('the approvals page across two replicas on PostgreSQL, no 
   }, 60_000);
 
   const call = async (args: Record<string, unknown>) =>
-    (await host.client.callTool({ name: 'call_tool', arguments: { name: TOOL, arguments: args } }, undefined, { timeout: 120_000 })) as CallToolResult;
+    (await host.client.callTool({ name: 'call_tool', arguments: { name: TOOL, arguments: args } }, { timeout: 120_000 })) as CallToolResult;
   const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
   /** Parks the call and returns its approval id. */
   async function parked(args: Record<string, unknown>): Promise<string> {

@@ -16,11 +16,21 @@ const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string
 
 /** Child processes of `pid` with their command lines. */
 function children(pid: number): { pid: number; cmd: string }[] {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
+  let out: string;
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when the process has no children
+  }
   return out.trim().split('\n').filter(Boolean).map((l) => {
     const m = /^\s*(\d+)\s+(.*)$/.exec(l)!;
     return { pid: Number(m[1]), cmd: m[2]! };
   });
+}
+
+/** The processes under `pid`, each before its own children. */
+function descendants(pid: number): { pid: number; cmd: string }[] {
+  return children(pid).flatMap((c) => [c, ...descendants(c.pid)]);
 }
 
 describe('gateway over the reference servers, stdio host', () => {
@@ -118,7 +128,8 @@ describe('gateway over the reference servers, stdio host', () => {
   });
 
   it('keeps the other upstreams working when one upstream process is killed, and reconnects it', async () => {
-    const memory = children(transport.pid!).find((c) => c.cmd.includes('server-memory'));
+    // The server itself, not its supervisor (upstream/supervisor.ts): the deepest process that runs server-memory.
+    const memory = descendants(transport.pid!).filter((c) => c.cmd.includes('server-memory')).at(-1);
     expect(memory).toBeDefined();
     process.kill(memory!.pid, 'SIGKILL');
     // During the outage a call to the lost server is refused as unavailable, never
@@ -132,7 +143,7 @@ describe('gateway over the reference servers, stdio host', () => {
     expect(found.tools[0]!.name).toBe('get-sum');
     // The pool respawns it with backoff (first retry after 1 s).
     await expect.poll(async () => (await client.callTool({ name: 'read_graph', arguments: {} })).isError ?? false, { timeout: 15_000, interval: 500 }).toBe(false);
-    const respawned = children(transport.pid!).find((c) => c.cmd.includes('server-memory'));
+    const respawned = descendants(transport.pid!).filter((c) => c.cmd.includes('server-memory')).at(-1);
     expect(respawned?.pid).not.toBe(memory!.pid);
   });
 });

@@ -98,7 +98,7 @@ describe.each(['stdio', 'http'] as const)('secrets never reach a host, gateway o
   });
 
   const call = (client: Client, name: string) =>
-    client.callTool({ name: 'call_tool', arguments: { name, arguments: {} } }, undefined, { timeout: 120_000, onprogress: () => undefined }).then(
+    client.callTool({ name: 'call_tool', arguments: { name, arguments: {} } }, { timeout: 120_000, onprogress: () => undefined }).then(
       (r) => r as CallToolResult,
       (err: Error) => ({ isError: true, content: [{ type: 'text', text: `thrown: ${err.message}` }] }) as CallToolResult,
     );

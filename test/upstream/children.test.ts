@@ -50,7 +50,7 @@ async function serve(upstreams: Record<string, unknown>, env: NodeJS.ProcessEnv 
   hosts.push(host);
   await host.connect(transport);
   const call = async (name: string, args: Record<string, unknown> = {}) =>
-    (await host.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, undefined, { timeout: 120_000 })) as CallToolResult;
+    (await host.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, { timeout: 120_000 })) as CallToolResult;
   const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
   return { dir, gatewayPid: transport.pid!, call, text, stderr: () => stderr };
 }

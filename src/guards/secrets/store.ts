@@ -60,8 +60,9 @@ export class OAuthSecrets {
   /** Reads every upstream's stored credentials and follows the store's events; resolves when the first read is done. */
   async start(): Promise<void> {
     this.unsubscribe = [
-      this.store.events.on('oauth', ({ upstream, subject }) => this.reread(upstream, subject)),
-      this.store.events.on('resync', () => void this.readAll()),
+      // A failed re-read (the store down or closed) keeps the values held so far.
+      this.store.events.on('oauth', ({ upstream, subject }) => void this.reread(upstream, subject).catch(() => undefined)),
+      this.store.events.on('resync', () => void this.readAll().catch(() => undefined)),
     ];
     await this.readAll();
   }
