@@ -33,11 +33,11 @@ function configText(conversion: Conversion, files: HostFile[]): string {
     `# Written by \`tool-curator init\` on ${new Date().toISOString().slice(0, 10)} from the MCP servers of:`,
     ...files.map((f) => `#   ${f.path} (${HOST_NAMES[f.host]}): ${(conversion.sources.get(f) ?? []).join(', ') || 'none kept'}`),
     '# No personas file: the session is the open persona, which may use every tool of every',
-    '# upstream (README, "Personas"). To restrict it, add `policy: { personas: personas.yaml }`.',
+    '# upstream (docs/CONFIGURATION.md, "Personas and visibility"). To restrict it, add `policy: { personas: personas.yaml }`.',
     '# Values written as ${VAR} come from the environment of the gateway.',
     '# embedder: use (USE Lite, shipped in npm) starts offline at once. `auto` prefers a Hugging Face',
     '# model when @huggingface/transformers is installed, and waits up to 5 s on every start for the',
-    '# hub when it is unreachable; `transformers` always uses that model (README, "Embedders").',
+    '# hub when it is unreachable; `transformers` always uses that model (docs/CONFIGURATION.md, "Embedders").',
   ];
   const body = {
     upstreams: conversion.upstreams,
@@ -56,7 +56,7 @@ function hostEntry(file: HostFile, configPath: string, conversion: Conversion): 
     if (v.value !== undefined) env[v.name] = `<the value of ${v.from}>`;
     else if (file.host === 'vscode' && v.from.includes('VS Code asked for input')) env[v.name] = `\${input:${/input "(.+)"/.exec(v.from)![1]}}`;
   }
-  // Claude Desktop ignores tools/list_changed: a fixed tools/list (README, "Use it from Claude Desktop").
+  // Claude Desktop ignores tools/list_changed: a fixed tools/list (docs/HOSTS.md, "Claude Desktop").
   const exposure = file.host === 'claude-desktop' ? ['--exposure', 'static'] : [];
   const server = {
     ...(file.host === 'vscode' || file.host === 'claude-code' ? { type: 'stdio' } : {}),

@@ -65,7 +65,7 @@ async function auto(settings: Record<string, unknown>): Promise<{ id: string; wh
   return { id: e.id, why: embedderReason(e)! };
 }
 
-/** Where auto remembers the hub's failures, in the transformers cache folder (docs: README, "Embedders"). */
+/** Where auto remembers the hub's failures, in the transformers cache folder (docs/CONFIGURATION.md, "Embedders"). */
 const MEMO_FILE = 'tool-curator-hub.json';
 
 const freshCache = () => mkdtemp(path.join(os.tmpdir(), 'tc-auto-cache-'));
