@@ -91,9 +91,10 @@ export class PerUserRelay {
     return this.opts.users.unsubscribe(server, user, uri);
   }
 
-  /** Listens to users' own connections: their list changes (kind, user) and resource updates (upstream, user, uri). */
-  listen(lists: (kind: ListKind, user: string) => void, updated: (server: string, user: string, uri: string) => void): void {
+  /** Listens to users' own connections: their list changes (kind, user), resource updates (upstream, user, uri) and subscriptions lost with a connection not renewed (upstream, user, uris). */
+  listen(lists: (kind: ListKind, user: string) => void, updated: (server: string, user: string, uri: string) => void, ended: (server: string, user: string, uris: string[]) => void): void {
     this.opts.users.on('lists-changed', (_server: string, user: string, kind: ListKind) => lists(kind, user));
     this.opts.users.on('resource-updated', updated);
+    this.opts.users.on('subscriptions-ended', ended);
   }
 }

@@ -105,6 +105,7 @@ export class Relay extends EventEmitter {
     perUser?.listen(
       (kind, user) => this.emit('list-changed', kind, user),
       (server, user, uri) => this.subscriptions.updated(userKey(server, user), uri),
+      (server, user, uris) => this.subscriptions.ended(userKey(server, user), uris),
     );
     pool.on('relay-change', (_server: string, kind: ListKind) => {
       this.views.changed();

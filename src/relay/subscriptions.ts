@@ -7,7 +7,8 @@
  * under the URI each of them used, if that session may still read it: a configuration
  * reload that narrows access ends the subscriptions of sessions that may no longer read
  * the URI (at its next update), and the upstream's when no session may. After a reconnect
- * the upstream is subscribed again.
+ * the upstream is subscribed again; a user's connection that could not be renewed ends its
+ * subscriptions (`ended`), and a host subscribing again starts them anew.
  */
 import type { UpstreamPool } from '../upstream/pool.js';
 import { log } from '../log.js';
@@ -128,6 +129,11 @@ export class Subscriptions {
       log.info({ upstream: via, uri, session: sessionId }, 'subscription ended: the session may no longer read the resource');
       void this.unsubscribe(sessionId, via, uri);
     }
+  }
+
+  /** The connection `via` lost these subscriptions for good (users.ts could not renew it): every session's hold on them ends, with nothing to send upstream. */
+  ended(via: string, uris: readonly string[]): void {
+    for (const uri of uris) this.subs.delete(keyOf(via, uri));
   }
 
   private async resubscribe(server: string): Promise<void> {

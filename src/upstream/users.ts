@@ -11,9 +11,12 @@
  * A user's connection also carries that user's resources, templates and prompts (listed
  * once per connection, again after its list_changed) and their reads, gets, completions
  * and subscriptions (`request`, `subscribe`). Events: `lists-changed` (upstream, user,
- * kind) and `resource-updated` (upstream, user, uri), from that user's connection only.
+ * kind) and `resource-updated` (upstream, user, uri), from that user's connection only;
+ * `subscriptions-ended` (upstream, user, uris) when a connection holding subscriptions was
+ * lost and could not be renewed (`renew`): those subscriptions are gone.
  */
 import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallToolResult, Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
@@ -46,7 +49,16 @@ export interface UserConnectionsOptions {
   onConnected?: (key: string, client: Client, upstream: string) => void;
   /** Learns the tokens each user's provider hands out (auth/index.ts TokensSeen). */
   tokensSeen?: TokensSeen;
+  /** First wait between a renewal's attempts, in ms (doubling up to RENEW_MAX_DELAY_MS). Default RENEW_BASE_DELAY_MS. */
+  renewBaseMs?: number;
 }
+
+/** Attempts a renewal of a connection holding subscriptions makes before its subscriptions end (one for a connection without). */
+export const RENEW_ATTEMPTS = 5;
+export const RENEW_BASE_DELAY_MS = 1000;
+export const RENEW_MAX_DELAY_MS = 30_000;
+/** What the SDK's Streamable HTTP client reports when its GET stream stops reconnecting: no notification arrives any more. */
+const GET_STREAM_GAVE_UP = /Maximum reconnection attempts/;
 
 interface Entry {
   upstream: string;
@@ -73,6 +85,8 @@ export class UserConnections extends EventEmitter {
   private readonly entries = new Map<string, Entry>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly stopEvents: () => void;
+  /** Aborted by closeAll(): a renewal waiting between attempts stops. */
+  private readonly stopped = new AbortController();
 
   constructor(private readonly opts: UserConnectionsOptions) {
     super();
@@ -242,13 +256,17 @@ export class UserConnections extends EventEmitter {
       c.client.setNotificationHandler('notifications/resources/list_changed', () => changed('resources'));
       c.client.setNotificationHandler('notifications/prompts/list_changed', () => changed('prompts'));
       c.client.setNotificationHandler('notifications/resources/updated', (n) => void this.emit('resource-updated', upstream, user, n.params.uri));
+      // Closed without the gateway closing it (close() removes the entry first): one holding subscriptions is renewed.
       c.client.onclose = () => {
-        if (this.entries.get(id)?.conn === conn) this.entries.delete(id);
+        const e = this.entries.get(id);
+        if (e?.conn !== conn) return;
+        if (e.subscribed.size > 0) void this.renew(id, e);
+        else this.entries.delete(id);
       };
-      // The GET stream found the session gone (the upstream restarted while no request reached it): its subscriptions need a new one.
+      // The GET stream found the session gone (the upstream restarted while no request reached it), or stopped reconnecting: its subscriptions need a new connection.
       c.client.onerror = (err) => {
         const e = this.entries.get(id);
-        if (e?.conn === conn && e.subscribed.size > 0 && sessionGone(err)) void this.renew(id, e);
+        if (e?.conn === conn && e.subscribed.size > 0 && (sessionGone(err) || GET_STREAM_GAVE_UP.test(err.message))) void this.renew(id, e);
       };
       return c;
     });
@@ -260,28 +278,47 @@ export class UserConnections extends EventEmitter {
   }
 
   /**
-   * A new connection in place of `entry`'s, whose session the upstream forgot, subscribed
-   * to the same URIs; callers meeting the same loss share it. The old connection closes
-   * once the new one is up (a request still in flight on it meets its own 404 and comes
-   * here). Undefined when no new connection opens: its subscriptions end (logged).
+   * A new connection in place of `entry`'s, whose session the upstream forgot or which
+   * closed, subscribed to the same URIs with the user's stored tokens (never a consent
+   * prompt); callers meeting the same loss share it. One holding subscriptions tries
+   * RENEW_ATTEMPTS times, waiting twice as long each time (capped), while the upstream is
+   * away. The old connection closes once the new one is up (a request still in flight on
+   * it meets its own 404 and comes here). Undefined when no new connection opens. URIs
+   * not subscribed again end: logged, and `subscriptions-ended` tells the relay.
    */
   private renew(id: string, entry: Entry): Promise<Entry | undefined> {
     const current = this.entries.get(id);
     if (current !== entry) return entry.renewal ?? Promise.resolve(current);
     entry.renewal ??= (async () => {
-      log.warn({ upstream: entry.upstream, user: entry.user }, 'a per-user upstream lost the session of this user; opening a new one');
+      const { upstream, user } = entry;
+      log.warn({ upstream, user }, 'a per-user upstream lost the connection of this user; opening a new one');
       this.entries.delete(id);
-      const fresh = this.open(entry.upstream, entry.cfg, entry.user);
-      const conn = await this.connected(id, fresh).catch((err: Error) => void log.warn({ upstream: entry.upstream, user: entry.user, err: err.message, subscriptions: entry.subscribed.size }, 'no new connection: this user\'s subscriptions end'));
-      void entry.conn.then((c) => c.client.close()).catch(() => undefined);
-      if (!conn) return undefined;
-      for (const uri of entry.subscribed) {
-        await conn.client.subscribeResource({ uri }, { timeout: this.opts.callMs }).then(
-          () => void fresh.subscribed.add(uri),
-          (err: Error) => log.warn({ upstream: entry.upstream, user: entry.user, uri, err: err.message }, 'could not subscribe again on the new session'),
-        );
+      const attempts = entry.subscribed.size > 0 ? RENEW_ATTEMPTS : 1;
+      let fresh: Entry | undefined;
+      let conn: Connection | undefined;
+      // Consent is given by the user on a request of theirs, never during a renewal: a refusal ends it.
+      let refused = false;
+      for (let attempt = 1; !conn && !refused && attempt <= attempts; attempt++) {
+        if (attempt > 1) await sleep(Math.min((this.opts.renewBaseMs ?? RENEW_BASE_DELAY_MS) * 2 ** (attempt - 2), RENEW_MAX_DELAY_MS), undefined, { signal: this.stopped.signal, ref: false }).catch(() => undefined);
+        if (this.stopped.signal.aborted) break;
+        fresh = this.open(upstream, entry.cfg, user);
+        conn = await this.connected(id, fresh).catch((err: Error) => {
+          refused = err instanceof NeedsAuthorizationError;
+          return void log.warn({ upstream, user, attempt, of: attempts, err: err.message }, 'could not open a new per-user connection');
+        });
       }
-      return fresh;
+      void entry.conn.then((c) => c.client.close()).catch(() => undefined);
+      const ended: string[] = [];
+      for (const uri of entry.subscribed) {
+        const again = conn && (await conn.client.subscribeResource({ uri }, { timeout: this.opts.callMs }).then(() => true, (err: Error) => void log.warn({ upstream, user, uri, err: err.message }, 'could not subscribe again on the new connection')));
+        if (again) fresh!.subscribed.add(uri);
+        else ended.push(uri);
+      }
+      if (ended.length > 0 && !this.stopped.signal.aborted) {
+        log.warn({ upstream, user, subscriptions: ended.length }, 'per-user connection not renewed: this user\'s subscriptions end (their hosts must subscribe again)');
+        this.emit('subscriptions-ended', upstream, user, ended);
+      }
+      return conn && fresh;
     })();
     return entry.renewal;
   }
@@ -318,6 +355,7 @@ export class UserConnections extends EventEmitter {
 
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
+    this.stopped.abort();
     this.stopEvents();
     await Promise.all([...this.entries].map(([id, e]) => this.close(id, e)));
   }

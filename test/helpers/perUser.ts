@@ -15,7 +15,7 @@ import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/host/http.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
-import { startProtectedServer, type ProtectedServer } from '../upstream/authServer.js';
+import { startProtectedServer, type ProtectedServer, type ProtectedServerOptions } from '../upstream/authServer.js';
 import { Browser } from './browser.js';
 import { startIdp, type Idp } from './idp.js';
 import { freePort } from './process.js';
@@ -60,13 +60,13 @@ export interface PerUserGateway {
 /**
  * Starts everything on `backend` with `personas` (personas.yaml text; the persona `staff`,
  * which every host's token lands in), the identity provider's `users` and, beside them,
- * static `tokens` (http.tokens).
+ * static `tokens` (http.tokens); `upstreamOptions` for the upstream (stateful sessions).
  */
-export async function startPerUserGateway(backend: Backend, personas: string, users: string[], tokens: { token: string; persona: string; user_id: string }[] = []): Promise<PerUserGateway> {
+export async function startPerUserGateway(backend: Backend, personas: string, users: string[], tokens: { token: string; persona: string; user_id: string }[] = [], upstreamOptions: ProtectedServerOptions = {}): Promise<PerUserGateway> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const resource = `${base}/mcp`;
-  const upstream = await startProtectedServer();
+  const upstream = await startProtectedServer(upstreamOptions);
   const idp = await startIdp({
     resources: [resource],
     scope: 'mcp:tools',

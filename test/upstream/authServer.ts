@@ -15,7 +15,8 @@
  * Stateless by default (a server and transport per request). With `{ stateful: true }` it
  * keeps sessions (and their GET streams) as most servers do: `touch(uri)` sends
  * `notifications/resources/updated` to the sessions subscribed to it, and `forgetSessions()`
- * plays a restart (the streams end, and the old session ids get 404).
+ * plays a restart (the streams end, and the old session ids get 404); `stop()` and
+ * `restart()` end the listener and every connection, then listen again on the same port.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -159,6 +160,10 @@ export interface ProtectedServer {
   touch(uri: string): Promise<number>;
   /** Stateful only: ends every session, as a restart would. */
   forgetSessions(): Promise<void>;
+  /** Stops listening and cuts every connection, as the process ending would: its MCP sessions are gone (issued tokens stay valid, as at an authorization server of its own). */
+  stop(): Promise<void>;
+  /** Listens again on the same port after stop(); the first `refuse` new sessions get 503, as an upstream still starting would answer (default none). */
+  restart(refuse?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -173,7 +178,8 @@ export interface ProtectedServerOptions {
 export async function startProtectedServer(options: ProtectedServerOptions = {}): Promise<ProtectedServer> {
   const http: Server = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const port = (http.address() as AddressInfo).port;
+  const base = `http://127.0.0.1:${port}`;
   const mcpUrl = `${base}/mcp`;
   const provider = new TestAuthProvider();
   const grants: string[] = [];
@@ -204,6 +210,8 @@ export async function startProtectedServer(options: ProtectedServerOptions = {})
   };
   /** Stateful sessions by id; the servers subscribed to each URI. */
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  /** New sessions still to refuse with 503 (restart). */
+  let refusing = 0;
   const subscribers = new Map<string, Set<McpServer>>();
   const build = () => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
@@ -244,6 +252,10 @@ export async function startProtectedServer(options: ProtectedServerOptions = {})
       const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
       if (known) return known.handleRequest(req, res, req.body);
       if (sid !== undefined) return unknownSession(res);
+      if (refusing > 0) {
+        refusing--;
+        return res.status(503).json({ error: 'starting' });
+      }
       const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, transport) });
       await build().connect(transport);
       return transport.handleRequest(req, res, req.body);
@@ -260,6 +272,12 @@ export async function startProtectedServer(options: ProtectedServerOptions = {})
     return known ? known.handleRequest(req, res) : unknownSession(res);
   });
   http.on('request', app);
+  const close = () =>
+    new Promise<void>((resolve) => {
+      if (!http.listening) return resolve();
+      http.close(() => resolve());
+      http.closeAllConnections();
+    });
   return {
     provider,
     mcpUrl,
@@ -276,10 +294,15 @@ export async function startProtectedServer(options: ProtectedServerOptions = {})
       subscribers.clear();
       await Promise.all(ending.map((t) => t.close()));
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
+    stop: async () => {
+      await close();
+      sessions.clear();
+      subscribers.clear();
+    },
+    restart: (refuse = 0) => {
+      refusing = refuse;
+      return new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
+    },
+    close,
   };
 }

@@ -3,17 +3,26 @@
  * connection per (upstream, user), each with that user's stored tokens; at most
  * `maxConnections` open (least recently used idle one closed first); closed after
  * `idleMs` unused; a user without tokens gets NeedsAuthorizationError, never another
- * user's account; a user's subscription holds across an upstream restart.
+ * user's account; a user's subscription holds across an upstream restart and across a
+ * connection that closes under it; when no new connection opens, the subscriptions end
+ * with a warning and the relay's holder counts drop (subscriptions-ended).
  */
+import { EventEmitter } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteUpstreamSchema } from '../../src/config/schema.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { log, setLogger } from '../../src/log.js';
+import { PerUserRelay } from '../../src/relay/perUser.js';
+import { Subscriptions } from '../../src/relay/subscriptions.js';
 import { NeedsAuthorizationError } from '../../src/upstream/auth/errors.js';
-import { UserConnections } from '../../src/upstream/users.js';
+import type { UpstreamPool } from '../../src/upstream/pool.js';
+import { RENEW_ATTEMPTS, userKey, UserConnections, type UserConnectionsOptions } from '../../src/upstream/users.js';
 import { startProtectedServer, type ProtectedServer } from './authServer.js';
 
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -44,8 +53,8 @@ describe('per-user upstream connections', () => {
   });
 
   const cfg = () => remoteUpstreamSchema.parse({ url: server.mcpUrl, auth: { oauth: {}, per_user: true } });
-  const connections = (maxConnections: number, idleMs: number) => {
-    const u = new UserConnections({ baseDir: '.', startupMs: 60_000, callMs: 60_000, store, maxConnections, idleMs });
+  const connections = (maxConnections: number, idleMs: number, more: Partial<UserConnectionsOptions> = {}) => {
+    const u = new UserConnections({ baseDir: '.', startupMs: 60_000, callMs: 60_000, store, maxConnections, idleMs, ...more });
     open.push(u);
     return u;
   };
@@ -94,6 +103,75 @@ describe('per-user upstream connections', () => {
       expect(users.size).toBe(1);
     } finally {
       await restarting.close();
+    }
+  }, 120_000);
+
+  /** A stateful upstream `notes` with u1's tokens stored, and its config. */
+  async function notesUpstream(): Promise<{ notes: ProtectedServer; notesCfg: ReturnType<typeof cfg> }> {
+    const notes = await startProtectedServer({ stateful: true });
+    const tokens = notes.provider.issue('client-u1', [], undefined, false, 'account-u1');
+    await store.oauth.set({ upstream: 'notes', subject: 'u1', url: notes.mcpUrl }, 'tokens', JSON.stringify(tokens));
+    return { notes, notesCfg: remoteUpstreamSchema.parse({ url: notes.mcpUrl, auth: { oauth: {}, per_user: true } }) };
+  }
+
+  it('a connection holding a subscription that closes without the gateway closing it is renewed: a new connection subscribes again', async () => {
+    const { notes, notesCfg } = await notesUpstream();
+    try {
+      const clients: Client[] = [];
+      const users = connections(10, 600_000, { onConnected: (_key, client) => void clients.push(client) });
+      const updates: string[] = [];
+      users.on('resource-updated', (upstream: string, user: string, uri: string) => void updates.push(`${upstream} ${user} ${uri}`));
+      await users.subscribe('notes', notesCfg, 'u1', 'notes://mine');
+      expect(clients).toHaveLength(1);
+
+      // The transport closes under the connection (what a dropped stdio pipe or SSE stream does).
+      await clients[0]!.close();
+      await until(() => notes.subscriptions.length === 2);
+      expect(clients).toHaveLength(2);
+      expect(await notes.touch('notes://mine')).toBe(2);
+      await until(() => updates.length === 1);
+      expect(updates).toEqual(['notes u1 notes://mine']);
+      expect(notes.subscriptions).toEqual(['account-u1 notes://mine', 'account-u1 notes://mine']);
+      expect(users.size).toBe(1);
+    } finally {
+      await notes.close();
+    }
+  }, 120_000);
+
+  it('no new connection opens (the upstream comes back refusing every new session): the subscriptions end with a warning, and the relay stops counting their holders', async () => {
+    const { notes, notesCfg } = await notesUpstream();
+    const warnings: Record<string, unknown>[] = [];
+    const before = log;
+    setLogger(pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) }));
+    try {
+      const users = connections(10, 600_000, { renewBaseMs: 10 });
+      const relayed = new PerUserRelay({ users, upstreams: { notes: notesCfg }, offer: async () => 'no consent during this test' });
+      const subscriptions = new Subscriptions(new EventEmitter() as unknown as UpstreamPool);
+      const ended: string[] = [];
+      relayed.listen(() => undefined, (server, user, uri) => subscriptions.updated(userKey(server, user), uri), (server, user, uris) => {
+        ended.push(`${server} ${user} ${uris.join(' ')}`);
+        subscriptions.ended(userKey(server, user), uris);
+      });
+      const channel = { via: userKey('notes', 'u1'), subscribe: (uri: string) => relayed.subscribe({ persona: 'staff', userId: 'u1' }, 'notes', uri), unsubscribe: (uri: string) => relayed.unsubscribe('notes', 'u1', uri) };
+      const holder = { notify: () => undefined, mayRead: () => true };
+      await subscriptions.subscribe('session-1', { server: 'notes', uri: 'notes://mine', exposed: 'notes://mine' }, holder, channel);
+      await subscriptions.subscribe('session-2', { server: 'notes', uri: 'notes://mine', exposed: 'notes://mine' }, holder, channel);
+      expect(subscriptions.holders(channel.via, 'notes://mine')).toBe(2);
+
+      await notes.stop();
+      await notes.restart(Number.POSITIVE_INFINITY);
+      await until(() => ended.length === 1);
+      expect(ended).toEqual(['notes u1 notes://mine']);
+      expect(subscriptions.holders(channel.via, 'notes://mine')).toBe(0);
+      const attempts = warnings.filter((w) => w.msg === 'could not open a new per-user connection');
+      expect(attempts.map((w) => [w.upstream, w.user, w.attempt, w.of])).toEqual(Array.from({ length: RENEW_ATTEMPTS }, (_, i) => ['notes', 'u1', i + 1, RENEW_ATTEMPTS]));
+      const gaveUp = warnings.filter((w) => String(w.msg).startsWith('per-user connection not renewed'));
+      expect(gaveUp.map((w) => [w.upstream, w.user, w.subscriptions])).toEqual([['notes', 'u1', 1]]);
+      expect(notes.subscriptions).toEqual(['account-u1 notes://mine']);
+      expect(users.size).toBe(0);
+    } finally {
+      setLogger(before);
+      await notes.close();
     }
   }, 120_000);
 
