@@ -222,6 +222,8 @@ export interface OAuthPart {
   get(key: OAuthKey, field: OAuthField): Promise<string | undefined>;
   /** Sets (or with `undefined` clears) one field. A row saved for another URL is replaced. Emits `oauth`. */
   set(key: OAuthKey, field: OAuthField, value: string | undefined): Promise<void>;
+  /** Sets (or clears) several fields in one transaction: a reader sees all of them or none (a new client with its tokens). Emits `oauth` once. */
+  setAll(key: OAuthKey, values: Partial<Record<OAuthField, string | undefined>>): Promise<void>;
   /**
    * Sets `field` to `value` only if it still holds `expected` (compare-and-set, one
    * statement), so a writer never overwrites or clears what another wrote meanwhile.
