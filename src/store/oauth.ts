@@ -93,6 +93,17 @@ export class SqlOAuth implements OAuthPart {
     return emptied > 0;
   }
 
+  async adopt(upstream: string, from: string, to: string): Promise<boolean> {
+    const moved = await this.sql.tx(async (t) => {
+      const held = await t.get<{ n: number }>('SELECT COUNT(*) AS n FROM oauth_state WHERE upstream = ? AND subject = ? AND tokens IS NOT NULL', [upstream, to]);
+      if (Number(held?.n) > 0) return 0;
+      await t.run('DELETE FROM oauth_state WHERE upstream = ? AND subject = ?', [upstream, to]);
+      return t.run('UPDATE oauth_state SET subject = ?, version = version + 1, updated_at = ? WHERE upstream = ? AND subject = ? AND tokens IS NOT NULL', [to, Date.now(), upstream, from]);
+    });
+    if (moved > 0) await this.events.emit('oauth', { upstream, subject: to });
+    return moved > 0;
+  }
+
   async consented(upstream: string, limit = 10_000): Promise<{ subject: string; updatedAt: number }[]> {
     const rows = await this.sql.all<{ subject: string; updated_at: number }>(
       'SELECT subject, updated_at FROM oauth_state WHERE upstream = ? AND tokens IS NOT NULL ORDER BY subject LIMIT ?',

@@ -235,6 +235,13 @@ export interface OAuthPart {
   /** Deletes every value stored for (upstream, subject). Returns whether there was any. */
   clear(upstream: string, subject?: string): Promise<boolean>;
   /**
+   * Moves the tokens (with the client and the rest) of subject `from` to subject `to`,
+   * unless `to` holds tokens already: how a signed-in user gets back what a store before
+   * version 6 kept under their user id (store/people.ts legacySignedInKey). Emits `oauth`.
+   * @returns whether anything moved.
+   */
+  adopt(upstream: string, from: string, to: string): Promise<boolean>;
+  /**
    * The subjects of `upstream` that hold tokens, by subject (the gateway's own `''` among
    * them when it has some), at most `limit`; never the tokens themselves.
    */

@@ -12,6 +12,7 @@ import { auth, computeScopeUnion } from '@modelcontextprotocol/client';
 import type { LoadedConfig } from '../../config/load.js';
 import type { OAuthClientConfig, RemoteUpstreamConfig } from '../../config/schema.js';
 import { openConfiguredStore } from '../../config/store.js';
+import { personOf, personText } from '../../store/people.js';
 import type { Store } from '../../store/types.js';
 import { connectUpstream } from '../connect.js';
 import { listAllTools } from '../pool.js';
@@ -71,13 +72,14 @@ export async function authCommand(loaded: LoadedConfig, name: string | undefined
     }
     if (opts.users) {
       const users = (await store.oauth.consented(name!)).filter((c) => c.subject !== '');
-      for (const u of users) opts.out(`${u.subject}\tsince ${new Date(u.updatedAt).toISOString()}`);
+      for (const u of users) opts.out(`${personText(u.subject)}\tsince ${new Date(u.updatedAt).toISOString()}`);
       opts.out(`${users.length} users hold their own authorization of "${name}"`);
       return 0;
     }
     if (opts.logout) {
-      const whose = opts.user === undefined ? '' : ` for user "${opts.user}"`;
-      const had = await store.oauth.clear(name!, opts.user ?? '');
+      const subject = opts.user === undefined ? '' : await subjectOf(store, name!, opts.user);
+      const whose = opts.user === undefined ? '' : ` for user ${personText(subject)}`;
+      const had = await store.oauth.clear(name!, subject);
       opts.out(
         had
           ? `removed the tokens and client registration stored for "${name}"${whose}; to withdraw the grant at the provider too, revoke "Tool Curator" in its account settings`
@@ -94,6 +96,22 @@ export async function authCommand(loaded: LoadedConfig, name: string | undefined
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The store key of the user `--user` names: a signed-in user's subject, a static token's
+ * user id, or a key as stored; the store's own key when it is there.
+ * @throws AuthUsageError when the name fits more than one user (a signed-in subject and a static token's id).
+ */
+async function subjectOf(store: Store, upstream: string, user: string): Promise<string> {
+  const fits = (await store.oauth.consented(upstream)).map((c) => c.subject).filter((key) => {
+    const p = personOf(key);
+    return key === user || (p?.kind === 'token' ? p.userId === user : p?.subject === user);
+  });
+  if (fits.length > 1 && !fits.includes(user)) {
+    throw new AuthUsageError(`--user ${user} fits ${fits.length} users of "${upstream}" (${fits.map(personText).join(', ')}); name one by its key as stored: ${fits.map((k) => `'${k}'`).join(' or ')}`);
+  }
+  return fits.length === 1 ? fits[0]! : user;
 }
 
 /** Connects with `provider` and lists the tools; returns their number. */
