@@ -22,7 +22,8 @@ import type { CallRelay, HostRequest } from '../relay/calls.js';
 import type { OAuthKey, Store } from '../store/types.js';
 import { isPerUser, NeedsAuthorizationError } from '../upstream/auth/index.js';
 import { userKey, type UserConnections } from '../upstream/users.js';
-import { accountOf, signedInAccount } from './accounts.js';
+import { legacySignedInKey } from '../store/people.js';
+import { accountOf, accountText, signedInAccount } from './accounts.js';
 import { consentLink } from '../pages/consent.js';
 
 /** How often a waiting call looks at the store besides the `oauth` events (which are best effort). */
@@ -87,15 +88,30 @@ export class PerUserCalls {
       return await run();
     } catch (err) {
       if (!(err instanceof NeedsAuthorizationError)) throw err;
-      const refused = await this.offer(ctx.host, server, user, err, `call ${tool.name}`, ctx.notes);
-      if (refused !== undefined) return errorResult(refused);
+      if (!(await this.adoptLegacy(ctx, server, user, err))) {
+        const refused = await this.offer(ctx.host, server, user, err, `call ${tool.name}`, ctx.notes);
+        if (refused !== undefined) return errorResult(refused);
+      }
     }
     try {
       return await run();
     } catch (err) {
-      if (err instanceof NeedsAuthorizationError) return errorResult(`upstream "${server}" still refuses the account user "${user}" connected (${err.reason}); call ${tool.name} again for a new link`);
+      if (err instanceof NeedsAuthorizationError) return errorResult(`upstream "${server}" still refuses the account ${accountText(user)} connected (${err.reason}); call ${tool.name} again for a new link`);
       throw err;
     }
+  }
+
+  /**
+   * A signed-in user without an account of `server` gets the one a store before version 6
+   * kept under their user id (store/people.ts), once; static-token users' accounts were
+   * moved to their own keys by the migration, so no claim reaches them.
+   * @returns whether one was adopted (the call may run).
+   */
+  private async adoptLegacy(ctx: CallContext, server: string, user: string, why: NeedsAuthorizationError): Promise<boolean> {
+    if (why.reason !== 'no_consent' || !ctx.session.principal || ctx.session.userId === undefined) return false;
+    const adopted = await this.opts.store.oauth.adopt(server, legacySignedInKey(ctx.session.userId), user);
+    if (adopted) ctx.notes.push(`the ${server} account kept for user id ${JSON.stringify(ctx.session.userId)} before the person keys of store version 6 now belongs to ${accountText(user)}`);
+    return adopted;
   }
 
   /**
@@ -111,7 +127,7 @@ export class PerUserCalls {
     const base = this.opts.consentBase();
     const reason = why.reason === 'step_up' ? ` (it asks for more scope${why.scope ? `: "${why.scope}"` : ''})` : why.reason === 'rejected' ? ' (the authorization was withdrawn or has lapsed)' : '';
     if (!base) {
-      return `upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}; this gateway serves no consent page (it needs serve --http)`;
+      return `upstream "${server}" acts with each user's own account, and user ${accountText(user)} has not connected theirs${reason}; this gateway serves no consent page (it needs serve --http)`;
     }
     if (!signedInAccount(user) && this.opts.config.http.oauth) {
       // The consent page signs its visitor in with the identity provider and attaches the account only to that user: no sign-in is a static token's.
@@ -124,7 +140,7 @@ export class PerUserCalls {
     notes.push(`consent link for ${server} offered to ${user}${reason}`);
     const asker = host?.session.server;
     const showLink =
-      `upstream "${server}" acts with each user's own account, and user "${user}" has not connected theirs${reason}. ` +
+      `upstream "${server}" acts with each user's own account, and user ${accountText(user)} has not connected theirs${reason}. ` +
       `Show the user this link to connect it (it works once, within ${link_minutes} minutes, and only for them): ${url} — then ${again} again.`;
     if (!host || !asker?.getClientCapabilities()?.elicitation?.url) return showLink;
     const elicitationId = randomUUID();
@@ -138,7 +154,7 @@ export class PerUserCalls {
     if (!answer) return showLink;
     if (answer.action !== 'accept') return `the user did not connect their ${server} account (${answer.action}); nothing was sent to ${server}`;
     if (!(await consentStored(this.opts.store, key, before, wait_seconds * 1000, host.signal))) {
-      return `user "${user}" has not finished connecting their ${server} account yet; once done in the browser, ${again} again`;
+      return `user ${accountText(user)} has not finished connecting their ${server} account yet; once done in the browser, ${again} again`;
     }
     await asker.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: host.requestId })().catch(() => undefined);
     notes.push(`${user} connected their ${server} account`);

@@ -17,6 +17,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { LearningConfig } from '../config/schema.js';
 import { learnedScope, type LearnedExemplar, type LearnedExemplars } from '../curator/learned.js';
+import { accountOf } from '../gateway/accounts.js';
 import type { CallContext, SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
 import type { LearnedEvidence, LearnedPair, LearnedPart } from '../store/types.js';
@@ -69,6 +70,7 @@ export async function learnedCounts(store: LearnedPart, minUsers: number): Promi
 export interface EvidenceSource {
   persona: string;
   tenant: string;
+  /** The person's key (store/people.ts): signed-in users by issuer and subject, static-token users apart. */
   userId: string;
   /** How long after a query a call counts, in ms. */
   windowMs: number;
@@ -189,11 +191,12 @@ export class Learning {
 
   /** An evidence writer for a session; undefined for a session without a user id. */
   session(identity: Pick<SessionIdentity, 'persona' | 'userId' | 'principal'>): SessionEvidence | undefined {
-    if (!identity.userId) return undefined;
+    const person = identity.userId ? accountOf(identity) : undefined;
+    if (!person) return undefined;
     const source: EvidenceSource = {
       persona: identity.persona ?? '',
       tenant: tenantOf(identity),
-      userId: identity.userId,
+      userId: person,
       windowMs: this.deps.settings.window_seconds * 1000,
       now: () => this.now(),
       ignored: this.deps.ignored(),

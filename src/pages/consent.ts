@@ -23,7 +23,7 @@ import { log } from '../log.js';
 import type { Store } from '../store/types.js';
 import { isPerUser } from '../upstream/auth/index.js';
 import { beginConsent, finishConsent } from '../upstream/auth/webConsent.js';
-import { accountText } from '../gateway/accounts.js';
+import { accountText, isSignedInAs } from '../gateway/accounts.js';
 import { cookieValue, escapeHtml, page, send } from './kit.js';
 import type { BrowserSignIn } from '../host/auth/browser.js';
 import { sameSecret } from '../host/secret.js';
@@ -144,8 +144,9 @@ export function consentPage(opts: ConsentPageOptions): (req: IncomingMessage, re
       const code = url.searchParams.get('code');
       if (!flow || flow.step.step !== 'signin') return expired(res);
       if (!code) return fail(res, 400, `The sign-in was refused: ${url.searchParams.get('error_description') ?? url.searchParams.get('error') ?? 'no code'}.`);
-      const { userId: user } = await opts.signIn.finish(signInUrl, code, flow.step.verifier, url.searchParams.get('iss') ?? undefined);
-      if (user !== flow.subject) {
+      const { userId: user, claims } = await opts.signIn.finish(signInUrl, code, flow.step.verifier, url.searchParams.get('iss') ?? undefined);
+      // The visitor is the link's user only as the same subject of the one identity provider, never by a user id claim (gateway/accounts.ts).
+      if (!isSignedInAs(flow.subject, claims)) {
         log.warn({ upstream: flow.upstream, link_user: flow.subject, signed_in: user }, 'a consent link was opened by another user; nothing attached');
         return fail(res, 403, `This link was made for another user, and you signed in as ${user}. Nothing was connected. Ask your own host for a link: call the tool there.`);
       }

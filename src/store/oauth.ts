@@ -37,16 +37,22 @@ export class SqlOAuth implements OAuthPart {
     return row && row.url === key.url ? (row[checked(field)] ?? undefined) : undefined;
   }
 
-  async set(key: OAuthKey, field: OAuthField, value: string | undefined): Promise<void> {
-    const f = checked(field);
+  set(key: OAuthKey, field: OAuthField, value: string | undefined): Promise<void> {
+    return this.setAll(key, { [field]: value });
+  }
+
+  async setAll(key: OAuthKey, values: Partial<Record<OAuthField, string | undefined>>): Promise<void> {
+    const fields = (Object.keys(values) as OAuthField[]).map(checked);
+    if (fields.length === 0) return;
     const subject = key.subject ?? '';
     const now = Date.now();
+    const params = fields.map((f) => values[f] ?? null);
     await this.sql.tx(async (t) => {
       await t.run(REBIND, [key.url, now, key.upstream, subject, key.url]);
       await t.run(
-        `INSERT INTO oauth_state (upstream, subject, url, ${f}, version, updated_at) VALUES (?, ?, ?, ?, 1, ?)
-         ON CONFLICT (upstream, subject) DO UPDATE SET ${f} = excluded.${f}, version = oauth_state.version + 1, updated_at = excluded.updated_at`,
-        [key.upstream, subject, key.url, value ?? null, now],
+        `INSERT INTO oauth_state (upstream, subject, url, ${fields.join(', ')}, version, updated_at) VALUES (?, ?, ?, ${fields.map(() => '?').join(', ')}, 1, ?)
+         ON CONFLICT (upstream, subject) DO UPDATE SET ${fields.map((f) => `${f} = excluded.${f}`).join(', ')}, version = oauth_state.version + 1, updated_at = excluded.updated_at`,
+        [key.upstream, subject, key.url, ...params, now],
       );
     });
     await this.events.emit('oauth', { upstream: key.upstream, subject });
@@ -85,6 +91,17 @@ export class SqlOAuth implements OAuthPart {
     );
     if (emptied > 0) await this.events.emit('oauth', { upstream, subject });
     return emptied > 0;
+  }
+
+  async adopt(upstream: string, from: string, to: string): Promise<boolean> {
+    const moved = await this.sql.tx(async (t) => {
+      const held = await t.get<{ n: number }>('SELECT COUNT(*) AS n FROM oauth_state WHERE upstream = ? AND subject = ? AND tokens IS NOT NULL', [upstream, to]);
+      if (Number(held?.n) > 0) return 0;
+      await t.run('DELETE FROM oauth_state WHERE upstream = ? AND subject = ?', [upstream, to]);
+      return t.run('UPDATE oauth_state SET subject = ?, version = version + 1, updated_at = ? WHERE upstream = ? AND subject = ? AND tokens IS NOT NULL', [to, Date.now(), upstream, from]);
+    });
+    if (moved > 0) await this.events.emit('oauth', { upstream, subject: to });
+    return moved > 0;
   }
 
   async consented(upstream: string, limit = 10_000): Promise<{ subject: string; updatedAt: number }[]> {

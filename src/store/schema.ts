@@ -7,7 +7,8 @@
  * Version 1 is the schema of the release before versioning: a SQLite store written by it
  * (no `schema_version` yet) is adopted as version 1 and migrated in place.
  */
-import type { Dialect, Sql } from './sql.js';
+import { legacySignedInKey, personKey, upgradedKey } from './people.js';
+import type { Dialect, Param, Sql } from './sql.js';
 
 /** Column types per dialect: epoch ms and counts need 64 bits; vectors are bytes. */
 function types(d: Dialect) {
@@ -125,6 +126,28 @@ const MIGRATIONS: Migration[] = [
         'ALTER TABLE tool_definitions ADD COLUMN prior_definition TEXT',
         'ALTER TABLE tool_definitions ADD COLUMN voided TEXT',
       ]);
+    },
+  },
+  {
+    version: 6,
+    what: 'person keys that keep signed-in and static-token users apart by structure (store/people.ts)',
+    async apply(sql) {
+      // Per-user OAuth rows: `token:<id>` becomes the static-token user's key; a signed-in user's bare id is held under a legacy key until they sign in again.
+      // Rewritten all at once (read, delete, insert): an old key may spell another's new key, which an update in place would hit.
+      const columns = ['upstream', 'subject', 'url', 'client_information', 'tokens', 'code_verifier', 'discovery', 'pending_scope', 'version', 'updated_at'];
+      const rows = await sql.all<Record<string, unknown>>(`SELECT ${columns.join(', ')} FROM oauth_state WHERE subject <> ''`);
+      await sql.run("DELETE FROM oauth_state WHERE subject <> ''");
+      for (const row of rows) {
+        const values = columns.map((c) => (c === 'subject' ? upgradedKey(String(row.subject)) : (row[c] as Param)));
+        await sql.run(`INSERT INTO oauth_state (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, values);
+      }
+      // Links and sign-ins in progress name the old keys; they expire within minutes anyway: the user asks for a new link.
+      await sql.run('DELETE FROM oauth_flows');
+      // Evidence only counts distinct users per (persona, tenant): tenant '' held static tokens' (and stdio's) users, any other tenant signed-in ones.
+      for (const { tenant, user_id } of await sql.all<{ tenant: string; user_id: string }>('SELECT DISTINCT tenant, user_id FROM learned_evidence')) {
+        const key = tenant === '' ? personKey({ kind: 'token', userId: user_id }) : legacySignedInKey(user_id);
+        await sql.run('UPDATE learned_evidence SET user_id = ? WHERE tenant = ? AND user_id = ?', [key, tenant, user_id]);
+      }
     },
   },
 ];

@@ -222,6 +222,8 @@ export interface OAuthPart {
   get(key: OAuthKey, field: OAuthField): Promise<string | undefined>;
   /** Sets (or with `undefined` clears) one field. A row saved for another URL is replaced. Emits `oauth`. */
   set(key: OAuthKey, field: OAuthField, value: string | undefined): Promise<void>;
+  /** Sets (or clears) several fields in one transaction: a reader sees all of them or none (a new client with its tokens). Emits `oauth` once. */
+  setAll(key: OAuthKey, values: Partial<Record<OAuthField, string | undefined>>): Promise<void>;
   /**
    * Sets `field` to `value` only if it still holds `expected` (compare-and-set, one
    * statement), so a writer never overwrites or clears what another wrote meanwhile.
@@ -232,6 +234,13 @@ export interface OAuthPart {
   version(upstream: string, subject?: string): Promise<number>;
   /** Deletes every value stored for (upstream, subject). Returns whether there was any. */
   clear(upstream: string, subject?: string): Promise<boolean>;
+  /**
+   * Moves the tokens (with the client and the rest) of subject `from` to subject `to`,
+   * unless `to` holds tokens already: how a signed-in user gets back what a store before
+   * version 6 kept under their user id (store/people.ts legacySignedInKey). Emits `oauth`.
+   * @returns whether anything moved.
+   */
+  adopt(upstream: string, from: string, to: string): Promise<boolean>;
   /**
    * The subjects of `upstream` that hold tokens, by subject (the gateway's own `''` among
    * them when it has some), at most `limit`; never the tokens themselves.

@@ -23,12 +23,15 @@ setupBackends();
 
 /** A static token (http.tokens) whose user_id is the signed-in user alice's id. */
 const STATIC_ALICE = 'static-token-for-alice-0123456789abcdef';
+/** Identity provider users whose id (the `sub`, the user claim here) spells the static-token user alice, or her key. */
+const TRICKY = ['token:alice', '["token","alice"]', 'oidc:alice', 'token:alice (static token)'];
+
 
 describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
   let g: PerUserGateway;
 
   beforeAll(async () => {
-    g = await startPerUserGateway(backend, 'staff:\n  allow: ["tracker.*"]\n  confirm: none\n', ['alice', 'bob', 'carol', 'erin'], [{ token: STATIC_ALICE, persona: 'staff', user_id: 'alice' }]);
+    g = await startPerUserGateway(backend, 'staff:\n  allow: ["tracker.*"]\n  confirm: none\n', ['alice', 'bob', 'carol', 'erin', ...TRICKY], [{ token: STATIC_ALICE, persona: 'staff', user_id: 'alice' }]);
   }, 300_000);
 
   afterAll(async () => {
@@ -59,12 +62,31 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
       expect(r.isError).toBe(true);
       expect(text(r)).not.toContain('alice-at-tracker');
       expect(text(r)).toContain('this session came with a static token, not a sign-in, so it cannot connect one');
-      expect(await g.tokensOf('token:alice')).toBeUndefined();
+      expect(await g.tokensOf('alice', 'token')).toBeUndefined();
       // alice's own account is untouched and still hers.
       expect(text(await whoami(alice.client))).toMatch(/ account alice-at-tracker$/);
     } finally {
       await impostor.close();
     }
+  }, 300_000);
+
+  it("a signed-in user whose id reads token:alice (or her key, or another spelling) never reaches the static-token user alice's account", async () => {
+    // The static-token user alice holds an account (connected before the gateway took sign-ins).
+    await g.seedTokens('alice', 'token', JSON.stringify(g.upstream.provider.issue('static-client', ['tools:read'], undefined, true, 'static-alice-at-tracker')));
+    for (const id of TRICKY) {
+      const tricky = await g.host(id);
+      const r = await whoami(tricky.client);
+      expect(r.isError, `${id}: ${text(r)}`).toBe(true);
+      expect(text(r)).not.toContain('static-alice-at-tracker');
+      expect(text(r)).toContain(`user ${JSON.stringify(id)} has not connected theirs`);
+      expect(await g.tokensOf(id)).toBeUndefined();
+    }
+    expect(await g.tokensOf('alice', 'token')).toContain('"access_token"');
+    // `auth --logout --user` takes a key as stored, and says whose it was.
+    const out: string[] = [];
+    expect(await authCommand(g.loaded, 'tracker', { logout: true, user: '["token","alice"]', out: (l) => out.push(l) })).toBe(0);
+    expect(out.at(-1)).toContain('for user alice (static token)');
+    expect(await g.tokensOf('alice', 'token')).toBeUndefined();
   }, 300_000);
 
   it('two users each see their own account through the same gateway, never the other', async () => {
@@ -150,7 +172,7 @@ describe.each(BACKENDS)('per-user upstream accounts on $kind', (backend) => {
   it("logging one user out leaves the other's tokens; the logged-out user is asked again", async () => {
     const out: string[] = [];
     expect(await authCommand(g.loaded, 'tracker', { users: true, out: (l) => out.push(l) })).toBe(0);
-    expect(out.filter((l) => !l.includes(' users ')).map((l) => l.split('\t')[0])).toEqual(['alice', 'bob']);
+    expect(out.filter((l) => !l.includes(' users ')).map((l) => l.split('\t')[0])).toEqual(['"alice"', '"bob"']);
     expect(await authCommand(g.loaded, 'tracker', { logout: true, user: 'alice', out: (l) => out.push(l) })).toBe(0);
     expect(out.at(-1)).toContain('for user "alice"');
     expect(await g.tokensOf('alice')).toBeUndefined();

@@ -14,6 +14,7 @@ import { expect } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/host/http.js';
+import { personKey } from '../../src/store/people.js';
 import { authCommand } from '../../src/upstream/auth/command.js';
 import { startProtectedServer, type ProtectedServer, type ProtectedServerOptions } from '../upstream/authServer.js';
 import { Browser } from './browser.js';
@@ -53,7 +54,10 @@ export interface PerUserGateway {
    */
   host(user: string, account?: string, failing?: boolean): Promise<Host>;
   /** The user's stored tokens of `tracker` (JSON), if any. */
-  tokensOf(user: string): Promise<string | undefined>;
+  /** The stored tokens of a signed-in user (by subject) or, with `token`, of a static token's user (by user_id). */
+  tokensOf(user: string, kind?: 'signed-in' | 'token'): Promise<string | undefined>;
+  /** Stores `tokens` as the per-user tokens of `user` (as tokensOf names them). */
+  seedTokens(user: string, kind: 'signed-in' | 'token', tokens: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -101,6 +105,7 @@ export async function startPerUserGateway(backend: Backend, personas: string, us
   const gateway = await Gateway.start(loaded, { noEmbedder: true });
   const face: HttpFace = await serveHttp(gateway, port, '127.0.0.1');
   const clients: Client[] = [];
+  const keyOf = (user: string, kind: 'signed-in' | 'token') => personKey(kind === 'token' ? { kind, userId: user } : { kind, issuer: idp.issuer, subject: user });
 
   async function openConsent(link: string, login: string, account: string, finisher?: Browser): Promise<Response> {
     const browser = new Browser({ [new URL(upstream.mcpUrl).origin]: { account } });
@@ -141,7 +146,8 @@ export async function startPerUserGateway(backend: Backend, personas: string, us
     base,
     openConsent,
     host,
-    tokensOf: (user) => gateway.store.oauth.get({ upstream: 'tracker', subject: user, url: upstream.mcpUrl }, 'tokens'),
+    tokensOf: (user, kind = 'signed-in') => gateway.store.oauth.get({ upstream: 'tracker', subject: keyOf(user, kind), url: upstream.mcpUrl }, 'tokens'),
+    seedTokens: (user, kind, tokens) => gateway.store.oauth.set({ upstream: 'tracker', subject: keyOf(user, kind), url: upstream.mcpUrl }, 'tokens', tokens),
     close: async () => {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       await face.close();

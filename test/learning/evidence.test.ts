@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ToolRecord } from '../../src/catalog/types.js';
-import { evidenceQuery, exemplarsOf, SessionEvidence } from '../../src/learning/learning.js';
+import { evidenceQuery, exemplarsOf, Learning, SessionEvidence } from '../../src/learning/learning.js';
+import { personKey } from '../../src/store/people.js';
 import type { CallContext } from '../../src/guards/types.js';
 import type { LearnedEvidence, LearnedPair } from '../../src/store/types.js';
 
@@ -78,5 +79,40 @@ describe('exemplarsOf', () => {
       { query: 'a', tool: 'make_payment', weight: 1 },
       { query: 'b', tool: 'make_payment', weight: 0.5 },
     ]);
+  });
+});
+
+describe('whose evidence', () => {
+  it('signed-in users count by issuer and subject, static-token users by id, never as one another, whatever a claim spells', () => {
+    const written: LearnedEvidence[] = [];
+    const learning = new Learning({
+      store: { add: async (e: LearnedEvidence) => void written.push(e) } as never,
+      settings: { window_seconds: 300 } as never,
+      learn: async () => undefined,
+      allowed: () => undefined,
+      ignored: () => new Set(),
+      failed: () => undefined,
+      now: () => 1_000,
+    });
+    const issuer = 'https://idp.example.com';
+    const sessions = [
+      { persona: 'staff', userId: 'alice' },
+      { persona: 'staff', userId: 'token:alice', principal: { issuer, subject: 'token:alice', rule: 'r', claims: {} } },
+      // The same person under a changed user claim is still one user; another person with the old claim is another.
+      { persona: 'staff', userId: 'renamed', principal: { issuer, subject: 'token:alice', rule: 'r', claims: {} } },
+      { persona: 'staff', userId: 'token:alice', principal: { issuer, subject: '["token","alice"]', rule: 'r', claims: {} } },
+    ];
+    for (const identity of sessions) {
+      const evidence = learning.session(identity)!;
+      evidence.found('pay my fees', ['make_payment']);
+      evidence.called(ctx('make_payment'), ok);
+    }
+    expect(written.map((e) => [e.tenant, e.userId])).toEqual([
+      ['', personKey({ kind: 'token', userId: 'alice' })],
+      [issuer, personKey({ kind: 'signed-in', issuer, subject: 'token:alice' })],
+      [issuer, personKey({ kind: 'signed-in', issuer, subject: 'token:alice' })],
+      [issuer, personKey({ kind: 'signed-in', issuer, subject: '["token","alice"]' })],
+    ]);
+    expect(learning.session({ persona: 'staff' })).toBeUndefined();
   });
 });

@@ -50,8 +50,9 @@ export async function status(config: string): Promise<Status[]> {
 /**
  * `tool-curator auth <name>` with the test as the user's browser: requests the printed
  * authorization URL and follows the authorization server's redirect to the loopback port.
+ * With `abandon`, the user never opens the URL: the command is interrupted (SIGINT) once it is shown.
  */
-export function authorize(config: string, name: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string; visited: string[] }> {
+export function authorize(config: string, name: string, env: Record<string, string> = {}, abandon = false): Promise<{ code: number; stdout: string; stderr: string; visited: string[] }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [CLI, 'auth', name, '--config', config], { env: { ...process.env, TOOL_CURATOR_NO_BROWSER: '1', ...env } });
     let stdout = '';
@@ -62,6 +63,10 @@ export function authorize(config: string, name: string, env: Record<string, stri
       for (const line of d.toString().split('\n')) {
         if (!line.startsWith('http')) continue;
         visited.push(line);
+        if (abandon) {
+          child.kill('SIGINT');
+          return;
+        }
         const res = await fetch(line, { redirect: 'manual' });
         await fetch(res.headers.get('location')!);
       }

@@ -1,4 +1,4 @@
-/** The `auth` command's loopback redirect listener: code, state check, refusals, timeout. */
+/** The `auth` command's loopback redirect listener: code, state check (another authorization's redirect is ignored), refusals, timeout. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLoopback, type Loopback } from '../../src/upstream/auth/loopback.js';
 
@@ -20,13 +20,19 @@ describe('loopback redirect listener', () => {
     await expect(loop.next('s2', 5000)).resolves.toEqual({ code: 'c-9', iss: 'https://as.example.com' });
   });
 
-  it('refuses a state that does not match, and an error redirect with its description', async () => {
+  it('ignores a redirect of another authorization (answered 400) and still takes its own; refuses an error redirect with its description', async () => {
     loop = await startLoopback(0);
-    const mismatch = expect(loop.next('expected', 5000)).rejects.toThrow('the redirect carried a state that does not match this authorization; start again');
-    await fetch(`${loop.redirectUrl}?code=c&state=other`);
-    await mismatch;
-    const refused = expect(loop.next(undefined, 5000)).rejects.toThrow('the authorization server refused: access_denied: user said no');
-    const res = await fetch(`${loop.redirectUrl}?error=access_denied&error_description=user%20said%20no`);
+    // One of an earlier URL, waiting before next() is called, then one arriving while it waits.
+    await fetch(`${loop.redirectUrl}?code=stale&state=earlier`);
+    const own = loop.next('expected', 5000);
+    const other = await fetch(`${loop.redirectUrl}?code=c-other&state=other`);
+    expect(other.status).toBe(400);
+    expect(await other.text()).toContain('This redirect belongs to an earlier authorization');
+    expect((await fetch(`${loop.redirectUrl}?code=c-own&state=expected`)).status).toBe(200);
+    await expect(own).resolves.toEqual({ code: 'c-own' });
+    const refused = expect(loop.next('s3', 5000)).rejects.toThrow('the authorization server refused: access_denied: user said no');
+    await fetch(`${loop.redirectUrl}?error=access_denied&error_description=someone%20else&state=s-other`);
+    const res = await fetch(`${loop.redirectUrl}?error=access_denied&error_description=user%20said%20no&state=s3`);
     expect(res.status).toBe(400);
     await refused;
   });

@@ -32,6 +32,16 @@ describe('step-up authorization (403 insufficient_scope after a refresh)', () =>
     }
   };
 
+  const storedClient = () => {
+    const db = new Database(store, { readonly: true });
+    try {
+      const row = db.prepare('SELECT client_information FROM oauth_state WHERE upstream = ?').get('secure') as { client_information: string | null };
+      return row.client_information ? (JSON.parse(row.client_information) as { client_id: string }).client_id : undefined;
+    } finally {
+      db.close();
+    }
+  };
+
   beforeAll(async () => {
     server = await startProtectedServer();
     dir = mkdtempSync(join(tmpdir(), 'tc-stepup-'));
@@ -91,6 +101,19 @@ describe('step-up authorization (403 insufficient_scope after a refresh)', () =>
     expect(doctor.stdout).toMatch(/upstream ok {5}secure: 2 tools, start \d+ ms, ping \d+ ms, auth oauth/);
   }, 180_000);
 
+  it('an auth that never completes (the URL not opened, the command interrupted) changes nothing: client, tokens and pending scope stay, and the gateway keeps refreshing with them', async () => {
+    const clientBefore = storedClient();
+    const abandoned = await authorize(config, 'secure', {}, true);
+    expect(abandoned.visited).toHaveLength(1);
+    expect(new URL(abandoned.visited[0]!).searchParams.get('scope')).toBe('tools:read notes:write');
+    expect(storedClient()).toBe(clientBefore);
+    expect(stored()).toEqual({ scope: 'tools:read', pending: 'tools:read notes:write' });
+    server.provider.expireAccessTokens();
+    const refreshes = server.provider.refreshes;
+    expect(text(await callTool(running.client, 'whoami'))).toBe(`client ${clientBefore} scopes [tools:read]`);
+    expect(server.provider.refreshes).toBe(refreshes + 1);
+  }, 180_000);
+
   it('auth asks for the union of the granted and the new scope; the running gateway then runs the call', async () => {
     const again = await authorize(config, 'secure');
     expect(again.code, again.stderr).toBe(0);
@@ -101,6 +124,39 @@ describe('step-up authorization (403 insufficient_scope after a refresh)', () =>
     expect(written.isError, text(written)).toBeFalsy();
     expect(text(written)).toBe('note written with scopes [tools:read notes:write]');
     expect((await status(config)).find((u) => u.name === 'secure')!.auth).toEqual({ method: 'oauth', state: 'ok' });
+  }, 180_000);
+
+  it('auth run again while the gateway serves keeps the client and every granted scope; each tool keeps working, before and after a refresh', async () => {
+    const clientBefore = storedClient();
+    const authorizations = server.provider.authorizations;
+    const again = await authorize(config, 'secure');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('authorized "secure": 2 tools');
+    // Tokens that already cover every scope asked for need no new consent.
+    expect(server.provider.authorizations).toBe(authorizations);
+    expect(storedClient()).toBe(clientBefore);
+    expect(stored()).toEqual({ scope: 'tools:read notes:write', pending: undefined });
+    for (const tool of ['whoami', 'write_note']) {
+      const r = await callTool(running.client, tool);
+      expect(r.isError, text(r)).toBeFalsy();
+    }
+    // The running gateway refreshes with the client it was given (the same one).
+    server.provider.expireAccessTokens();
+    const refreshes = server.provider.refreshes;
+    expect(text(await callTool(running.client, 'write_note'))).toBe('note written with scopes [tools:read notes:write]');
+    expect(text(await callTool(running.client, 'whoami'))).toBe(`client ${clientBefore} scopes [tools:read notes:write]`);
+    expect(server.provider.refreshes).toBe(refreshes + 1);
+  }, 180_000);
+
+  it('auth after the grant was withdrawn asks again for every scope granted before (step-up ones included), with the same client', async () => {
+    const clientBefore = storedClient();
+    server.provider.revokeAll();
+    const again = await authorize(config, 'secure');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.visited).toHaveLength(1);
+    expect(new URL(again.visited[0]!).searchParams.get('scope')).toBe('tools:read notes:write');
+    expect(storedClient()).toBe(clientBefore);
+    expect(text(await callTool(running.client, 'write_note'))).toBe('note written with scopes [tools:read notes:write]');
   }, 180_000);
 
   it('no token or secret in any output', () => {

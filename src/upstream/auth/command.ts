@@ -8,17 +8,20 @@
  * link their host shows them, never through this command).
  */
 import { spawn } from 'node:child_process';
-import { auth } from '@modelcontextprotocol/client';
+import { auth, computeScopeUnion } from '@modelcontextprotocol/client';
 import type { LoadedConfig } from '../../config/load.js';
-import type { RemoteUpstreamConfig } from '../../config/schema.js';
+import type { OAuthClientConfig, RemoteUpstreamConfig } from '../../config/schema.js';
 import { openConfiguredStore } from '../../config/store.js';
+import { personOf, personText } from '../../store/people.js';
 import type { Store } from '../../store/types.js';
 import { connectUpstream } from '../connect.js';
 import { listAllTools } from '../pool.js';
 import { isPerUser, providerFor } from './index.js';
-import { startLoopback } from './loopback.js';
+import { startLoopback, type Loopback } from './loopback.js';
 import { NeedsAuthorizationError } from './errors.js';
 import type { StoreOAuthProvider } from './provider.js';
+import { StagedOAuthProvider } from './staged.js';
+import { storedMoreScope } from './stepUp.js';
 
 /** How many authorizations one run asks for before giving up (a server that keeps asking for more scope). */
 export const MAX_AUTHORIZATIONS = 3;
@@ -69,13 +72,14 @@ export async function authCommand(loaded: LoadedConfig, name: string | undefined
     }
     if (opts.users) {
       const users = (await store.oauth.consented(name!)).filter((c) => c.subject !== '');
-      for (const u of users) opts.out(`${u.subject}\tsince ${new Date(u.updatedAt).toISOString()}`);
+      for (const u of users) opts.out(`${personText(u.subject)}\tsince ${new Date(u.updatedAt).toISOString()}`);
       opts.out(`${users.length} users hold their own authorization of "${name}"`);
       return 0;
     }
     if (opts.logout) {
-      const whose = opts.user === undefined ? '' : ` for user "${opts.user}"`;
-      const had = await store.oauth.clear(name!, opts.user ?? '');
+      const subject = opts.user === undefined ? '' : await subjectOf(store, name!, opts.user);
+      const whose = opts.user === undefined ? '' : ` for user ${personText(subject)}`;
+      const had = await store.oauth.clear(name!, subject);
       opts.out(
         had
           ? `removed the tokens and client registration stored for "${name}"${whose}; to withdraw the grant at the provider too, revoke "Tool Curator" in its account settings`
@@ -94,6 +98,22 @@ export async function authCommand(loaded: LoadedConfig, name: string | undefined
   }
 }
 
+/**
+ * The store key of the user `--user` names: a signed-in user's subject, a static token's
+ * user id, or a key as stored; the store's own key when it is there.
+ * @throws AuthUsageError when the name fits more than one user (a signed-in subject and a static token's id).
+ */
+async function subjectOf(store: Store, upstream: string, user: string): Promise<string> {
+  const fits = (await store.oauth.consented(upstream)).map((c) => c.subject).filter((key) => {
+    const p = personOf(key);
+    return key === user || (p?.kind === 'token' ? p.userId === user : p?.subject === user);
+  });
+  if (fits.length > 1 && !fits.includes(user)) {
+    throw new AuthUsageError(`--user ${user} fits ${fits.length} users of "${upstream}" (${fits.map(personText).join(', ')}); name one by its key as stored: ${fits.map((k) => `'${k}'`).join(' or ')}`);
+  }
+  return fits.length === 1 ? fits[0]! : user;
+}
+
 /** Connects with `provider` and lists the tools; returns their number. */
 async function verify(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedConfig, provider: Parameters<typeof connectUpstream>[4]): Promise<number> {
   const ms = cfg.startup_timeout_ms ?? loaded.config.timeouts.startup_ms;
@@ -106,64 +126,89 @@ async function verify(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCon
 }
 
 /**
- * The provider as a step-up authorization sees it: without tokens, so the SDK's auth()
- * asks the user for consent instead of refreshing (a refresh keeps the old scope). The
- * stored tokens stay, and keep serving a running gateway, until the new ones replace them.
+ * The port the redirect comes back to: the configured one, else the one the stored
+ * dynamic registration names (its redirect URI then still fits, and the client is kept),
+ * else any free port.
  */
-function withoutTokens(provider: StoreOAuthProvider): StoreOAuthProvider {
-  return new Proxy(provider, { get: (target, key) => (key === 'tokens' ? () => undefined : Reflect.get(target, key, target)) });
+async function redirectPort(provider: StoreOAuthProvider): Promise<number> {
+  if (provider.opts.config.redirect_port) return provider.opts.config.redirect_port;
+  const registered = await provider.registeredRedirect();
+  return registered && ['127.0.0.1', 'localhost'].includes(registered.hostname) ? Number(registered.port) : 0;
 }
 
 /**
- * The authorization-code flow through the SDK: connect; on a challenge the SDK discovers,
- * registers and builds the authorization URL, which the user visits; the code comes back
- * to the loopback listener and the SDK exchanges it. A step-up a tool asked for (the
- * store's pending scope, stepUp.ts) is asked for with the granted scopes. Repeats for a
- * server that asks for more scope, at most MAX_AUTHORIZATIONS times.
+ * The loopback listener for the redirect, on `redirectPort` if it is free (another
+ * process may hold it), else on any free port: a new registration is then staged,
+ * and replaces the stored one only if the authorization completes.
+ */
+async function listen(provider: StoreOAuthProvider): Promise<Loopback> {
+  const port = await redirectPort(provider);
+  return startLoopback(port).catch((err: unknown) => {
+    if (port === 0 || provider.opts.config.redirect_port) throw err;
+    return startLoopback(0);
+  });
+}
+
+/**
+ * The authorization-code flow through the SDK. First the stored tokens are tried as the
+ * gateway would use them (refreshed under the fleet-wide lock if expired): when they
+ * serve, and no step-up waits for consent, nothing changes. Else the SDK's `auth()`
+ * (discovery, registration if needed, PKCE) builds the authorization URL for the union of
+ * the granted, step-up and configured scopes, the user visits it, the code comes back to
+ * the loopback listener and the SDK exchanges it. Everything this run writes is staged
+ * (staged.ts) and stored with the new tokens, so a run that fails leaves the stored
+ * client and tokens, and the gateways using them, as they were. Repeats for a server
+ * that asks for more scope, at most MAX_AUTHORIZATIONS times.
  */
 async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedConfig, store: Store, opts: AuthCommandOptions): Promise<number> {
-  const oauth = 'oauth' in cfg.auth! ? cfg.auth.oauth : undefined;
-  const loopback = await startLoopback(oauth?.redirect_port ?? 0);
-  let shown: URL | undefined;
-  let authorizations = 0;
-  const provider = providerFor(name, cfg, store, {
-    redirectUrl: loopback.redirectUrl,
-    onAuthorizationUrl: (url) => {
-      shown = url;
-      // Past the limit the URL is not offered: the run gives up instead.
-      if (authorizations === MAX_AUTHORIZATIONS) return;
-      opts.out(`Open this URL to authorize "${name}" (waiting for the redirect on ${loopback.redirectUrl}):`);
-      opts.out(url.href);
-      openBrowser(url);
-    },
-  }) as StoreOAuthProvider;
-  await provider.forgetOtherRegistration();
+  const stored = providerFor(name, cfg, store) as StoreOAuthProvider;
+  const loopback = await listen(stored);
   try {
-    for (; ; authorizations++) {
-      shown = undefined;
-      const pending = await provider.pendingScope();
-      let failure: unknown;
-      if (pending) {
-        // A step-up: the stored tokens are short of this scope (the granted ones and the new), so ask for it afresh.
-        await auth(withoutTokens(provider), { serverUrl: cfg.url, scope: pending });
-      } else {
+    let failure: unknown;
+    for (let authorizations = 0; ; authorizations++) {
+      // Read before trying them: tokens the server refuses are dropped, but their scope is asked for again.
+      const granted = (await stored.tokens())?.scope;
+      if ((await storedMoreScope(stored)) === undefined) {
         try {
-          return await verify(name, cfg, loaded, provider);
+          return await verify(name, cfg, loaded, stored);
         } catch (err) {
+          // Only a missing consent is this command's to give; a step-up met here is pending now.
+          if (!(err instanceof NeedsAuthorizationError)) throw err;
           failure = err;
         }
       }
-      // A step-up met while verifying (a refresh first, then 403 insufficient_scope): its scope is pending now.
-      const steppedUp = failure instanceof NeedsAuthorizationError && failure.reason === 'step_up' && (await provider.pendingScope()) !== undefined;
-      if (!shown && (pending || steppedUp) && authorizations < MAX_AUTHORIZATIONS) continue;
-      if (!shown) throw failure ?? new Error(`upstream "${name}" asked for no authorization`);
       if (authorizations === MAX_AUTHORIZATIONS) {
         throw new Error(`upstream "${name}" still refuses after ${MAX_AUTHORIZATIONS} authorizations in a row; giving up (last: ${(failure as Error | undefined)?.message ?? 'a new authorization was asked for'})`);
       }
-      const { code, iss } = await loopback.next(provider.lastState, opts.waitMs ?? WAIT_MS);
-      await auth(provider, { serverUrl: cfg.url, authorizationCode: code, iss });
+      await authorizeOnce(name, cfg, store, loopback, granted, opts);
     }
   } finally {
     await loopback.close();
   }
+}
+
+/** One authorization for `granted` and any step-up scope: the URL shown, the redirect received (its `state` the one shown), the code exchanged; the tokens stored with the client they belong to. */
+async function authorizeOnce(name: string, cfg: RemoteUpstreamConfig, store: Store, loopback: Loopback, granted: string | undefined, opts: AuthCommandOptions): Promise<void> {
+  let shown: URL | undefined;
+  const provider = new StagedOAuthProvider({
+    upstream: name,
+    url: cfg.url,
+    store,
+    config: (cfg.auth as { oauth: OAuthClientConfig }).oauth,
+    mode: 'interactive',
+    redirectUrl: loopback.redirectUrl,
+    onAuthorizationUrl: (url) => {
+      shown = url;
+      opts.out(`Open this URL to authorize "${name}" (waiting for the redirect on ${loopback.redirectUrl}):`);
+      opts.out(url.href);
+      openBrowser(url);
+    },
+  });
+  await provider.forgetOtherRegistration();
+  const scope = computeScopeUnion(granted, await provider.pendingScope(), provider.opts.config.scopes?.join(' '));
+  // Never a refresh here: a refresh keeps the old scope, and the stored tokens are the gateway's to refresh.
+  const result = await auth(provider, { serverUrl: cfg.url, scope, forceReauthorization: true });
+  if (result !== 'REDIRECT' || !shown) throw new Error(`upstream "${name}" gave no authorization URL`);
+  const { code, iss } = await loopback.next(shown.searchParams.get('state') ?? undefined, opts.waitMs ?? WAIT_MS);
+  await auth(provider, { serverUrl: cfg.url, authorizationCode: code, iss });
 }

@@ -12,7 +12,10 @@ export interface Redirected {
   iss?: string;
 }
 
-type Outcome = (Redirected & { state?: string }) | { error: string };
+type Outcome = (Redirected | { error: string }) & { state?: string };
+
+/** Redirects kept until someone waits for them: a browser may come back before `next` is called. */
+const MAX_ARRIVED = 10;
 
 const PAGE = (title: string, text: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p>`;
@@ -21,8 +24,9 @@ export interface Loopback {
   /** `http://127.0.0.1:<port>/callback` */
   redirectUrl: string;
   /**
-   * The code (and `iss`) of the next redirect. Rejects when the server redirected with an
-   * `error`, when `state` does not match, or after `timeoutMs`.
+   * The code (and `iss`) of the next redirect that carries `state`. Rejects when the server
+   * redirected with an `error` for this `state`, or after `timeoutMs`. A redirect with
+   * another state (a URL of an earlier run, opened again) is answered and ignored.
    */
   next(state: string | undefined, timeoutMs: number): Promise<Redirected>;
   close(): Promise<void>;
@@ -30,8 +34,8 @@ export interface Loopback {
 
 /** Listens on 127.0.0.1:`port` (0: any free port). */
 export async function startLoopback(port: number): Promise<Loopback> {
-  let arrived: Outcome | undefined;
-  let waiter: ((o: Outcome) => void) | undefined;
+  const arrived: Outcome[] = [];
+  let waiter: ((o: Outcome) => boolean) | undefined;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/callback') {
@@ -40,14 +44,19 @@ export async function startLoopback(port: number): Promise<Loopback> {
     }
     const code = url.searchParams.get('code');
     const error = url.searchParams.get('error');
+    const state = url.searchParams.get('state') ?? undefined;
     const outcome: Outcome = code
-      ? { code, state: url.searchParams.get('state') ?? undefined, iss: url.searchParams.get('iss') ?? undefined }
-      : { error: error ? `${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}` : 'the redirect carried neither code nor error' };
+      ? { code, state, iss: url.searchParams.get('iss') ?? undefined }
+      : { state, error: error ? `${error}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}` : 'the redirect carried neither code nor error' };
+    const taken = waiter?.(outcome);
+    if (waiter && !taken) {
+      res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE('Not this authorization', 'This redirect belongs to an earlier authorization; use the URL Tool Curator shows now.'));
+      return;
+    }
     res
       .writeHead(code ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' })
       .end(code ? PAGE('Authorized', 'Tool Curator received the authorization. You can close this window.') : PAGE('Authorization failed', 'Tool Curator did not get an authorization; see the terminal.'));
-    if (waiter) waiter(outcome);
-    else arrived = outcome;
+    if (!taken) arrived.push(outcome) > MAX_ARRIVED && arrived.shift();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -62,18 +71,18 @@ export async function startLoopback(port: number): Promise<Loopback> {
           waiter = undefined;
           reject(new Error(`no authorization arrived at http://127.0.0.1:${bound}/callback within ${Math.round(timeoutMs / 1000)} s`));
         }, timeoutMs);
-        const settle = (o: Outcome) => {
+        /** Settles on a redirect of this authorization; returns whether `o` was one. */
+        const settle = (o: Outcome): boolean => {
+          if (state !== undefined && o.state !== state) return false;
           clearTimeout(timer);
           waiter = undefined;
           if ('error' in o) reject(new Error(`the authorization server refused: ${o.error}`));
-          else if (state !== undefined && o.state !== state) reject(new Error('the redirect carried a state that does not match this authorization; start again'));
           else resolve({ code: o.code, ...(o.iss !== undefined && { iss: o.iss }) });
+          return true;
         };
-        if (arrived) {
-          const o = arrived;
-          arrived = undefined;
-          settle(o);
-        } else waiter = settle;
+        const early = arrived.find((o) => state === undefined || o.state === state);
+        arrived.length = 0;
+        if (!early || !settle(early)) waiter = settle;
       });
     },
     close: () =>

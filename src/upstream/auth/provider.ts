@@ -62,12 +62,12 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return `oauth:${this.opts.upstream}:${this.key.subject}`;
   }
 
-  private async read<T>(field: OAuthField): Promise<T | undefined> {
+  protected async read<T>(field: OAuthField): Promise<T | undefined> {
     const text = await this.opts.store.oauth.get(this.key, field);
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
-  private write(field: OAuthField, value: unknown): Promise<void> {
+  protected write(field: OAuthField, value: unknown): Promise<void> {
     return this.opts.store.oauth.set(this.key, field, value === undefined ? undefined : JSON.stringify(value));
   }
 
@@ -170,6 +170,12 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     if (registered?.redirect_uris && !registered.redirect_uris.includes(this.redirectUrl)) await this.write('client_information', undefined);
   }
 
+  /** The redirect URI of the stored dynamic registration, if any. */
+  async registeredRedirect(): Promise<URL | undefined> {
+    const uri = (await this.read<{ redirect_uris?: string[] }>('client_information'))?.redirect_uris?.[0];
+    return uri === undefined || !URL.canParse(uri) ? undefined : new URL(uri);
+  }
+
   /** The scope a step-up asked for that still waits for consent, if any. */
   async pendingScope(): Promise<string | undefined> {
     this.scopes.pending = await this.read<string>('pending_scope');
@@ -214,7 +220,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
    * server refused (compare-and-clear). Tokens stored since by another refresh, of this
    * process or another replica, stay, and the SDK's retry refreshes with them.
    */
-  private async dropRefusedTokens(): Promise<void> {
+  protected async dropRefusedTokens(): Promise<void> {
     const text = await this.opts.store.oauth.get(this.key, 'tokens');
     if (text === undefined) return;
     const stored = JSON.parse(text) as OAuthTokens;

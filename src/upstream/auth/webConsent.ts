@@ -28,7 +28,7 @@ function providerOf(c: WebConsent, onAuthorizationUrl?: (url: URL) => void): Sto
 /**
  * Starts the authorization: discovery, registration if needed, PKCE; the verifier is stored.
  * A user is sent here only when their stored tokens no longer do (none, withdrawn, short of
- * a scope), so those are dropped first: the SDK would otherwise try to refresh them again.
+ * a scope), so the SDK asks afresh instead of refreshing them; they stay until new ones replace them.
  * @returns the authorization URL to send the browser to, with the `state` it carries.
  */
 export async function beginConsent(c: WebConsent): Promise<{ url: URL; state: string }> {
@@ -36,8 +36,7 @@ export async function beginConsent(c: WebConsent): Promise<{ url: URL; state: st
   const provider = providerOf(c, (url) => (shown = url));
   await provider.forgetOtherRegistration();
   const scope = await provider.pendingScope();
-  await c.store.oauth.set(provider.key, 'tokens', undefined);
-  await auth(provider, { serverUrl: c.cfg.url, ...(scope && { scope }) });
+  await auth(provider, { serverUrl: c.cfg.url, forceReauthorization: true, ...(scope && { scope }) });
   if (!shown || !provider.lastState) throw new Error(`upstream "${c.upstream}" gave no authorization URL`);
   return { url: shown, state: provider.lastState };
 }
