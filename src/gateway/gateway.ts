@@ -49,6 +49,7 @@ import { PerUserCalls } from './consent.js';
 import { forwardTo } from './forward.js';
 import { Learning } from '../learning/learning.js';
 import { upstreamView } from './upstreamView.js';
+import { Admission } from './admission.js';
 
 /** Catalog changes within this many ms of each other cause one rebuild. */
 const REBUILD_COALESCE_MS = 50;
@@ -59,6 +60,15 @@ const REBUILD_COALESCE_MS = 50;
  * load 30 for the embedder, started beside the upstreams; the index 0.9 s after them).
  */
 const DENSE_GRACE_MS = 5_000;
+
+/**
+ * find_tools searches at once (gateway/admission.ts): 2 keeps two queries' vectors joined
+ * in one call of the query worker while a burst leaves the event loop free for other
+ * requests between searches (bench/burst.ts, docs/PERFORMANCE.md).
+ */
+const FIND_LANES = 2;
+/** find_tools requests that may wait for a lane; one more is answered "busy, retry". 256 is five times the 50-session burst of bench/burst.ts. */
+const FIND_QUEUE = 256;
 
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
@@ -149,6 +159,8 @@ export class Gateway extends EventEmitter {
   private indexed: Promise<void> = Promise.resolve();
   /** Exposed names of the catalog at `version` (hasTool). */
   private exposedNames: { version: number; names: Set<string> } | undefined;
+  /** Bounded admission of find_tools searches (FIND_LANES, FIND_QUEUE). */
+  readonly finds = new Admission(FIND_LANES, FIND_QUEUE);
   /** Resolves DENSE_GRACE_MS after the first catalog is built, or `list_wait_ms` after start if that is sooner (findTools). */
   private denseGrace: Promise<void> = Promise.resolve();
 
@@ -536,12 +548,14 @@ export class Gateway extends EventEmitter {
    * upstream still starting, and the answer comes from BM25 (`Selection.mode` 'bm25')
    * until it is done.
    * `learnedScope`: whose learned exemplars count (learning.ts scopeOf); none without learning.
+   * At most FIND_LANES searches run at once, FIND_QUEUE wait (gateway/admission.ts).
+   * @throws BusyError, at once, when FIND_QUEUE searches are already waiting.
    */
   async findTools(query: string, persona: string | undefined, topK?: number, learnedScope?: string): Promise<Selection> {
     await this.catalogReady;
     await Promise.race([this.ready, this.indexed, Promise.all([this.curator.whenSearchable(), this.denseGrace])]);
     const scope = this.learning && learnedScope !== undefined ? { learnedScope } : {};
-    return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope });
+    return this.finds.run(() => this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope }));
   }
 
   /**
