@@ -99,6 +99,8 @@ async function runWith(queryWorkers: number, store: string): Promise<string[]> {
   const config = writeConfig(dir, token, 30);
   const yaml = load(readFileSync(config, 'utf8')) as Record<string, any>;
   yaml.curator.embedder = { provider: 'use', queryWorkers };
+  // The shipped vectors (writeConfig leaves the path relative to the checkout).
+  yaml.curator.vectors = join(ROOT, 'university.vectors');
   yaml.store = store;
   // Upstream start-up took over the 20 s default on a loaded machine.
   yaml.timeouts = { startup_ms: 120_000 };

@@ -10,6 +10,7 @@ import { benchEmbed } from './embed.js';
 import { benchFleet } from './fleet.js';
 import { benchFuzzMemory } from './fuzzMemory.js';
 import { benchGateways } from './gateway.js';
+import { benchHung } from './hung.js';
 import { benchHttp } from './http.js';
 import { benchLibrary } from './library.js';
 import { benchNames } from './names.js';
@@ -33,6 +34,7 @@ out('Gateway per-call overhead (direct, stdio, HTTP, mcp-proxy), 100,000-tool up
 out('A fleet behind HAProxy: 1 vs 2 replicas, 100 concurrent HTTP sessions', await benchFleet());
 out('PostgreSQL vs SQLite per audited tools/call', await benchStoreCost());
 out('initialize, tools/list and tools/call during a burst of 50 concurrent find_tools (query embedding on the main thread vs on query workers)', await benchBurst());
+out('A hung upstream at start: when tools/list, find_tools and calls answer', await benchHung());
 const embedder = await createEmbedder({ provider: 'use' });
 try {
   out('Curator select() on public catalogs (USE)', await benchSelect(embedder));

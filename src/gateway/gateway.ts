@@ -49,6 +49,7 @@ import { PerUserCalls } from './consent.js';
 import { forwardTo } from './forward.js';
 import { Learning } from '../learning/learning.js';
 import { upstreamView } from './upstreamView.js';
+import { Admission } from './admission.js';
 
 /** Catalog changes within this many ms of each other cause one rebuild. */
 const REBUILD_COALESCE_MS = 50;
@@ -59,6 +60,15 @@ const REBUILD_COALESCE_MS = 50;
  * load 30 for the embedder, started beside the upstreams; the index 0.9 s after them).
  */
 const DENSE_GRACE_MS = 5_000;
+
+/**
+ * find_tools searches at once (gateway/admission.ts): 2 keeps two queries' vectors joined
+ * in one call of the query worker while a burst leaves the event loop free for other
+ * requests between searches (bench/burst.ts, docs/PERFORMANCE.md).
+ */
+const FIND_LANES = 2;
+/** find_tools requests that may wait for a lane; one more is answered "busy, retry". 256 is five times the 50-session burst of bench/burst.ts. */
+const FIND_QUEUE = 256;
 
 /** Start-up phases, each in ms from the start of Gateway.start (the first two run in parallel). */
 export interface StartupTimings {
@@ -111,6 +121,8 @@ export class Gateway extends EventEmitter {
   /** Resolves when `catalogComplete`'s catalog is fully indexed (dense included); never rejects for upstream or embedder failures. */
   readonly ready: Promise<void>;
   startup: StartupTimings = { upstreamsMs: 0, embedderMs: 0, indexedMs: 0 };
+  /** When the upstreams started connecting (epoch ms): `timeouts.list_wait_ms` and their start-up timeouts count from here. */
+  startedAt = Date.now();
   /** URL of the approvals page once serveHttp serves one (http.approvals_token); parked calls point to it. */
   approvalsPage: string | undefined;
   /** Where browsers reach the per-user consent page once serveHttp serves it (`per_user.public_url` or the face's address). */
@@ -147,7 +159,9 @@ export class Gateway extends EventEmitter {
   private indexed: Promise<void> = Promise.resolve();
   /** Exposed names of the catalog at `version` (hasTool). */
   private exposedNames: { version: number; names: Set<string> } | undefined;
-  /** Resolves DENSE_GRACE_MS after the first catalog is built (findTools). */
+  /** Bounded admission of find_tools searches (FIND_LANES, FIND_QUEUE). */
+  readonly finds = new Admission(FIND_LANES, FIND_QUEUE);
+  /** Resolves DENSE_GRACE_MS after the first catalog is built, or `list_wait_ms` after start if that is sooner (findTools). */
   private denseGrace: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -218,7 +232,12 @@ export class Gateway extends EventEmitter {
       // Beside the approver key: outside the store, so rewriting its rows cannot make a restarted gateway forget a use.
       usedLedger: fileLedger(join(dirname(keyPath), 'approvals-used')),
       approvalsPage: () => this.approvalsPage,
-      upstreams: upstreamView(pool, Object.keys(loaded.config.upstreams), (name) => this.formerOwners.get(name)),
+      upstreams: upstreamView(pool, {
+        configured: Object.keys(upstreams),
+        formerOwner: (name) => this.formerOwners.get(name),
+        startedAt: () => this.startedAt,
+        startupMs: (server) => upstreams[server]?.startup_timeout_ms ?? timeouts.startup_ms,
+      }),
       held: (name) => this.held.get(name),
       secrets: secrets.redactor,
     });
@@ -283,7 +302,11 @@ export class Gateway extends EventEmitter {
   private async init(opts: GatewayOptions, catalogBuilt: () => void, catalogComplete: () => void): Promise<void> {
     const { config } = this.loaded;
     const t0 = performance.now();
+    this.startedAt = Date.now();
     const since = () => Math.round(performance.now() - t0);
+    log.info({ upstreams: Object.keys(config.upstreams).length, list_wait_ms: config.timeouts.list_wait_ms }, 'starting the upstreams');
+    // Counted from here: spawning the upstreams and loading the embedder hold the event loop for seconds on a loaded machine.
+    const listWait = sleep(config.timeouts.list_wait_ms, undefined, { ref: false });
     const upstreams = this.pool.start().then(() => void (this.startup.upstreamsMs = since()));
     // The curator takes the embedder while it loads: BM25 answers find_tools meanwhile.
     const { curator, embedder } = startCurator(this.loaded, this.store.embeddings, { noEmbedder: opts.noEmbedder, onProgress: (p) => this.emit('progress', p) });
@@ -292,7 +315,7 @@ export class Gateway extends EventEmitter {
     this.embedderLoad = embedder.finally(() => void (this.startup.embedderMs = since()));
     // The first catalog: every upstream, or those ready within list_wait_ms (a hung one
     // never holds the others back); later arrivals rebuild it, coalesced.
-    await Promise.race([upstreams, sleep(config.timeouts.list_wait_ms, undefined, { ref: false })]);
+    await Promise.race([upstreams, listWait]);
     await this.relay.start();
     this.firstCatalog = true;
     this.rebuilds.request();
@@ -301,7 +324,9 @@ export class Gateway extends EventEmitter {
     // Subscribed once the first catalog is built: listening earlier changed which upstream
     // got a shared name first in test/guards/nameOwners.test.ts (cause not yet found).
     this.store.events.on('definition', () => this.rebuilds.request());
-    this.denseGrace = new Promise((resolve) => setTimeout(resolve, DENSE_GRACE_MS).unref());
+    // Never past list_wait_ms from start: a first catalog that waited for a hung upstream gives the dense index no more time.
+    const grace = Math.min(DENSE_GRACE_MS, Math.max(0, config.timeouts.list_wait_ms - since()));
+    this.denseGrace = new Promise((resolve) => setTimeout(resolve, grace).unref());
     catalogBuilt();
     await upstreams;
     await this.rebuilds.settled();
@@ -485,6 +510,17 @@ export class Gateway extends EventEmitter {
     this.indexed = this.index().catch((err: Error) => log.error({ err: err.stack }, 'indexing the catalog failed'));
   }
 
+  /**
+   * Resolves when a call of `name` can be decided: with the first catalog, and when the
+   * catalog does not hold `name`, once the catalog changes under way are built in (an
+   * upstream that has just arrived). Never waits for an upstream still starting: the
+   * name guard answers at once for those (guards/nameGuard.ts).
+   */
+  async callable(name: string): Promise<void> {
+    await this.catalogReady;
+    if (!this.hasTool(name)) await this.rebuilds.settled();
+  }
+
   /** Whether the catalog holds a tool exposed as `name`. */
   hasTool(name: string): boolean {
     if (this.exposedNames?.version !== this.version) this.exposedNames = { version: this.version, names: new Set(this.catalog.map((t) => t.name)) };
@@ -504,18 +540,22 @@ export class Gateway extends EventEmitter {
 
   /**
    * Ranks the persona's allowed tools for `query`; pinned tools are left out (they are
-   * always shown). Waits for the catalog and its BM25 index, and for the first dense index
-   * only during DENSE_GRACE_MS after the first catalog is built: with cached vectors (curator.vectors,
-   * the store) the dense index follows within about a second, so a host that starts the
-   * gateway for one query gets both retrievers; a cold build is not waited for, and the
-   * answer comes from BM25 (`Selection.mode` 'bm25') until it is done.
+   * always shown). Waits for the catalog and its BM25 index, and for the dense index of the
+   * current catalog only during DENSE_GRACE_MS after the first catalog is built and never
+   * past `timeouts.list_wait_ms` from start: with cached vectors (curator.vectors, the
+   * store) the dense index follows within about a second, so a host that starts the
+   * gateway for one query gets both retrievers; a cold build is not waited for, nor an
+   * upstream still starting, and the answer comes from BM25 (`Selection.mode` 'bm25')
+   * until it is done.
    * `learnedScope`: whose learned exemplars count (learning.ts scopeOf); none without learning.
+   * At most FIND_LANES searches run at once, FIND_QUEUE wait (gateway/admission.ts).
+   * @throws BusyError, at once, when FIND_QUEUE searches are already waiting.
    */
   async findTools(query: string, persona: string | undefined, topK?: number, learnedScope?: string): Promise<Selection> {
     await this.catalogReady;
-    await Promise.race([this.ready, Promise.all([this.curator.whenSearchable(), this.denseGrace])]);
+    await Promise.race([this.ready, this.indexed, Promise.all([this.curator.whenSearchable(), this.denseGrace])]);
     const scope = this.learning && learnedScope !== undefined ? { learnedScope } : {};
-    return this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope });
+    return this.finds.run(() => this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope }));
   }
 
   /**

@@ -1,27 +1,55 @@
 /**
  * The upstreams as the name guard sees them (guards/nameGuard.ts UpstreamView): who is
- * configured, which can be reached now, and whose tool each remembered exposed name was.
+ * configured, which can be reached now, which are still starting (since when, until
+ * when), and whose tool each remembered exposed name was.
  */
 import type { UpstreamView } from '../guards/nameGuard.js';
 import type { UpstreamPool, UpstreamState } from '../upstream/pool.js';
 
-/** Why a tool of an upstream in this state cannot be called, as the name guard says it; undefined when it can. */
-const UNAVAILABLE: Record<UpstreamState, string | undefined> = {
-  ready: undefined,
-  connecting: 'still starting',
+/** Why a tool of an upstream in this state cannot be called, as the name guard says it (a starting one: `starting` below). */
+const UNAVAILABLE: Record<Exclude<UpstreamState, 'ready' | 'connecting'>, string> = {
   failed: 'not connected',
   needs_authorization: "waiting for a person's authorization",
   closed: 'closed',
 };
 
+/** A time of day as the messages give it: UTC to the second (`12:53:41Z`). */
+const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)}Z`;
+
+export interface UpstreamViewOptions {
+  /** Every upstream of gateway.config.yaml. */
+  configured: readonly string[];
+  /** The upstream whose tool was last exposed under a name (the remembered name map). */
+  formerOwner(name: string): string | undefined;
+  /** When the gateway started its upstreams (epoch ms). */
+  startedAt(): number;
+  /** An upstream's start-up timeout in ms (`startup_timeout_ms`, else `timeouts.startup_ms`). */
+  startupMs(server: string): number;
+}
+
 /**
- * @param configured every upstream of gateway.config.yaml.
- * @param formerOwner the upstream whose tool was last exposed under a name (the remembered name map).
+ * An upstream `connecting` that has never been connected is starting since the gateway
+ * started, and has until its start-up timeout; one that was connected before is
+ * reconnecting (the pool's backoff decides when it tries again).
  */
-export function upstreamView(pool: UpstreamPool, configured: readonly string[], formerOwner: (name: string) => string | undefined): UpstreamView {
+export function upstreamView(pool: UpstreamPool, opts: UpstreamViewOptions): UpstreamView {
+  const connectedOnce = new Set<string>();
+  pool.on('connected', (name: string) => connectedOnce.add(name));
+  const stateOf = (server: string) => pool.status().find((u) => u.name === server)?.state ?? 'ready';
+  const starting = (server: string): string => {
+    if (connectedOnce.has(server)) return 'reconnecting';
+    const since = opts.startedAt();
+    const ago = Math.max(0, Math.round((Date.now() - since) / 1000));
+    return `still starting since ${clock(since)}, ${ago} s ago; it has until ${clock(since + opts.startupMs(server))} to connect`;
+  };
   return {
-    names: () => configured,
-    unavailable: (server) => UNAVAILABLE[pool.status().find((u) => u.name === server)?.state ?? 'ready'],
-    formerOwner,
+    names: () => opts.configured,
+    unavailable: (server) => {
+      const state = stateOf(server);
+      if (state === 'ready') return undefined;
+      return state === 'connecting' ? starting(server) : UNAVAILABLE[state];
+    },
+    starting: () => opts.configured.filter((server) => stateOf(server) === 'connecting').map((server) => ({ server, why: starting(server) })),
+    formerOwner: opts.formerOwner,
   };
 }

@@ -9,8 +9,11 @@
  * mean" and nothing runs. A name that says its upstream (`a__whoami`),
  * or that was the name of an upstream's tool, is compared with that upstream's tools
  * only — never corrected onto another server's look-alike — and when that upstream is
- * down or unauthorized the answer says so. A correction is told to the model in the
- * result and to the person confirming the call.
+ * down, unauthorized or still starting the answer says so. While any upstream is still
+ * starting, a name no ready upstream has and none ever listed is answered at once as
+ * unknown for now, naming the upstreams still starting — neither corrected nor answered
+ * with another server's look-alike, since a starting upstream may hold it. A correction
+ * is told to the model in the result and to the person confirming the call.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { SERVER_SEPARATOR } from '../catalog/names.js';
@@ -80,13 +83,15 @@ function orList(names: string[]): string {
 export interface UpstreamView {
   /** Every configured upstream, reachable or not. */
   names(): readonly string[];
-  /** Why an upstream's tools cannot be called now ("failed to start", "needs a person's authorization"), or undefined when it is ready. */
+  /** Why an upstream's tools cannot be called now ("still starting since …", "not connected"), or undefined when it is ready. */
   unavailable(server: string): string | undefined;
+  /** The upstreams still starting (never connected yet, or reconnecting), each with why, as `unavailable` says it. */
+  starting(): { server: string; why: string }[];
   /** The upstream whose tool was last exposed as `name` (the remembered name map), if any. */
   formerOwner(name: string): string | undefined;
 }
 
-const NO_UPSTREAMS: UpstreamView = { names: () => [], unavailable: () => undefined, formerOwner: () => undefined };
+const NO_UPSTREAMS: UpstreamView = { names: () => [], unavailable: () => undefined, starting: () => [], formerOwner: () => undefined };
 
 /** The upstream a name asked for belongs to: its `<upstream>__` prefix (any case, the longest), else the upstream that held it. */
 function ownerOf(requested: string, upstreams: UpstreamView): string | undefined {
@@ -130,10 +135,22 @@ export function nameGuard(tools: () => ToolRecord[], policy: Policy, upstreams: 
     // is looked for among that upstream's tools only; an upstream that is unavailable is said so.
     const owner = ownerOf(requested, upstreams);
     const down = owner === undefined ? undefined : upstreams.unavailable(owner);
+    const starting = upstreams.starting();
     if (owner !== undefined && down !== undefined) {
       ctx.decisions.push('refused');
       ctx.notes.push(`upstream ${owner} unavailable (${down})`);
-      return errorResult(`${shown} belongs to upstream "${owner}", which is unavailable (${down}); nothing was run. Try again later.`);
+      const advice = starting.some((u) => u.server === owner) ? 'Try again once it has started, or call find_tools for the tools available now.' : 'Try again later.';
+      return errorResult(`${shown} belongs to upstream "${owner}", which is unavailable (${down}); nothing was run. ${advice}`);
+    }
+    // A name no upstream ever listed may be a tool of one still starting: no correction or
+    // "did you mean" onto a ready upstream's tool, and no waiting for the starting ones.
+    if (owner === undefined && starting.length > 0) {
+      ctx.decisions.push('refused');
+      ctx.notes.push(`unknown tool while ${starting.map((u) => u.server).join(', ')} still starting`);
+      const which = starting.map((u) => `"${u.server}" (${u.why})`);
+      return errorResult(
+        `unknown tool ${shown}: no upstream that is ready has it, and ${starting.length === 1 ? 'upstream' : 'upstreams'} ${orList(which)}, not ready yet, may; nothing was run. Try again once ${starting.length === 1 ? 'it has' : 'they have'} started, or call find_tools for the tools available now.`,
+      );
     }
     const allowed = (t: ToolRecord) => (owner === undefined || t.server === owner) && policy.isAllowed(ctx.session.persona, t);
     const { candidates } = index.fuzzy(requested, allowed, SUGGEST_AT);

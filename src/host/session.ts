@@ -36,11 +36,6 @@ export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
 /** The retrievers behind each curator mode, as find_tools reports them. */
 const RETRIEVERS: Record<Selection['mode'], string[]> = { hybrid: ['bm25', 'dense'], dense: ['dense'], bm25: ['bm25'], none: [] };
 
-/** Resolves when `signal` aborts (never rejects). */
-function aborted(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
 /** What the gateway offers a host: its own tools (with list_changed), the upstreams' log messages (relay/logging.ts), and the resources, prompts and completions the upstreams offer (relay/relay.ts). */
 function hostCapabilities(relayed: ServerCapabilities): ServerCapabilities {
   return { tools: { listChanged: true }, logging: {}, ...relayed };
@@ -262,11 +257,8 @@ export class Session {
   }
 
   private async forward(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
-    await this.gateway.catalogReady;
-    // A name the catalog does not hold yet may be a tool of an upstream still starting: wait
-    // for every upstream to arrive or fail (their start-up timeout bounds it) before calling
-    // it unknown — or correcting it onto another server's look-alike.
-    if (!this.gateway.hasTool(name)) await (host ? Promise.race([this.gateway.catalogComplete, aborted(host.signal)]) : this.gateway.catalogComplete);
+    // Never waits for an upstream still starting: the name guard says which (gateway.ts callable).
+    await this.gateway.callable(name);
     const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: signInNotes(this.identity), ...(host && { host }) };
     if (this.server.getClientCapabilities()?.elicitation) {
       ctx.elicit = async (message) => {
