@@ -26,7 +26,7 @@ export const stdioUpstreamSchema = z
   .object({
     command: z.string().min(1),
     args: z.array(z.string()).default([]),
-    /** Added to the gateway's own environment (PATH etc. are inherited). */
+    /** Added to the SDK's default environment for a child (PATH, HOME, USER, SHELL, TERM, LOGNAME); nothing else of the gateway's own environment is passed on. */
     env: stringMap.optional(),
     /**
      * Names of `env` entries whose values are credentials, beside those whose names
