@@ -265,6 +265,7 @@ export class Gateway extends EventEmitter {
       maxItems: config.relay.max_items,
       callMaxMs: config.timeouts.call_max_ms,
       auth: upstreamAuth(store, secrets.tokensSeen),
+      memory: store,
       capabilities: UPSTREAM_CAPABILITIES,
       maxResultBytes: config.relay.max_result_bytes,
       // A read (relay.max_read_bytes) travels the same connection as a tool result.

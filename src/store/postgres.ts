@@ -17,6 +17,7 @@ import { SqlLearned } from './learned.js';
 import { safeLocation } from './location.js';
 import { KeyedMutex } from './mutex.js';
 import { SqlNames, SqlRelayNames } from './names.js';
+import { SqlEraVerdicts, SqlResponseCache } from './upstreamCache.js';
 import { SqlOAuth } from './oauth.js';
 import type { StoreOptions } from './options.js';
 import { migrate } from './schema.js';
@@ -191,6 +192,8 @@ export class PostgresStore implements Store {
   readonly embeddings: SqlEmbeddings;
   readonly definitions: SqlDefinitions;
   readonly learned: SqlLearned;
+  readonly eras: SqlEraVerdicts;
+  readonly responseCache: SqlResponseCache;
   readonly events: Events;
   private readonly pool: pg.Pool;
   /** Connections that hold (or wait for) advisory locks, apart from the pool that runs statements. */
@@ -236,6 +239,8 @@ export class PostgresStore implements Store {
     this.embeddings = new SqlEmbeddings(this.sql, this.events);
     this.definitions = new SqlDefinitions(this.sql, this.events, now);
     this.learned = new SqlLearned(this.sql, now);
+    this.eras = new SqlEraVerdicts(this.sql);
+    this.responseCache = new SqlResponseCache(this.sql);
   }
 
   /**

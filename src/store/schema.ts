@@ -127,6 +127,20 @@ const MIGRATIONS: Migration[] = [
       ]);
     },
   },
+  {
+    // Version 6 is the requestState sealing (branch host); the numbers stay apart so the two merge in either order.
+    version: 7,
+    what: "upstreams' protocol-era verdicts and the response cache of their lists and reads",
+    async apply(sql) {
+      const t = types(sql.dialect);
+      await exec(sql, [
+        `CREATE TABLE upstream_eras (conn_key TEXT PRIMARY KEY, era TEXT NOT NULL, discover TEXT, stored_at ${t.int} NOT NULL)`,
+        `CREATE TABLE response_cache (method TEXT NOT NULL, params TEXT NOT NULL, part TEXT NOT NULL, value TEXT NOT NULL,
+          expires_at ${t.int}, scope TEXT, stamp ${t.int} NOT NULL, PRIMARY KEY (method, params, part))`,
+        'CREATE INDEX response_cache_stamp ON response_cache (stamp)',
+      ]);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

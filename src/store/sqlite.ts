@@ -21,6 +21,7 @@ import { Events, TableBridge } from './events.js';
 import { SqlLearned } from './learned.js';
 import { KeyedMutex } from './mutex.js';
 import { SqlNames, SqlRelayNames } from './names.js';
+import { SqlEraVerdicts, SqlResponseCache } from './upstreamCache.js';
 import { SqlOAuth } from './oauth.js';
 import { migrate } from './schema.js';
 import { SqliteSql } from './sqliteSql.js';
@@ -42,6 +43,8 @@ export class SqliteStore implements Store {
   readonly embeddings: SqlEmbeddings;
   readonly definitions: SqlDefinitions;
   readonly learned: SqlLearned;
+  readonly eras: SqlEraVerdicts;
+  readonly responseCache: SqlResponseCache;
   readonly events: Events;
   private readonly sql: SqliteSql;
   private readonly mutex = new KeyedMutex();
@@ -82,6 +85,8 @@ export class SqliteStore implements Store {
     this.embeddings = new SqlEmbeddings(this.sql, this.events);
     this.definitions = new SqlDefinitions(this.sql, this.events, now);
     this.learned = new SqlLearned(this.sql, now);
+    this.eras = new SqlEraVerdicts(this.sql);
+    this.responseCache = new SqlResponseCache(this.sql);
   }
 
   /**

@@ -5,6 +5,8 @@
  */
 import type { ClientCapabilities, Progress, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { AuthMethod, UpstreamAuth } from './auth/index.js';
+import type { Store } from '../store/types.js';
+import type { UpstreamEra } from './era.js';
 import type { RelayLists } from './lists.js';
 
 /**
@@ -46,6 +48,8 @@ export interface UpstreamStatus {
   pid?: number;
   /** Remote upstreams only. */
   auth?: UpstreamAuthStatus;
+  /** The protocol era of the current connection (era.ts); unset while none is open. */
+  era?: UpstreamEra;
 }
 
 export interface PoolOptions {
@@ -76,6 +80,8 @@ export interface PoolOptions {
   capabilities?: ClientCapabilities;
   /** Notifications from one upstream that arrive within this many ms cause one re-list. Default 100 ms. */
   coalesceMs?: number;
+  /** The store's era verdicts and response cache, shared by replicas (connect.ts). Unset: probe each connect, cache in memory. */
+  memory?: Pick<Store, 'eras' | 'responseCache'>;
 }
 
 /** Per-call options of a forwarded tools/call: the host's cancellation, progress relay and `_meta`. */

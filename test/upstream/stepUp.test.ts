@@ -88,7 +88,7 @@ describe('step-up authorization (403 insufficient_scope after a refresh)', () =>
     expect(secure).toMatchObject({ state: 'ready', tools: 2, auth: { method: 'oauth', state: 'ok', moreScope: 'notes:write' } });
     const doctor = await run(config, ['doctor']);
     expect(doctor.stdout).toContain('upstream WARN   upstreams.secure: secure: needs authorization (more scope: notes:write) for some of its tools; the others work. Run tool-curator auth secure');
-    expect(doctor.stdout).toMatch(/upstream ok {5}secure: 2 tools, start \d+ ms, ping \d+ ms, auth oauth/);
+    expect(doctor.stdout).toMatch(/upstream ok {5}secure: 2 tools, protocol 2025, start \d+ ms, ping \d+ ms, auth oauth/);
   }, 180_000);
 
   it('auth asks for the union of the granted and the new scope; the running gateway then runs the call', async () => {
