@@ -127,6 +127,18 @@ const MIGRATIONS: Migration[] = [
       ]);
     },
   },
+  {
+    version: 6,
+    what: 'the key that seals requestState for every replica, and the single-use record of sealed states',
+    async apply(sql) {
+      const t = types(sql.dialect);
+      await exec(sql, [
+        `CREATE TABLE sealing_keys (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at ${t.int} NOT NULL)`,
+        `CREATE TABLE sealed_uses (nonce TEXT PRIMARY KEY, expires_at ${t.int} NOT NULL)`,
+        'CREATE INDEX sealed_uses_expiry ON sealed_uses (expires_at)',
+      ]);
+    },
+  },
 ];
 
 /** The schema version this code writes. */
