@@ -14,6 +14,7 @@ import { SqlEmbeddings } from './embeddings.js';
 import { StoreUnavailableError } from './errors.js';
 import { Events, type EventBridge } from './events.js';
 import { SqlLearned } from './learned.js';
+import { SqlSealing } from './sealing.js';
 import { safeLocation } from './location.js';
 import { KeyedMutex } from './mutex.js';
 import { SqlNames, SqlRelayNames } from './names.js';
@@ -194,6 +195,7 @@ export class PostgresStore implements Store {
   readonly learned: SqlLearned;
   readonly eras: SqlEraVerdicts;
   readonly responseCache: SqlResponseCache;
+  readonly sealing: SqlSealing;
   readonly events: Events;
   private readonly pool: pg.Pool;
   /** Connections that hold (or wait for) advisory locks, apart from the pool that runs statements. */
@@ -241,6 +243,7 @@ export class PostgresStore implements Store {
     this.learned = new SqlLearned(this.sql, now);
     this.eras = new SqlEraVerdicts(this.sql);
     this.responseCache = new SqlResponseCache(this.sql);
+    this.sealing = new SqlSealing(this.sql, now);
   }
 
   /**

@@ -128,7 +128,18 @@ const MIGRATIONS: Migration[] = [
     },
   },
   {
-    // Version 6 is the requestState sealing (branch host); the numbers stay apart so the two merge in either order.
+    version: 6,
+    what: 'the key that seals requestState for every replica, and the single-use record of sealed states',
+    async apply(sql) {
+      const t = types(sql.dialect);
+      await exec(sql, [
+        `CREATE TABLE sealing_keys (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at ${t.int} NOT NULL)`,
+        `CREATE TABLE sealed_uses (nonce TEXT PRIMARY KEY, expires_at ${t.int} NOT NULL)`,
+        'CREATE INDEX sealed_uses_expiry ON sealed_uses (expires_at)',
+      ]);
+    },
+  },
+  {
     version: 7,
     what: "upstreams' protocol-era verdicts and the response cache of their lists and reads",
     async apply(sql) {

@@ -19,6 +19,7 @@ import { SqlEmbeddings } from './embeddings.js';
 import { StoreUnavailableError } from './errors.js';
 import { Events, TableBridge } from './events.js';
 import { SqlLearned } from './learned.js';
+import { SqlSealing } from './sealing.js';
 import { KeyedMutex } from './mutex.js';
 import { SqlNames, SqlRelayNames } from './names.js';
 import { SqlEraVerdicts, SqlResponseCache } from './upstreamCache.js';
@@ -45,6 +46,7 @@ export class SqliteStore implements Store {
   readonly learned: SqlLearned;
   readonly eras: SqlEraVerdicts;
   readonly responseCache: SqlResponseCache;
+  readonly sealing: SqlSealing;
   readonly events: Events;
   private readonly sql: SqliteSql;
   private readonly mutex = new KeyedMutex();
@@ -87,6 +89,7 @@ export class SqliteStore implements Store {
     this.learned = new SqlLearned(this.sql, now);
     this.eras = new SqlEraVerdicts(this.sql);
     this.responseCache = new SqlResponseCache(this.sql);
+    this.sealing = new SqlSealing(this.sql, now);
   }
 
   /**

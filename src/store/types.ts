@@ -449,6 +449,17 @@ export interface ResponseCachePart {
   clear(partPrefix: string): Promise<void>;
 }
 
+/**
+ * The sealing of `requestState` (guards/sealed.ts): one key for the fleet and single-use
+ * nonces. Holds no business rule: what is sealed, and when a state counts, is the guard's.
+ */
+export interface SealingPart {
+  /** The 32-byte sealing key: created by the first process that asks, the same for every replica after. */
+  key(): Promise<Buffer>;
+  /** Records `nonce` as spent until `expiresAt` (epoch ms): true the first time, false for every later spend, on any replica. */
+  spend(nonce: string, expiresAt: number): Promise<boolean>;
+}
+
 export interface Store {
   readonly kind: StoreKind;
   /** The file path, or the URL with the password removed: safe to log. */
@@ -463,6 +474,7 @@ export interface Store {
   readonly learned: LearnedPart;
   readonly eras: EraVerdictsPart;
   readonly responseCache: ResponseCachePart;
+  readonly sealing: SealingPart;
   readonly events: EventsPart;
   /**
    * Runs `fn` while holding the fleet-wide lock `name` (one holder at a time across
