@@ -15,7 +15,7 @@ import { log } from '../log.js';
 import { authMethod, isPerUser, NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { moreScope } from './auth/stepUp.js';
-import { errorResult, forwardCall, sessionGone, type CallTarget } from './call.js';
+import { errorResult, forwardCall, sessionGone, type CallTarget, type UpstreamOutcome } from './call.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 import { EMPTY_LISTS, fetchLists, type ListKind, type RelayLists } from './lists.js';
 import { listen } from './listen.js';
@@ -350,7 +350,9 @@ export class UpstreamPool extends EventEmitter {
    * as exceptions, except -32042 (URL elicitation required), thrown for the relay to pass on.
    * @param relayed the host's cancellation signal, progress relay and `_meta` (relay/calls.ts).
    */
-  async call(server: string, tool: string, args: Record<string, unknown>, relayed: CallOptions = {}): Promise<CallToolResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed: CallOptions & { allowInputRequired: true }): Promise<UpstreamOutcome>;
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed?: CallOptions): Promise<CallToolResult>;
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed: CallOptions = {}): Promise<UpstreamOutcome> {
     const u = this.upstreams.get(server);
     // Its connection here lists tools with the gateway's own account; calls go as their user (users.ts).
     if (u && isPerUser(u.cfg)) return errorResult(`upstream "${server}" acts with each user's own account; the gateway's own authorization only lists its tools`);

@@ -89,6 +89,14 @@ export interface CallOptions {
   signal?: AbortSignal;
   onprogress?: (progress: Progress) => void;
   meta?: Record<string, unknown>;
+  /**
+   * A 2026 upstream's `input_required` answer is handed back (relay/inputRequired.ts
+   * passes it to a 2026 host) instead of being fulfilled through the client's request
+   * handlers (which relay each question to a 2025 host's session). Default false.
+   */
+  allowInputRequired?: boolean;
+  /** The retry of an earlier `input_required`: the answers, and the upstream's own `requestState` echoed byte for byte. */
+  retry?: { inputResponses: Record<string, unknown>; requestState?: string };
 }
 
 /** One upstream's relayed state, as src/relay/ reads it. */
