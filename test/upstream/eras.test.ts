@@ -62,14 +62,14 @@ describe.each([
   it('over Streamable HTTP: the era negotiated, the catalog and a call', async () => {
     const server = await http(fixture);
     const pool = await startPool('up', { url: server.url }, await memoryStore());
-    expect(pool.status()[0]).toMatchObject({ state: 'ready', era, tools: 2 });
-    expect(toolNames(pool, 'up')).toEqual(['add_tool', 'echo']);
+    expect(pool.status()[0]).toMatchObject({ state: 'ready', era, tools: 3 });
+    expect(toolNames(pool, 'up')).toEqual(['add_tool', 'ask_name', 'echo']);
     expect(text(await pool.call('up', 'echo', { text: 'hi' }))).toBe(`hi (${served})`);
   });
 
   it('over stdio: the era negotiated, the catalog and a call', async () => {
     const pool = await startPool('up', { command: process.execPath, args: [FIXTURE, fixture] }, await memoryStore());
-    expect(pool.status()[0]).toMatchObject({ state: 'ready', era, tools: 2 });
+    expect(pool.status()[0]).toMatchObject({ state: 'ready', era, tools: 3 });
     expect(text(await pool.call('up', 'echo', { text: 'hi' }))).toBe(`hi (${served})`);
   });
 });
@@ -114,7 +114,7 @@ describe.each(BACKENDS)('era verdicts and the response cache in the store ($kind
     expect(first.status()[0]).toMatchObject({ state: 'ready', era: '2026-07-28' });
     expect([server.counts.get('server/discover'), server.counts.get('tools/list')]).toEqual([1, 1]);
     const second = await startPool('up', cfg, await stores.another());
-    expect(second.status()[0]).toMatchObject({ state: 'ready', era: '2026-07-28', tools: 2 });
+    expect(second.status()[0]).toMatchObject({ state: 'ready', era: '2026-07-28', tools: 3 });
     // Neither a probe nor a tools/list reached the upstream: the verdict and the list (public, 60 s) came from the store.
     expect([server.counts.get('server/discover'), server.counts.get('tools/list')]).toEqual([1, 1]);
     expect(text(await second.call('up', 'echo', { text: 'again' }))).toBe('again (modern)');
@@ -144,7 +144,7 @@ describe('list changes of a 2026 upstream', () => {
     pool.on('change', () => changes++);
     await pool.call('up', 'add_tool', {});
     await until(() => changes > 0, 'tools changed', 20_000);
-    expect(toolNames(pool, 'up')).toEqual(['add_tool', 'added', 'echo']);
+    expect(toolNames(pool, 'up')).toEqual(['add_tool', 'added', 'ask_name', 'echo']);
     // The first list was fresh for 60 s: the change, not its expiry, made the second one.
     expect(server.counts.get('tools/list')).toBe(2);
   });
