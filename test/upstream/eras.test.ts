@@ -135,6 +135,28 @@ describe.each(BACKENDS)('era verdicts and the response cache in the store ($kind
   });
 });
 
+describe('a stale stored verdict', () => {
+  it('a 2026 verdict for a server now 2025-only fails the start, is dropped, and the reconnect probes and finds 2025', async () => {
+    const store = await memoryStore();
+    const modern = await http('2026');
+    const first = await startPool('up', { url: modern.url }, store);
+    const discover = (await store.eras.get(connectionKey('up', cfgOf({ url: modern.url }))))?.discover;
+    expect(discover).toContain('2026-07-28');
+    const old = await http('2025');
+    const key = connectionKey('up', cfgOf({ url: old.url }));
+    await store.eras.put(key, { era: 'modern', discover });
+    await first.close();
+    const pool = new UpstreamPool({ up: cfgOf({ url: old.url }) }, { baseDir: import.meta.dirname, startupMs: 20_000, callMs: 20_000, reconnectBaseMs: 50, memory: store });
+    cleanup.push(() => pool.close());
+    await pool.start();
+    expect(pool.status()[0]!.state).toBe('failed');
+    await until(() => pool.status()[0]!.state === 'ready', 'reconnected', 20_000);
+    expect(pool.status()[0]!.era).toBe('2025');
+    expect((await store.eras.get(key))?.era).toBe('legacy');
+    expect(old.counts.get('server/discover')).toBe(1);
+  });
+});
+
 describe('list changes of a 2026 upstream', () => {
   it('arrive over subscriptions/listen and re-list past the cached copy', async () => {
     const server = await http('2026');
