@@ -11,7 +11,7 @@ import { gatewayConfigSchema, personasSchema, type Personas } from '../config/sc
 import { approverCheck, noApprover } from '../guards/approver.js';
 import { AuditWriter } from '../guards/audit.js';
 import { createCallPath, visibleSchema } from '../guards/pipeline.js';
-import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
+import { errorResult, isToolResult, type CallContext, type SessionIdentity } from '../guards/types.js';
 import { ToolSelector, type CuratedSelection, type SelectRequest, type ToolSelectorOptions } from '../library/selector.js';
 import { fromMcpTools } from '../library/tools.js';
 import { Policy } from '../policy/policy.js';
@@ -117,8 +117,10 @@ export async function curateMcpClients(clients: Record<string, Client>, options:
       const tools = selection.all.map((t): Tool => ({ name: t.name, description: t.description, inputSchema: visibleSchema(t, persona), ...(t.annotations && { annotations: t.annotations }) }));
       return { tools, selection };
     },
-    callTool(name, args = {}) {
-      return callPath({ session, requestedName: name, args, decisions: [], notes: [], elicit: options.confirm });
+    async callTool(name, args = {}) {
+      // A library caller is a 2025-era caller (questions through `options.confirm`): the path never answers it input_required.
+      const outcome = await callPath({ session, requestedName: name, args, decisions: [], notes: [], elicit: options.confirm });
+      return isToolResult(outcome) ? outcome : errorResult(`${name} needs input this caller cannot give; it has not run.`);
     },
     async refresh() {
       catalog = await listCatalog(clients, listMs, config.confirmation.actions);

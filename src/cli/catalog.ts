@@ -85,7 +85,7 @@ export async function tools(flags: FlagsOf<'tools'>): Promise<void> {
       out(`${JSON.stringify({ upstreams: gateway.pool.status(), tools: list }, null, 2)}\n`);
       return;
     }
-    for (const s of gateway.pool.status()) out(`# ${s.name}: ${s.state}, ${s.tools} tools${s.error ? ` (${s.error})` : ''}\n`);
+    for (const s of gateway.pool.status()) out(`# ${s.name}: ${s.state}${s.era ? ` (protocol ${s.era})` : ''}, ${s.tools} tools${s.error ? ` (${s.error})` : ''}\n`);
     for (const t of list) out(`${t.server}\t${t.name}\t${t.isAction ? 'action' : 'read'}\t${t.description.split('\n')[0]!.slice(0, 100)}\n`);
     out(`${list.length} tools${persona ? ` allowed for ${persona}` : ''}\n`);
   } finally {

@@ -21,6 +21,16 @@ const stringMap = z.record(z.string(), z.string());
 export const confirmViaSchema = z.enum(['elicitation', 'approvals', 'both']);
 export type ConfirmVia = z.infer<typeof confirmViaSchema>;
 
+/**
+ * Which MCP protocol era the gateway speaks to an upstream (docs/PROTOCOL.md, "Upstream
+ * eras"): `auto` asks with `server/discover` and falls back to the 2025 `initialize`
+ * handshake for a server that does not know it; `2025-11-25` always uses `initialize`;
+ * `2026-07-28` speaks only that revision (a 2025-only server then fails to start).
+ * The verdict of `auto` is kept in the store for a day, so restarts and replicas skip the probe.
+ */
+export const upstreamProtocolSchema = z.enum(['auto', '2025-11-25', '2026-07-28']);
+export type UpstreamProtocol = z.infer<typeof upstreamProtocolSchema>;
+
 /** An upstream spawned as a child process speaking MCP over stdio. */
 export const stdioUpstreamSchema = z
   .object({
@@ -38,6 +48,8 @@ export const stdioUpstreamSchema = z
     cwd: z.string().optional(),
     /** Per-upstream start-up timeout in ms; default `timeouts.startup_ms`. */
     startup_timeout_ms: z.number().int().positive().optional(),
+    /** Protocol era (upstreamProtocolSchema). Default `auto`. */
+    protocol: upstreamProtocolSchema.default('auto'),
   })
   .strict();
 
@@ -109,6 +121,8 @@ export const remoteUpstreamSchema = z
     auth: upstreamAuthSchema.optional(),
     transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto'),
     startup_timeout_ms: z.number().int().positive().optional(),
+    /** Protocol era (upstreamProtocolSchema). Default `auto`; SSE upstreams are 2025-era servers, probed like any other. */
+    protocol: upstreamProtocolSchema.default('auto'),
   })
   .strict();
 

@@ -64,10 +64,11 @@ async function checkUpstream(name: string, cfg: UpstreamConfig, loaded: LoadedCo
       const tools = await withTimeout(listAllTools(conn, ms), ms, `tools/list of upstream "${name}"`).catch((err) => Promise.reject(conn.explain?.(err) ?? err));
       const startMs = Math.round(performance.now() - t0);
       const p0 = performance.now();
-      await conn.client.ping({ timeout: ms });
+      // 2026-07-28 has no ping: a fresh server/discover is its round trip.
+      await (conn.era === '2025' ? conn.client.ping({ timeout: ms }) : conn.client.discover({ timeout: ms }));
       const pingMs = Math.round(performance.now() - p0);
       const more = provider instanceof StoreOAuthProvider ? await storedMoreScope(provider) : undefined;
-      return { report: { name, transport, state: 'ready', tools: tools.length, startMs, pingMs, auth, ...(more && { moreScope: more }) }, tools };
+      return { report: { name, transport, state: 'ready', era: conn.era, tools: tools.length, startMs, pingMs, auth, ...(more && { moreScope: more }) }, tools };
     } finally {
       await conn.client.close().catch(() => undefined);
     }
@@ -228,7 +229,7 @@ export async function runDoctor(configPath: string): Promise<DoctorReport> {
   const upstreams = checked.map((c) => c.report);
   for (const u of upstreams) {
     findings.push(u.state === 'ready'
-      ? { check: 'upstream', level: u.tools === 0 ? 'warn' : 'ok', key: `upstreams.${u.name}`, message: `${u.name}: ${u.tools} tools, start ${u.startMs} ms, ping ${u.pingMs} ms, auth ${u.auth}` }
+      ? { check: 'upstream', level: u.tools === 0 ? 'warn' : 'ok', key: `upstreams.${u.name}`, message: `${u.name}: ${u.tools} tools, protocol ${u.era}, start ${u.startMs} ms, ping ${u.pingMs} ms, auth ${u.auth}` }
       : { check: 'upstream', level: 'error', file: loaded.file, key: `upstreams.${u.name}`, message: `failed after ${u.startMs} ms: ${u.error}` });
     if (u.moreScope) {
       const message = `${u.name}: needs authorization (more scope: ${u.moreScope}) for some of its tools; the others work. Run tool-curator auth ${u.name}`;

@@ -17,6 +17,8 @@ export interface UpstreamReport {
   name: string;
   transport: 'stdio' | 'http';
   state: 'ready' | 'failed';
+  /** The protocol era it was reached with (`2026-07-28` or `2025`); unset when it failed. */
+  era?: '2026-07-28' | '2025';
   tools: number;
   /** Spawn or connect, initialize and tools/list, in ms. */
   startMs: number;

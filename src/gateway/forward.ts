@@ -4,34 +4,55 @@
  * The guards before it have resolved the tool, checked the persona, injected identity,
  * validated the arguments and obtained any approval.
  */
-import { errorResult, type CallHandler } from '../guards/types.js';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
+import type { RequestStateSealer } from '../guards/sealed.js';
+import { errorResult, isToolResult, type CallContext, type CallHandler } from '../guards/types.js';
+import { bindingOf } from '../host/era.js';
 import { resourceUriOf, type MayReceive } from '../policy/contents.js';
-import type { CallRelay } from '../relay/calls.js';
+import { UPSTREAM_CAPABILITIES, type CallRelay } from '../relay/calls.js';
+import { relayableCapabilities, withUpstreamInput } from '../relay/inputRequired.js';
 import { withholdBlocks } from '../relay/withheld.js';
+import type { CallOptions } from '../upstream/types.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { PerUserCalls } from './consent.js';
 
 const namesResource = (block: unknown) => resourceUriOf(block) !== undefined;
 
 /**
+ * A 2026 host's declared capabilities go to the upstream in the call's `_meta` (of those
+ * the gateway relays), so a 2026 upstream asks only for what this host can answer.
+ */
+function withHostCapabilities(ctx: CallContext, relayed: CallOptions): CallOptions {
+  if (ctx.era !== 'modern' || !ctx.hostCapabilities) return relayed;
+  return { ...relayed, meta: { ...relayed.meta, [CLIENT_CAPABILITIES_META_KEY]: relayableCapabilities(ctx.hostCapabilities, UPSTREAM_CAPABILITIES) } };
+}
+
+/**
  * `relay` passes progress, log messages, questions and cancellation between the call's host
  * and upstream; `mayReceive` decides the resources a result embeds or links (Relay.mayReceive);
- * `perUser` takes the calls of per-user upstreams (each user's own account).
+ * `perUser` takes the calls of per-user upstreams (each user's own account); `sealer`
+ * seals the state of a 2026 upstream's question relayed to a 2026 host (relay/inputRequired.ts).
  */
 export function forwardTo(
   pool: UpstreamPool,
   relay: CallRelay,
   mayReceive: (persona: string | undefined, server: string) => MayReceive | undefined,
   perUser?: PerUserCalls,
+  sealer?: RequestStateSealer,
 ): CallHandler {
   return async (ctx) => {
     const tool = ctx.tool;
     if (!tool) return errorResult(`unknown tool ${ctx.requestedName}; use find_tools to search the catalog`);
     const started = performance.now();
-    const result = perUser?.handles(tool.server)
+    const inputRelay = sealer && { sealer, binding: bindingOf(ctx.session) };
+    const outcome = perUser?.handles(tool.server)
       ? await perUser.call(ctx, tool)
-      : await relay.during(ctx.host, tool.server, (relayed) => pool.call(tool.server, tool.upstreamName, ctx.args, relayed));
+      : await relay.during(ctx.host, tool.server, (relayed) =>
+          withUpstreamInput(ctx, tool.server, inputRelay, (extra) => pool.call(tool.server, tool.upstreamName, ctx.args, { ...withHostCapabilities(ctx, relayed), ...extra })),
+        );
     ctx.upstreamMs = Math.round(performance.now() - started);
+    if (!isToolResult(outcome)) return outcome;
+    const result = outcome;
     // Most answers name no resource: nothing to decide, and no decision built for them.
     if (!Array.isArray(result.content) || !result.content.some(namesResource)) return result;
     const decide = mayReceive(ctx.session.persona, tool.server);

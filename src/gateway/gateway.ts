@@ -33,6 +33,7 @@ import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
 import { ActionRules } from '../policy/actions.js';
 import { Policy } from '../policy/policy.js';
 import { widenings } from '../policy/widening.js';
+import { sealerFor } from '../guards/sealed.js';
 import { CallRelay, UPSTREAM_CAPABILITIES } from '../relay/calls.js';
 import { PerUserRelay } from '../relay/perUser.js';
 import { Relay } from '../relay/relay.js';
@@ -228,7 +229,7 @@ export class Gateway extends EventEmitter {
       audit: this.audit,
       approvals: this.approvals,
       approver: this.approver,
-      forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser),
+      forward: forwardTo(pool, this.calls, (persona, server) => this.relay.mayReceive(persona, server), perUser, sealerFor(store.sealing)),
       // Beside the approver key: outside the store, so rewriting its rows cannot make a restarted gateway forget a use.
       usedLedger: fileLedger(join(dirname(keyPath), 'approvals-used')),
       approvalsPage: () => this.approvalsPage,
@@ -284,6 +285,7 @@ export class Gateway extends EventEmitter {
       maxItems: config.relay.max_items,
       callMaxMs: config.timeouts.call_max_ms,
       auth: upstreamAuth(store, secrets.tokensSeen),
+      memory: store,
       capabilities: UPSTREAM_CAPABILITIES,
       maxResultBytes: config.relay.max_result_bytes,
       // A read (relay.max_read_bytes) travels the same connection as a tool result.

@@ -14,7 +14,7 @@ import type { AuditCompletion, AuditEntry, AuditPart, Outcome } from '../store/t
 import { boundValue, clipName, DEFAULT_MAX_VALUE_BYTES } from './bound.js';
 import { redact, redactedValues, redactText } from './redact.js';
 import type { SecretRedactor } from './secrets/redactor.js';
-import { errorResult, type CallContext, type Guard } from './types.js';
+import { errorResult, isToolResult, type CallContext, type CallOutcome, type Guard } from './types.js';
 
 const DETAIL_MAX = 500;
 /** How much of an error text is searched for secrets before the stored detail is cut to DETAIL_MAX (a secret is never cut in two before it is redacted). */
@@ -82,9 +82,9 @@ function resultText(result: CallToolResult): string {
 }
 
 /** A call ran iff it reached the upstream, which is when the upstream handler set its latency. */
-function outcomeOf(ctx: CallContext, result: CallToolResult): Exclude<Outcome, 'running'> {
+function outcomeOf(ctx: CallContext, result: CallOutcome): Exclude<Outcome, 'running'> {
   if (ctx.upstreamMs === undefined) return 'not_run';
-  return result.isError ? 'error' : 'ok';
+  return isToolResult(result) && result.isError ? 'error' : 'ok';
 }
 
 /**
@@ -140,14 +140,14 @@ export function auditGuards(audit: AuditWriter, now: () => number = Date.now): {
   const around: Guard = async (ctx, next) => {
     const call: { time: number; id?: number } = { time: now() };
     calls.set(ctx, call);
-    let result: CallToolResult;
+    let result: CallOutcome;
     try {
       result = await next(ctx);
     } catch (err) {
       await finish(ctx, call.time, call.id, 'error', String((err as Error).message ?? err).slice(0, DETAIL_SCAN));
       throw err;
     }
-    await finish(ctx, call.time, call.id, outcomeOf(ctx, result), result.isError ? resultText(result) : undefined);
+    await finish(ctx, call.time, call.id, outcomeOf(ctx, result), isToolResult(result) && result.isError ? resultText(result) : undefined);
     return result;
   };
 

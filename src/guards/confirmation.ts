@@ -38,7 +38,7 @@ import { boundValue } from './bound.js';
 import { correctionOf } from './nameGuard.js';
 import { redact } from './redact.js';
 import { requestIdFor, statementDigest, statementOf } from './statement.js';
-import { errorResult, type CallContext, type Guard, type SessionIdentity } from './types.js';
+import { errorResult, type CallContext, type CallOutcome, type Guard, type SessionIdentity } from './types.js';
 import type { UsedLedger } from './usedLedger.js';
 
 export interface ConfirmationDeps {
@@ -186,7 +186,7 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
     const statement = statementOf(ctx.session, tool, ctx.args, shown, approver.keyId, ttlMs);
 
     /** The call's fate when `a` is a person's signed decision on this very call: run once, or refused; else undefined. */
-    const settle = async (a: Approval | undefined): Promise<CallToolResult | undefined> => {
+    const settle = async (a: Approval | undefined): Promise<CallOutcome | undefined> => {
       if (a?.status !== 'approved' && a?.status !== 'denied') return undefined;
       const verdict = approver.verify(statement, a, approvals.clock());
       if (!verdict.valid) {

@@ -15,7 +15,6 @@
  * with another server's look-alike, since a starting upstream may hold it. A correction
  * is told to the model in the result and to the person confirming the call.
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import { SERVER_SEPARATOR } from '../catalog/names.js';
 import type { ToolRecord } from '../catalog/types.js';
 import { log } from '../log.js';
@@ -23,7 +22,7 @@ import type { Policy } from '../policy/policy.js';
 import { clipName } from './bound.js';
 import { nameIndexOf, nameRatio, type Candidate } from './nameIndex.js';
 import { classifyPair, nameTokens } from './nameMatch.js';
-import { errorResult, type Guard } from './types.js';
+import { errorResult, isToolResult, type CallOutcome, type Guard } from './types.js';
 
 export { nameRatio } from './nameIndex.js';
 
@@ -61,7 +60,9 @@ export function correctionOf(ctx: { requestedName: string; tool?: ToolRecord; de
 }
 
 /** The result with a leading note, and `_meta`, saying which tool the name asked for was resolved to (it ran, or awaits approval). */
-function tellCorrection(result: CallToolResult, requested: string, called: string): CallToolResult {
+function tellCorrection(result: CallOutcome, requested: string, called: string): CallOutcome {
+  // A question back to the host (input_required) is told on the retry's result instead.
+  if (!isToolResult(result)) return result;
   const note = { type: 'text' as const, text: `[tool-curator] ${requested} does not exist; resolved to ${called}` };
   return { ...result, content: [note, ...result.content], _meta: { ...result._meta, [CORRECTED_META]: { requested, called } } };
 }

@@ -4,11 +4,12 @@
  * The gateway composes nameGuard → policy → identity → confirmation → upstream, with the
  * audit guard outermost so it sees every decision.
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, type CallToolResult, type ClientCapabilities, type InputRequiredResult } from '@modelcontextprotocol/server';
 import type { ToolRecord } from '../catalog/types.js';
 import type { ConfirmVia } from '../config/schema.js';
 import type { HostRequest } from '../relay/types.js';
 import type { Decision } from '../store/types.js';
+import type { SealedState } from './sealed.js';
 
 /** Who is calling. One per MCP session of the host. */
 export interface SessionIdentity {
@@ -62,10 +63,35 @@ export interface CallContext {
   elicit?: (message: string, tool: ToolRecord, args: Record<string, unknown>) => Promise<'accept' | 'decline' | 'cancel'>;
   /** The host's tools/call this call serves (its cancellation signal, progress token); undefined for calls not made by a host. */
   host?: HostRequest;
+  /**
+   * The protocol era of the host's request: `legacy` (2025-11-25 and before: a session,
+   * server-to-client requests) or `modern` (2026-07-28: questions go back as an
+   * `input_required` answer). Default `legacy`.
+   */
+  era?: ProtocolEra;
+  /** What the host declared it can do: per request on `modern` (the `_meta` envelope), per session on `legacy`. */
+  hostCapabilities?: ClientCapabilities;
+  /** A `modern` host's retry of an `input_required` answer: its answers, and the state the gateway sealed, opened and spent (guards/sealed.ts). */
+  input?: CallInput;
 }
 
-export type CallHandler = (ctx: CallContext) => Promise<CallToolResult>;
-export type Guard = (ctx: CallContext, next: CallHandler) => Promise<CallToolResult>;
+/** `legacy`: 2025-11-25 and earlier; `modern`: 2026-07-28 (the SDK's ProtocolEra). */
+export type ProtocolEra = 'legacy' | 'modern';
+
+/** A retried call's input (2026-07-28 multi-round-trip requests). */
+export interface CallInput {
+  /** `inputResponses` as the host sent them, keyed as the gateway asked: untrusted, validate before use. */
+  responses: Record<string, unknown>;
+  /** The sealed `requestState` the host echoed, opened for this authorization and spent; absent when it sent none. */
+  state?: SealedState;
+}
+
+/** What the call path answers: a tool result, or (`modern` hosts only) a request for input to retry with. */
+export type CallOutcome = CallToolResult | InputRequiredResult;
+export type CallHandler = (ctx: CallContext) => Promise<CallOutcome>;
+/** Whether the call path answered with a tool result (not an `input_required`). */
+export const isToolResult = (outcome: CallOutcome): outcome is CallToolResult => !isInputRequiredResult(outcome);
+export type Guard = (ctx: CallContext, next: CallHandler) => Promise<CallOutcome>;
 
 /** Composes guards left to right around a final handler. */
 export function compose(guards: Guard[], final: CallHandler): CallHandler {

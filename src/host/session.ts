@@ -7,19 +7,21 @@
  * every call, and any allowed tool can be called by name in either mode.
  */
 import { randomUUID } from 'node:crypto';
-import { Server, type CallToolResult, type ServerCapabilities, type Tool, type Transport } from '@modelcontextprotocol/server';
+import { Server, type CallToolResult, type LoggingLevel, type ServerCapabilities, type ServerContext, type Tool, type Transport } from '@modelcontextprotocol/server';
 import { fitBytes } from '../catalog/bounds.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Selection } from '../curator/types.js';
 import { visibleSchema } from '../guards/pipeline.js';
 import { redactingTransport } from '../guards/secrets/transport.js';
-import { errorResult, type CallContext, type SessionIdentity } from '../guards/types.js';
+import { sealerFor } from '../guards/sealed.js';
+import { errorResult, isToolResult, type CallContext, type CallOutcome, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
 import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
 import { attachRelay } from '../relay/handlers.js';
 import { accountOf } from '../gateway/accounts.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { scopeOf, type SessionEvidence } from '../learning/learning.js';
+import { bindingOf, CACHE_HINTS, callFieldsOf, modernLogFilter, requestLogLevel, type ProtocolEra } from './era.js';
 import {
   CALL_TOOL,
   FIND_TOOLS,
@@ -30,6 +32,9 @@ import {
   findResult,
   parseFindTools,
 } from '../gateway/metaTools.js';
+
+/** What a host's tools/call brings besides name and arguments (era.ts callFieldsOf). */
+type CallFields = Pick<CallContext, 'era' | 'hostCapabilities' | 'input'>;
 
 export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
 
@@ -70,9 +75,16 @@ function holdUntilInitialized(server: Server): void {
     initialized || notification.method === 'notifications/message' ? notify(notification, options) : Promise.resolve();
 }
 
+/** Who a Session serves, and in which era (default `legacy`: a 2025 connection or MCP session). */
+export type SessionOptions = Omit<SessionIdentity, 'sessionId'> & { sessionId?: string; era?: ProtocolEra };
+
 export class Session {
   readonly server: Server;
   readonly identity: SessionIdentity;
+  /** `modern`: this Session serves one 2026-07-28 request (static exposure, no notifications of its own). */
+  readonly era: ProtocolEra;
+  /** The log level the 2026 request being served asked for (undefined: none). */
+  private logLevel: LoggingLevel | undefined;
   /** Discovered tool names, least recently used first (Map keeps insertion order). */
   private readonly visible = new Map<string, true>();
   private readonly onCatalog = () => void this.catalogChanged();
@@ -86,23 +98,32 @@ export class Session {
 
   constructor(
     private readonly gateway: Gateway,
-    identity: Omit<SessionIdentity, 'sessionId'> & { sessionId?: string },
+    { era = 'legacy', ...identity }: SessionOptions,
   ) {
+    this.era = era;
     this.identity = { ...identity, sessionId: identity.sessionId ?? randomUUID() };
     this.evidence = gateway.learning?.session(this.identity);
     // Fixed capabilities (relay.capabilities()): initialize never waits for the upstreams; relayed requests do.
     const relayedCaps = gateway.relay.capabilities();
-    this.server = new Server(SERVER_INFO, { capabilities: hostCapabilities(relayedCaps), instructions: INSTRUCTIONS[this.mode] });
-    holdUntilInitialized(this.server);
+    this.server = new Server(SERVER_INFO, {
+      capabilities: hostCapabilities(relayedCaps),
+      instructions: INSTRUCTIONS[this.mode],
+      cacheHints: CACHE_HINTS,
+      // A sealed requestState opens only for this authorization, once (guards/sealed.ts).
+      requestState: { verify: sealerFor(gateway.store.sealing).verifier(bindingOf(this.identity)) },
+    });
+    if (era === 'legacy') holdUntilInitialized(this.server);
     // The relay knows the user by the key of their per-user accounts (consent.ts accountOf).
     this.detachRelay = attachRelay(this.server, gateway.relay, { ...this.identity, userId: accountOf(this.identity), ready: gateway.catalogReady }, relayedCaps);
     this.relayed = gateway.calls.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
     this.server.setRequestHandler('tools/list', async () => ({ tools: await this.listTools() }));
     // The SDK's Server checks tools/call params before this handler runs (-32602 for bad ones).
-    this.server.setRequestHandler('tools/call', (req, ctx) =>
-      this.callTool(req.params.name, req.params.arguments ?? {}, gateway.calls.hostRequest(this.relayed, ctx)),
-    );
-    gateway.on('catalog', this.onCatalog);
+    this.server.setRequestHandler('tools/call', (req, ctx) => {
+      this.seeLogLevel(ctx);
+      return this.callTool(req.params.name, req.params.arguments ?? {}, gateway.calls.hostRequest(this.relayed, ctx), callFieldsOf(era, ctx, this.server.getClientCapabilities()));
+    });
+    // A 2026 Session lives for one request: its list never changes under it (listen.ts announces changes).
+    if (era === 'legacy') gateway.on('catalog', this.onCatalog);
     this.server.onclose = () => {
       gateway.off('catalog', this.onCatalog);
       gateway.calls.leave(this.relayed);
@@ -124,8 +145,16 @@ export class Session {
     return def;
   }
 
+  /** The exposure mode: the configured one for 2025 sessions; always `static` for 2026 requests (the list may vary only by authorization). */
   private get mode() {
-    return this.gateway.loaded.config.exposure.mode;
+    return this.era === 'modern' ? 'static' : this.gateway.loaded.config.exposure.mode;
+  }
+
+  /** A 2026 request's `_meta` log level decides which relayed log messages it gets (none without one). */
+  private seeLogLevel(ctx: ServerContext): void {
+    if (this.era === 'legacy') return;
+    this.logLevel = requestLogLevel(ctx);
+    if (this.logLevel !== undefined) this.relayed.logLevel = this.logLevel;
   }
 
   /** Meta tools, then pinned and (dynamic mode) discovered tools that the persona may use, by (server, name). */
@@ -236,7 +265,7 @@ export class Session {
    * Every tools/call lands here: meta tools are answered, everything else takes the call path.
    * @param host the host's request, for the relay (progress, cancellation, questions); absent for calls made outside MCP.
    */
-  async callTool(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, host?: HostRequest, call?: CallFields): Promise<CallOutcome> {
     try {
       if (name === FIND_TOOLS) return await this.findTools(args);
       if (name === CALL_TOOL) {
@@ -245,9 +274,9 @@ export class Session {
         // The meta tools are the gateway's own: answered here, never looked up upstream.
         if (parsed.name === FIND_TOOLS) return await this.findTools(parsed.arguments);
         if (parsed.name === CALL_TOOL) return errorResult(`${CALL_TOOL} takes the name of the tool to run, not its own name`);
-        return await this.forward(parsed.name, parsed.arguments, host);
+        return await this.forward(parsed.name, parsed.arguments, host, call);
       }
-      return await this.forward(name, args, host);
+      return await this.forward(name, args, host, call);
     } catch (err) {
       // An upstream's protocol error meant for the host (URL elicitation required) goes out as that error.
       if (err instanceof RelayError) throw err;
@@ -256,11 +285,12 @@ export class Session {
     }
   }
 
-  private async forward(name: string, args: Record<string, unknown>, host?: HostRequest): Promise<CallToolResult> {
+  private async forward(name: string, args: Record<string, unknown>, host?: HostRequest, call?: CallFields): Promise<CallOutcome> {
     // Never waits for an upstream still starting: the name guard says which (gateway.ts callable).
     await this.gateway.callable(name);
-    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: signInNotes(this.identity), ...(host && { host }) };
-    if (this.server.getClientCapabilities()?.elicitation) {
+    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: signInNotes(this.identity), ...(host && { host }), ...call };
+    // 2025 hosts are asked by a server-to-client request; 2026 hosts get an input_required answer (confirmation.ts).
+    if (this.era === 'legacy' && this.server.getClientCapabilities()?.elicitation) {
       ctx.elicit = async (message) => {
         const answer = await this.server.elicitInput(
           {
@@ -275,13 +305,14 @@ export class Session {
       };
     }
     const result = await this.gateway.callPath(ctx);
-    this.evidence?.called(ctx, result);
+    if (isToolResult(result)) this.evidence?.called(ctx, result);
     return result;
   }
 
   /** Serves this session on `transport`: everything it sends the host passes the gateway's secret redaction first (guards/secrets). */
   connect(transport: Transport): Promise<void> {
-    return this.server.connect(redactingTransport(transport, this.gateway.secrets.redactor));
+    const logged = this.era === 'modern' ? modernLogFilter(transport, () => this.logLevel) : transport;
+    return this.server.connect(redactingTransport(logged, this.gateway.secrets.redactor));
   }
 
   async close(): Promise<void> {

@@ -14,9 +14,11 @@ import { SqlEmbeddings } from './embeddings.js';
 import { StoreUnavailableError } from './errors.js';
 import { Events, type EventBridge } from './events.js';
 import { SqlLearned } from './learned.js';
+import { SqlSealing } from './sealing.js';
 import { safeLocation } from './location.js';
 import { KeyedMutex } from './mutex.js';
 import { SqlNames, SqlRelayNames } from './names.js';
+import { SqlEraVerdicts, SqlResponseCache } from './upstreamCache.js';
 import { SqlOAuth } from './oauth.js';
 import type { StoreOptions } from './options.js';
 import { migrate } from './schema.js';
@@ -191,6 +193,9 @@ export class PostgresStore implements Store {
   readonly embeddings: SqlEmbeddings;
   readonly definitions: SqlDefinitions;
   readonly learned: SqlLearned;
+  readonly eras: SqlEraVerdicts;
+  readonly responseCache: SqlResponseCache;
+  readonly sealing: SqlSealing;
   readonly events: Events;
   private readonly pool: pg.Pool;
   /** Connections that hold (or wait for) advisory locks, apart from the pool that runs statements. */
@@ -236,6 +241,9 @@ export class PostgresStore implements Store {
     this.embeddings = new SqlEmbeddings(this.sql, this.events);
     this.definitions = new SqlDefinitions(this.sql, this.events, now);
     this.learned = new SqlLearned(this.sql, now);
+    this.eras = new SqlEraVerdicts(this.sql);
+    this.responseCache = new SqlResponseCache(this.sql);
+    this.sealing = new SqlSealing(this.sql, now);
   }
 
   /**

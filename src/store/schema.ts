@@ -150,6 +150,31 @@ const MIGRATIONS: Migration[] = [
       }
     },
   },
+  {
+    version: 7,
+    what: 'the key that seals requestState for every replica, and the single-use record of sealed states',
+    async apply(sql) {
+      const t = types(sql.dialect);
+      await exec(sql, [
+        `CREATE TABLE sealing_keys (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at ${t.int} NOT NULL)`,
+        `CREATE TABLE sealed_uses (nonce TEXT PRIMARY KEY, expires_at ${t.int} NOT NULL)`,
+        'CREATE INDEX sealed_uses_expiry ON sealed_uses (expires_at)',
+      ]);
+    },
+  },
+  {
+    version: 8,
+    what: "upstreams' protocol-era verdicts and the response cache of their lists and reads",
+    async apply(sql) {
+      const t = types(sql.dialect);
+      await exec(sql, [
+        `CREATE TABLE upstream_eras (conn_key TEXT PRIMARY KEY, era TEXT NOT NULL, discover TEXT, stored_at ${t.int} NOT NULL)`,
+        `CREATE TABLE response_cache (method TEXT NOT NULL, params TEXT NOT NULL, part TEXT NOT NULL, value TEXT NOT NULL,
+          expires_at ${t.int}, scope TEXT, stamp ${t.int} NOT NULL, PRIMARY KEY (method, params, part))`,
+        'CREATE INDEX response_cache_stamp ON response_cache (stamp)',
+      ]);
+    },
+  },
 ];
 
 /** The schema version this code writes. */

@@ -19,8 +19,10 @@ import { SqlEmbeddings } from './embeddings.js';
 import { StoreUnavailableError } from './errors.js';
 import { Events, TableBridge } from './events.js';
 import { SqlLearned } from './learned.js';
+import { SqlSealing } from './sealing.js';
 import { KeyedMutex } from './mutex.js';
 import { SqlNames, SqlRelayNames } from './names.js';
+import { SqlEraVerdicts, SqlResponseCache } from './upstreamCache.js';
 import { SqlOAuth } from './oauth.js';
 import { migrate } from './schema.js';
 import { SqliteSql } from './sqliteSql.js';
@@ -42,6 +44,9 @@ export class SqliteStore implements Store {
   readonly embeddings: SqlEmbeddings;
   readonly definitions: SqlDefinitions;
   readonly learned: SqlLearned;
+  readonly eras: SqlEraVerdicts;
+  readonly responseCache: SqlResponseCache;
+  readonly sealing: SqlSealing;
   readonly events: Events;
   private readonly sql: SqliteSql;
   private readonly mutex = new KeyedMutex();
@@ -82,6 +87,9 @@ export class SqliteStore implements Store {
     this.embeddings = new SqlEmbeddings(this.sql, this.events);
     this.definitions = new SqlDefinitions(this.sql, this.events, now);
     this.learned = new SqlLearned(this.sql, now);
+    this.eras = new SqlEraVerdicts(this.sql);
+    this.responseCache = new SqlResponseCache(this.sql);
+    this.sealing = new SqlSealing(this.sql, now);
   }
 
   /**

@@ -417,6 +417,58 @@ export interface EventsPart {
   emit<T extends StoreTopic>(topic: T, payload: StoreEvents[T]): Promise<void>;
 }
 
+/** One upstream connection's protocol era as last found (upstream/era.ts). */
+export interface EraVerdictRow {
+  era: 'modern' | 'legacy';
+  /** The upstream's `server/discover` result as JSON (modern only). */
+  discover?: string;
+  /** Epoch ms of the probe that found it. */
+  storedAt: number;
+}
+
+/** Era verdicts keyed by the connection's identity (upstream/era.ts verdictKey). */
+export interface EraVerdictsPart {
+  get(key: string): Promise<EraVerdictRow | undefined>;
+  /** Stores (or replaces) the verdict, dated `now` (default: the clock). */
+  put(key: string, verdict: Omit<EraVerdictRow, 'storedAt'>, now?: number): Promise<void>;
+  drop(key: string): Promise<void>;
+}
+
+/** One cached upstream result, as the SDK's `CacheEntry`: the JSON text and its client-computed freshness. */
+export interface CachedResponse {
+  value: string;
+  /** Store-made write counter, increasing. */
+  stamp: number;
+  /** Epoch ms after which the entry is stale. */
+  expiresAt?: number;
+  scope?: 'public' | 'private';
+}
+
+/**
+ * The upstream clients' response cache (upstream/responseCache.ts adapts it to the SDK's
+ * `ResponseCacheStore`), shared by every replica. `part` is the partition string the
+ * caller builds (its own namespace first); `partPrefix` selects one namespace.
+ */
+export interface ResponseCachePart {
+  get(method: string, params: string, part: string): Promise<CachedResponse | undefined>;
+  /** Writes the entry and returns its stamp; past `maxRows` rows the oldest writes are dropped. */
+  set(method: string, params: string, part: string, entry: Omit<CachedResponse, 'stamp'>, maxRows: number): Promise<number>;
+  delete(method: string, params: string, part: string): Promise<void>;
+  evict(method: string, partPrefix: string): Promise<void>;
+  clear(partPrefix: string): Promise<void>;
+}
+
+/**
+ * The sealing of `requestState` (guards/sealed.ts): one key for the fleet and single-use
+ * nonces. Holds no business rule: what is sealed, and when a state counts, is the guard's.
+ */
+export interface SealingPart {
+  /** The 32-byte sealing key: created by the first process that asks, the same for every replica after. */
+  key(): Promise<Buffer>;
+  /** Records `nonce` as spent until `expiresAt` (epoch ms): true the first time, false for every later spend, on any replica. */
+  spend(nonce: string, expiresAt: number): Promise<boolean>;
+}
+
 export interface Store {
   readonly kind: StoreKind;
   /** The file path, or the URL with the password removed: safe to log. */
@@ -429,6 +481,9 @@ export interface Store {
   readonly embeddings: EmbeddingCache & Required<Pick<EmbeddingCache, 'claim' | 'onPut'>>;
   readonly definitions: DefinitionsPart;
   readonly learned: LearnedPart;
+  readonly eras: EraVerdictsPart;
+  readonly responseCache: ResponseCachePart;
+  readonly sealing: SealingPart;
   readonly events: EventsPart;
   /**
    * Runs `fn` while holding the fleet-wide lock `name` (one holder at a time across

@@ -4,7 +4,7 @@
  * size bound on the result, one retry on a new session when a Streamable HTTP upstream
  * forgot ours, and every failure turned into an MCP error result the host can read.
  */
-import { SdkHttpError, UrlElicitationRequiredError, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import { SdkHttpError, UrlElicitationRequiredError, type CallToolResult, type InputRequiredResult, type Tool } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
 import { NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import type { Connection } from './connect.js';
@@ -48,8 +48,11 @@ export function sessionGone(err: unknown): boolean {
   return err.status === 404 || (err.status === 400 && /session/i.test(err.message));
 }
 
+/** What a forwarded call answers: the tool's result, or (with `allowInputRequired`) a 2026 upstream's request for input. */
+export type UpstreamOutcome = CallToolResult | InputRequiredResult;
+
 /** `result`, or an error result naming the tool and the size when its JSON is over `limit` bytes. */
-function bounded(server: string, tool: string, result: CallToolResult, limit: number): CallToolResult {
+function bounded(server: string, tool: string, result: UpstreamOutcome, limit: number): UpstreamOutcome {
   const bytes = Buffer.byteLength(JSON.stringify(result));
   if (bytes <= limit) return result;
   log.warn({ upstream: server, tool, bytes, limit }, 'tool result over relay.max_result_bytes refused');
@@ -60,10 +63,12 @@ function bounded(server: string, tool: string, result: CallToolResult, limit: nu
  * Forwards `tool` with `args` to `target`. Resolves to the upstream's result or an error
  * result; throws only UrlElicitationRequiredError (-32042), which asks the host to act.
  */
-export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions, limits: CallLimits): Promise<CallToolResult> {
+export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions & { allowInputRequired: true }, limits: CallLimits): Promise<UpstreamOutcome>;
+export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions, limits: CallLimits): Promise<CallToolResult>;
+export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions, limits: CallLimits): Promise<UpstreamOutcome> {
   const { server } = target;
-  const { signal, onprogress, meta } = relayed;
-  const params = { name: tool, arguments: args, ...(meta && { _meta: meta }) };
+  const { signal, onprogress, meta, retry } = relayed;
+  const params = { name: tool, arguments: args, ...(meta && { _meta: meta }), ...retry };
   const definition = target.definition?.(tool);
   const options = {
     timeout: limits.callMs,
@@ -71,9 +76,11 @@ export async function forwardCall(target: CallTarget, tool: string, args: Record
     signal,
     onprogress,
     resetTimeoutOnProgress: true,
+    ...(relayed.allowInputRequired && { allowInputRequired: true }),
     ...(definition && { toolDefinition: definition }),
   };
-  const forward = async (conn: Connection) => bounded(server, tool, (await conn.client.callTool(params, options)) as CallToolResult, limits.maxResultBytes);
+  // callTool's type names the complete result only; with allowInputRequired an input_required comes back as it is.
+  const forward = async (conn: Connection) => bounded(server, tool, (await conn.client.callTool(params, options)) as UpstreamOutcome, limits.maxResultBytes);
   const failed = (err: unknown): CallToolResult => {
     if (err instanceof UrlElicitationRequiredError) throw err;
     const size = tooLarge(err);

@@ -18,8 +18,11 @@ import { authFailure, watchChallenges } from './auth/challenge.js';
 import { authFetch } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { stepUpRefusal } from './auth/stepUp.js';
+import type { Store } from '../store/types.js';
 import { boundedFetch } from './boundedFetch.js';
 import { ChildTransport } from './children.js';
+import { connectionKey, eraLabel, eraMemory, negotiation, staleModernPrior, type UpstreamEra } from './era.js';
+import { StoreResponseCache } from './responseCache.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './types.js';
 
 export const CLIENT_INFO = { name: 'tool-curator', version: '0.1.0' };
@@ -40,6 +43,10 @@ export interface Connection {
   pid?: number;
   /** Rewrites a later failure of this connection (tools/list, tools/call) that was an authorization refusal. */
   explain?: (err: unknown) => Error;
+  /** The protocol era negotiated (era.ts). */
+  era: UpstreamEra;
+  /** Drops the stored era verdict this connection used or made: call it when the connection fails its first requests. */
+  forgetEra(): Promise<void>;
 }
 
 export interface ConnectOptions {
@@ -49,6 +56,21 @@ export interface ConnectOptions {
   maxMessageBytes?: number;
   /** Ends a connect still in progress (the gateway is closing): the transport is closed, the process ended. */
   signal?: AbortSignal;
+  /**
+   * Where era verdicts and cached responses live (shared by replicas). Unset: every
+   * connect probes (under `protocol: auto`) and each client caches in memory only.
+   */
+  memory?: Pick<Store, 'eras' | 'responseCache'>;
+  /** The user a per-user connection acts for: its verdict and its `private` cache entries are its own. */
+  principal?: string;
+}
+
+/** What `handshake` negotiates with: the config's protocol, the stored verdict, the cache. */
+interface Negotiation {
+  cfg: UpstreamConfig;
+  name: string;
+  /** The transport carries only the 2025 era (SSE): no probe unless the config pins 2026. */
+  legacyTransport?: boolean;
 }
 
 /** Rejects after `ms` unless `p` settles first. */
@@ -61,18 +83,40 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
 }
 
 /**
- * Runs the MCP initialize handshake over `transport` within `timeoutMs`. On any failure
- * the client and its transport are closed — for stdio that kills the spawned process, so
- * an upstream that never answers leaves no orphan behind.
+ * Opens the MCP connection over `transport` within `timeoutMs`: the era the config asks
+ * for (era.ts: the stored verdict as `prior` while fresh, else the probe, whose outcome is
+ * stored), with the store-backed response cache. A stored modern verdict the SDK refuses
+ * (no revision in common any more) is dropped and the connect probes instead. On any
+ * failure the client and its transport are closed — for stdio that kills the spawned
+ * process, so an upstream that never answers leaves no orphan behind.
  */
-async function handshake(transport: Transport, timeoutMs: number, what: string, opts: ConnectOptions): Promise<Connection> {
-  const client = new Client(CLIENT_INFO, { capabilities: opts.capabilities ?? {} });
+async function handshake(transport: Transport, timeoutMs: number, what: string, opts: ConnectOptions, n: Negotiation): Promise<Connection> {
+  const protocol = n.legacyTransport && n.cfg.protocol === 'auto' ? '2025-11-25' : n.cfg.protocol;
+  const memory = await eraMemory(opts.memory?.eras, connectionKey(n.name, n.cfg, opts.principal), protocol);
+  const maxBytes = opts.maxMessageBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: opts.capabilities ?? {},
+    // Half the start-up time: a stdio server silent to the probe is a 2025 one, and initialize needs the rest.
+    versionNegotiation: negotiation(protocol, Math.max(1, Math.floor(timeoutMs / 2))),
+    ...(opts.memory && { responseCacheStore: new StoreResponseCache(opts.memory.responseCache, connectionKey(n.name, n.cfg), maxBytes), cachePartition: opts.principal ?? '' }),
+  });
   const abort = () => void transport.close().catch(() => undefined);
   opts.signal?.addEventListener('abort', abort, { once: true });
   try {
     if (opts.signal?.aborted) throw new Error(`${what}: cancelled`);
-    await withTimeout(client.connect(transport), timeoutMs, what);
-    return { client, transport };
+    try {
+      await withTimeout(client.connect(transport, memory.prior && { prior: memory.prior }), timeoutMs, what);
+    } catch (err) {
+      if (!memory.prior || !staleModernPrior(err)) throw err;
+      log.info({ upstream: n.name }, 'stored protocol verdict refused; probing again');
+      await memory.forget();
+      await withTimeout(client.connect(transport), timeoutMs, what);
+      memory.prior = undefined;
+    }
+    if (!memory.prior) await memory.record(client);
+    const era = eraLabel(client.getProtocolEra()) ?? '2025';
+    log.debug({ upstream: n.name, era, stored: memory.prior !== undefined }, 'upstream protocol era');
+    return { client, transport, era, forgetEra: memory.forget };
   } catch (err) {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
@@ -120,7 +164,7 @@ export async function connectUpstream(
       }
     });
     try {
-      const conn = await handshake(transport, timeoutMs, what, opts);
+      const conn = await handshake(transport, timeoutMs, what, opts, { cfg, name });
       return { ...conn, pid: transport.pid ?? undefined };
     } catch (err) {
       // The handshake only sees "Connection closed"; the cause (a missing script, a
@@ -138,13 +182,14 @@ export async function connectUpstream(
   const explain = (err: unknown) => authFailure(name, err, watch, cfg.auth !== undefined) ?? (err as Error);
   if (cfg.transport !== 'sse') {
     try {
-      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch, reconnectionOptions: GET_STREAM_RECONNECTION }), timeoutMs, what, opts);
+      const conn = await handshake(new StreamableHTTPClientTransport(url, { requestInit, authProvider, fetch, reconnectionOptions: GET_STREAM_RECONNECTION }), timeoutMs, what, opts, { cfg, name });
       return { ...conn, explain };
     } catch (err) {
       // A refusal is the answer, not a sign of an older server: falling back to SSE would hide it.
       const refused = authFailure(name, err, watch, cfg.auth !== undefined);
       if (refused) throw refused;
-      if (cfg.transport === 'streamable-http') throw err;
+      // SSE carries only the 2025 era: no fallback for an upstream pinned to 2026-07-28.
+      if (cfg.transport === 'streamable-http' || cfg.protocol === '2026-07-28') throw err;
       log.info({ upstream: name, err: (err as Error).message }, 'Streamable HTTP failed; trying SSE');
     }
   }
@@ -153,7 +198,7 @@ export async function connectUpstream(
     ? { fetch: (u: string | URL, init?: RequestInit) => fetch(u, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string>) } }) }
     : undefined;
   try {
-    const conn = await handshake(new SSEClientTransport(url, { requestInit, eventSourceInit, authProvider, fetch }), timeoutMs, what, opts);
+    const conn = await handshake(new SSEClientTransport(url, { requestInit, eventSourceInit, authProvider, fetch }), timeoutMs, what, opts, { cfg, name, legacyTransport: true });
     return { ...conn, explain };
   } catch (err) {
     throw explain(err);

@@ -7,7 +7,7 @@
  * skipped; it never takes the pool down.
  */
 import { EventEmitter, setMaxListeners } from 'node:events';
-import type { CallToolResult, Client, OAuthClientProvider, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+import type { CacheMode, CallToolResult, Client, OAuthClientProvider, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
 import type { ServerInfo } from '../catalog/catalog.js';
 import { Coalescer } from '../coalesce.js';
 import type { RemoteUpstreamConfig, UpstreamConfig } from '../config/schema.js';
@@ -15,9 +15,10 @@ import { log } from '../log.js';
 import { authMethod, isPerUser, NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { moreScope } from './auth/stepUp.js';
-import { errorResult, forwardCall, sessionGone, type CallTarget } from './call.js';
+import { errorResult, forwardCall, sessionGone, type CallTarget, type UpstreamOutcome } from './call.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
-import { EMPTY_LISTS, fetchLists, listPaged, pages, type ListKind, type RelayLists } from './lists.js';
+import { EMPTY_LISTS, fetchLists, type ListKind, type RelayLists } from './lists.js';
+import { listen } from './listen.js';
 import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type PoolOptions, type RelayedUpstream, type UpstreamAuthStatus, type UpstreamState, type UpstreamStatus } from './types.js';
 
 export type { CallOptions, PoolOptions, RelayedUpstream, UpstreamAuthStatus, UpstreamState, UpstreamStatus } from './types.js';
@@ -57,9 +58,14 @@ interface Upstream {
 /** Default gap within which one upstream's list_changed notifications cause one re-list. */
 const COALESCE_MS = 100;
 
-/** Lists every tool of a connected client, following `nextCursor` pages. */
-export function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number): Promise<Tool[]> {
-  return listPaged<Tool>(pages(conn.client, 'tools/list', { timeout: timeoutMs }), 'tools', Infinity, 'tools/list');
+/**
+ * Lists every tool of a connected client: the SDK follows `nextCursor` (at most 64 pages;
+ * a cursor that repeats with the same page ends the walk) and serves or stores the list
+ * as the upstream's caching hints allow (responseCache.ts). `refresh` after a
+ * list_changed: the notification says the cached list is stale whatever its `ttlMs`.
+ */
+export async function listAllTools(conn: Pick<Connection, 'client'>, timeoutMs: number, cacheMode: CacheMode = 'use'): Promise<Tool[]> {
+  return (await conn.client.listTools(undefined, { timeout: timeoutMs, cacheMode })).tools;
 }
 
 /**
@@ -104,7 +110,7 @@ export class UpstreamPool extends EventEmitter {
       [...this.upstreams.values()].map(async (u) => {
         const started = performance.now();
         if (!(await this.connect(u))) return;
-        log.info({ upstream: u.name, tools: u.tools.length, ms: Math.round(performance.now() - started) }, `upstream "${u.name}" ready`);
+        log.info({ upstream: u.name, era: u.conn?.era, tools: u.tools.length, ms: Math.round(performance.now() - started) }, `upstream "${u.name}" ready`);
         this.announce(u);
       }),
     );
@@ -133,6 +139,7 @@ export class UpstreamPool extends EventEmitter {
         capabilities: this.opts.capabilities,
         maxMessageBytes: this.maxMessageBytes,
         signal: this.stop.signal,
+        memory: this.opts.memory,
       });
       const caps = conn.client.getServerCapabilities();
       // A server of resources or prompts only has no tools/list to call.
@@ -155,6 +162,8 @@ export class UpstreamPool extends EventEmitter {
       conn.client.setNotificationHandler('notifications/resources/list_changed', () => this.noticed(u, u.listsRelist, 'resources'));
       conn.client.setNotificationHandler('notifications/prompts/list_changed', () => this.noticed(u, u.listsRelist, 'prompts'));
       conn.client.setNotificationHandler('notifications/resources/updated', (n) => void this.emit('resource-updated', u.name, n.params.uri));
+      // A 2026 upstream sends its changes only on a subscriptions/listen stream; one is kept open while connected.
+      if (conn.era === '2026-07-28') listen(u.name, conn, caps, () => u.conn === conn && !this.closing);
       conn.client.onclose = () => this.lost(u, conn!);
       // The GET stream found our session gone (the upstream restarted while no call reached it): a new session, and its subscriptions again.
       conn.client.onerror = (err) => {
@@ -163,6 +172,8 @@ export class UpstreamPool extends EventEmitter {
       this.emit('connected', u.name, conn.client);
       return true;
     } catch (err) {
+      // A stored era verdict that led here is not trusted again: the next attempt probes.
+      await conn?.forgetEra();
       await conn?.client.close().catch(() => undefined);
       // A start cut short by the gateway's own shutdown is no failure: the upstream stays 'closed'.
       if (this.closing) return false;
@@ -227,7 +238,7 @@ export class UpstreamPool extends EventEmitter {
     u.notices = 0;
     if (!u.conn || u.state !== 'ready') return;
     try {
-      const tools = await withTimeout(listAllTools(u.conn, this.opts.startupMs), this.opts.startupMs, `tools/list of upstream "${u.name}"`);
+      const tools = await withTimeout(listAllTools(u.conn, this.opts.startupMs, 'refresh'), this.opts.startupMs, `tools/list of upstream "${u.name}"`);
       const changed = JSON.stringify(tools) !== JSON.stringify(u.tools);
       u.tools = tools;
       log.info({ upstream: u.name, tools: tools.length, notifications: notices, changed }, 'upstream tool list re-listed after list_changed');
@@ -324,6 +335,7 @@ export class UpstreamPool extends EventEmitter {
       tools: u.tools.length,
       error: u.error,
       pid: u.conn?.pid,
+      era: u.conn?.era,
       ...('url' in u.cfg && { auth: this.authStatus(u, u.cfg) }),
     }));
   }
@@ -338,7 +350,9 @@ export class UpstreamPool extends EventEmitter {
    * as exceptions, except -32042 (URL elicitation required), thrown for the relay to pass on.
    * @param relayed the host's cancellation signal, progress relay and `_meta` (relay/calls.ts).
    */
-  async call(server: string, tool: string, args: Record<string, unknown>, relayed: CallOptions = {}): Promise<CallToolResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed: CallOptions & { allowInputRequired: true }): Promise<UpstreamOutcome>;
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed?: CallOptions): Promise<CallToolResult>;
+  async call(server: string, tool: string, args: Record<string, unknown>, relayed: CallOptions = {}): Promise<UpstreamOutcome> {
     const u = this.upstreams.get(server);
     // Its connection here lists tools with the gateway's own account; calls go as their user (users.ts).
     if (u && isPerUser(u.cfg)) return errorResult(`upstream "${server}" acts with each user's own account; the gateway's own authorization only lists its tools`);

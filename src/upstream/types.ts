@@ -5,6 +5,8 @@
  */
 import type { ClientCapabilities, Progress, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { AuthMethod, UpstreamAuth } from './auth/index.js';
+import type { Store } from '../store/types.js';
+import type { UpstreamEra } from './era.js';
 import type { RelayLists } from './lists.js';
 
 /**
@@ -46,6 +48,8 @@ export interface UpstreamStatus {
   pid?: number;
   /** Remote upstreams only. */
   auth?: UpstreamAuthStatus;
+  /** The protocol era of the current connection (era.ts); unset while none is open. */
+  era?: UpstreamEra;
 }
 
 export interface PoolOptions {
@@ -76,6 +80,8 @@ export interface PoolOptions {
   capabilities?: ClientCapabilities;
   /** Notifications from one upstream that arrive within this many ms cause one re-list. Default 100 ms. */
   coalesceMs?: number;
+  /** The store's era verdicts and response cache, shared by replicas (connect.ts). Unset: probe each connect, cache in memory. */
+  memory?: Pick<Store, 'eras' | 'responseCache'>;
 }
 
 /** Per-call options of a forwarded tools/call: the host's cancellation, progress relay and `_meta`. */
@@ -83,6 +89,14 @@ export interface CallOptions {
   signal?: AbortSignal;
   onprogress?: (progress: Progress) => void;
   meta?: Record<string, unknown>;
+  /**
+   * A 2026 upstream's `input_required` answer is handed back (relay/inputRequired.ts
+   * passes it to a 2026 host) instead of being fulfilled through the client's request
+   * handlers (which relay each question to a 2025 host's session). Default false.
+   */
+  allowInputRequired?: boolean;
+  /** The retry of an earlier `input_required`: the answers, and the upstream's own `requestState` echoed byte for byte. */
+  retry?: { inputResponses: Record<string, unknown>; requestState?: string };
 }
 
 /** One upstream's relayed state, as src/relay/ reads it. */

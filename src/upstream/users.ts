@@ -26,6 +26,7 @@ import { observed, type TokensSeen } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { forwardCall, sessionGone, type CallTarget } from './call.js';
 import { connectUpstream, type Connection } from './connect.js';
+import { listen } from './listen.js';
 import { fetchLists, type ListKind, type RelayLists } from './lists.js';
 import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type RelayedUpstream } from './types.js';
 
@@ -38,7 +39,7 @@ export interface UserConnectionsOptions {
   maxResultBytes?: number;
   /** What the gateway's client declares to the upstream (what the relay can pass on). */
   capabilities?: ClientCapabilities;
-  store: Pick<Store, 'oauth' | 'lock' | 'events'>;
+  store: Pick<Store, 'oauth' | 'lock' | 'events' | 'eras' | 'responseCache'>;
   /** Connections kept open across users (those holding a subscription stay open beyond it). */
   maxConnections: number;
   /** Items per list of a user's resources, templates and prompts (config `relay.max_items`). Default 5000. */
@@ -246,7 +247,7 @@ export class UserConnections extends EventEmitter {
     if (!oauth) throw new Error(`upstream "${upstream}" is not an oauth upstream; per_user needs auth: { oauth: …, per_user: true }`);
     const provider = observed(new StoreOAuthProvider({ upstream, subject: user, url: cfg.url, store: this.opts.store, config: oauth, mode: 'unattended' }), upstream, user, this.opts.tokensSeen);
     const ms = cfg.startup_timeout_ms ?? this.opts.startupMs;
-    const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider, { capabilities: this.opts.capabilities, maxMessageBytes: this.opts.maxResultBytes }).then((c) => {
+    const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider, { capabilities: this.opts.capabilities, maxMessageBytes: this.opts.maxResultBytes, memory: this.opts.store, principal: user }).then((c) => {
       this.opts.onConnected?.(userKey(upstream, user), c.client, upstream);
       const changed = (kind: ListKind) => {
         const e = this.entries.get(id);
@@ -256,6 +257,7 @@ export class UserConnections extends EventEmitter {
       c.client.setNotificationHandler('notifications/resources/list_changed', () => changed('resources'));
       c.client.setNotificationHandler('notifications/prompts/list_changed', () => changed('prompts'));
       c.client.setNotificationHandler('notifications/resources/updated', (n) => void this.emit('resource-updated', upstream, user, n.params.uri));
+      if (c.era === '2026-07-28') listen(upstream, c, c.client.getServerCapabilities(), () => this.entries.get(id)?.conn === conn);
       // Closed without the gateway closing it (close() removes the entry first): one holding subscriptions is renewed.
       c.client.onclose = () => {
         const e = this.entries.get(id);

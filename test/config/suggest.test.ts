@@ -36,9 +36,9 @@ describe('unknown config keys', () => {
 
   it('in an upstream, by the shape it has (stdio or remote)', () => {
     const stdio = loadError('upstreams:\n  files: { command: node, argz: [server.js] }\n');
-    expect([stdio.keyPath, stdio.expectation]).toEqual(['upstreams.files.argz', 'unknown key "argz"; did you mean "args"? (upstreams.files takes command, args, env, secret_env, cwd, startup_timeout_ms)']);
+    expect([stdio.keyPath, stdio.expectation]).toEqual(['upstreams.files.argz', 'unknown key "argz"; did you mean "args"? (upstreams.files takes command, args, env, secret_env, cwd, startup_timeout_ms, protocol)']);
     const remote = loadError('upstreams:\n  api: { url: "https://example.com/mcp", header: { a: b } }\n');
-    expect([remote.keyPath, remote.expectation]).toEqual(['upstreams.api.header', 'unknown key "header"; did you mean "headers"? (upstreams.api takes url, headers, auth, transport, startup_timeout_ms)']);
+    expect([remote.keyPath, remote.expectation]).toEqual(['upstreams.api.header', 'unknown key "header"; did you mean "headers"? (upstreams.api takes url, headers, auth, transport, startup_timeout_ms, protocol)']);
   });
 
   it('in the embedder, among the keys of the provider it names', () => {

@@ -53,7 +53,7 @@ const PLANS = {
     { prompt: 'test_prompt' },
   ],
   'http-custom-headers': (context.toolCalls ?? []).map((t) => call(t.name, t.arguments)),
-  'http-invalid-tool-headers': [call('valid_tool')],
+  'http-invalid-tool-headers': [call('valid_tool', { region: 'us-west1' })],
   'json-schema-2020-12-preservation': [{ echo: 'json_schema_2020_12_tool' }],
 };
 const steps = PLANS[scenario] ?? [call('test-tool')];

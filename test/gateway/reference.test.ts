@@ -237,7 +237,7 @@ describe('bad config and failing upstreams', () => {
     const out = execFileSync(process.execPath, ['dist/src/cli.js', 'tools', '--config', configPath], { encoding: 'utf8', stdio: 'pipe' });
     expect(out).toMatch(/# ghost: failed/);
     expect(out).toMatch(/# quitter: failed/);
-    expect(out).toMatch(/# files: ready, 14 tools/);
+    expect(out).toMatch(/# files: ready \(protocol 2025\), 14 tools/);
     expect(out).toMatch(/files\tread_text_file/);
   });
 });

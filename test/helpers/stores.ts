@@ -24,7 +24,7 @@ export const SKIP_PG = PG_URL === undefined && !IN_CI;
 if (SKIP_PG) console.warn('store tests: SKIPPING PostgreSQL, TOOL_CURATOR_TEST_PG is not set (with CI=true they run and fail instead)');
 
 /** The tables a test empties on PostgreSQL (the SQLite ones get a new file). */
-const TABLES = ['audit', 'approvals', 'approval_uses', 'tool_names', 'relay_names', 'oauth_state', 'oauth_flows', 'embeddings', 'embedding_claims', 'tool_definitions', 'learned_evidence', 'store_locks', 'store_events'];
+const TABLES = ['audit', 'approvals', 'approval_uses', 'tool_names', 'relay_names', 'oauth_state', 'oauth_flows', 'embeddings', 'embedding_claims', 'tool_definitions', 'learned_evidence', 'store_locks', 'store_events', 'sealing_keys', 'sealed_uses', 'upstream_eras', 'response_cache'];
 
 export interface Backend {
   kind: StoreKind;

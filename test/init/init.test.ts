@@ -96,7 +96,7 @@ describe('tool-curator init', () => {
   it('runs doctor on it: every upstream starts, with its tools', () => {
     const report = first.stdout.slice(first.stdout.indexOf('$ tool-curator doctor'));
     for (const [name, tools] of [['finance', 24], ['library', 22], ['hostel', 24], ['placements', 22], ['examinations', 24]] as const) {
-      expect(report).toMatch(new RegExp(`^upstream ok +${name}: ${tools} tools, start \\d+ ms, ping \\d+ ms`, 'm'));
+      expect(report).toMatch(new RegExp(`^upstream ok +${name}: ${tools} tools, protocol 2025, start \\d+ ms, ping \\d+ ms`, 'm'));
     }
     expect(report).toMatch(/^persona  ok +\(open\)|^embedder ok +/m);
     expect(first.status).toBe(0);

@@ -98,7 +98,7 @@ describe('step-up authorization (403 insufficient_scope after a refresh)', () =>
     expect(secure).toMatchObject({ state: 'ready', tools: 2, auth: { method: 'oauth', state: 'ok', moreScope: 'notes:write' } });
     const doctor = await run(config, ['doctor']);
     expect(doctor.stdout).toContain('upstream WARN   upstreams.secure: secure: needs authorization (more scope: notes:write) for some of its tools; the others work. Run tool-curator auth secure');
-    expect(doctor.stdout).toMatch(/upstream ok {5}secure: 2 tools, start \d+ ms, ping \d+ ms, auth oauth/);
+    expect(doctor.stdout).toMatch(/upstream ok {5}secure: 2 tools, protocol 2025, start \d+ ms, ping \d+ ms, auth oauth/);
   }, 180_000);
 
   it('an auth that never completes (the URL not opened, the command interrupted) changes nothing: client, tokens and pending scope stay, and the gateway keeps refreshing with them', async () => {

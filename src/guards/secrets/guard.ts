@@ -5,7 +5,7 @@
  * result carrying one becomes an error naming the kinds. Under `redact` the result's are
  * removed with everything else on the way to the host (transport.ts).
  */
-import { errorResult, type Guard } from '../types.js';
+import { errorResult, isToolResult, type Guard } from '../types.js';
 import type { SecretRedactor } from './redactor.js';
 
 const list = (kinds: string[]) => kinds.join(', ');
@@ -32,7 +32,7 @@ export function secretsGuard(redactor: SecretRedactor): Guard {
         return errorResult(`the result of ${name} was withheld: it carries a secret (${list(inResult)}), and this gateway does not pass secrets to the model (guards.secrets: block).`);
       }
     }
-    if (inArgs.length === 0) return result;
+    if (inArgs.length === 0 || !isToolResult(result)) return result;
     const told = { type: 'text' as const, text: `[tool-curator] removed from the arguments before the call: ${list(inArgs)}` };
     return { ...result, content: [told, ...(result.content ?? [])] };
   };
