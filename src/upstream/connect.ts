@@ -105,12 +105,12 @@ async function handshake(transport: Transport, timeoutMs: number, what: string, 
   try {
     if (opts.signal?.aborted) throw new Error(`${what}: cancelled`);
     try {
-      await withTimeout(client.connect(transport, memory.prior && { prior: memory.prior }), timeoutMs, what);
+      await withTimeout(client.connect(transport, { timeout: timeoutMs, ...(memory.prior && { prior: memory.prior }) }), timeoutMs, what);
     } catch (err) {
       if (!memory.prior || !staleModernPrior(err)) throw err;
       log.info({ upstream: n.name }, 'stored protocol verdict refused; probing again');
       await memory.forget();
-      await withTimeout(client.connect(transport), timeoutMs, what);
+      await withTimeout(client.connect(transport, { timeout: timeoutMs }), timeoutMs, what);
       memory.prior = undefined;
     }
     if (!memory.prior) await memory.record(client);
