@@ -39,7 +39,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client, ClientOptions } from '@modelcontextprotocol/client';
 import { dump } from 'js-yaml';
 import { BLOCK, CALLS, callOf, misspelledCall, ms, overheadTable, text, timeCalls, WARMUP, type Path } from './callPaths.js';
 import { benchConcurrent } from './concurrent.js';
@@ -58,6 +58,9 @@ const COMPARE = process.env.BENCH_OVERHEAD_COMPARE;
 const START_MS = 900_000;
 const READY = /"msg":"gateway ready"/;
 const MiB = 2 ** 20;
+
+/** A 2026-07-28 host: pinned, so the bench measures that era and never falls back. */
+const MODERN: ClientOptions = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
 
 const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
 const memory = (pid: number) => `${(rssOf(pid) / MiB).toFixed(0)} / ${(hwmOf(pid) / MiB).toFixed(0)} MiB`;
@@ -80,8 +83,8 @@ function gatewayConfig(dir: string, n: number, curator: Record<string, unknown>)
 }
 
 /** A gateway over stdio, spawned and initialized (its index may still be building: wait for READY on its stderr). */
-async function stdioGateway(config: string, cli = CLI): Promise<StdioPeer> {
-  const gw = new StdioPeer([cli, 'serve', '--config', config], { TOOL_CURATOR_LOG: 'info' });
+async function stdioGateway(config: string, cli = CLI, options?: ClientOptions): Promise<StdioPeer> {
+  const gw = new StdioPeer([cli, 'serve', '--config', config], { TOOL_CURATOR_LOG: 'info' }, options);
   await gw.connect(120_000);
   return gw;
 }
@@ -101,6 +104,13 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
     stops.push(() => gw.stop());
     await gw.stderrLine(READY, START_MS, 'stdio gateway ready');
 
+    // The same gateway config served to a 2026-07-28 host (pinned: server/discover, no initialize).
+    const dirM = mkdtempSync(join(tmpdir(), 'tc-bench-overhead-'));
+    dirs.push(dirM);
+    const gwModern = await stdioGateway(gatewayConfig(dirM, n, { mode: 'bm25', embedder: 'none' }), CLI, MODERN);
+    stops.push(() => gwModern.stop());
+    await gwModern.stderrLine(READY, START_MS, 'stdio gateway (2026 host) ready');
+
     const compared: Path[] = [];
     if (COMPARE) {
       const dirB = mkdtempSync(join(tmpdir(), 'tc-bench-overhead-'));
@@ -119,6 +129,8 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
     await http.line(READY, START_MS, 'HTTP gateway ready');
     const viaHttp = await httpClient(url, 60_000);
     stops.push(() => viaHttp.close());
+    const viaHttpModern = await httpClient(url, 60_000, {}, MODERN);
+    stops.push(() => viaHttpModern.close());
 
     const port = await freePort();
     const proxy = new HttpChild([MCP_PROXY, '--port', String(port), '--host', '127.0.0.1', '--server', 'stream', '--', process.execPath, FIXTURE, String(n)]);
@@ -139,8 +151,10 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
       [
         { label: 'upstream directly (stdio)', client: direct.client, pid: direct.pid },
         { label: 'through the gateway (stdio, bm25)', client: gw.client, pid: gw.pid },
+        { label: 'through the gateway (stdio, bm25), 2026-07-28 host', client: gwModern.client, pid: gwModern.pid },
         ...compared,
         { label: 'through the gateway (Streamable HTTP, bm25)', client: viaHttp, pid: http.pid },
+        { label: 'through the gateway (Streamable HTTP, bm25), 2026-07-28 host', client: viaHttpModern, pid: http.pid },
         { label: 'through mcp-proxy 6.7.19 (Streamable HTTP, default flags)', client: viaProxy, pid: proxy.pid },
       ],
       c,

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 /** `promise`, or a rejection naming `what` after `ms`. */
@@ -71,11 +71,13 @@ class Lines {
 
 /** An SDK Client connected over stdio to `node args…`; stderr is kept (last 30 lines) and can be waited on. */
 export class StdioPeer {
-  readonly client = new Client({ name: 'bench-overhead', version: '1.0.0' });
+  readonly client: Client;
   readonly transport: StdioClientTransport;
   private readonly lines = new Lines();
 
-  constructor(args: string[], env: Record<string, string> = {}) {
+  /** @param options the Client's options (e.g. `versionNegotiation` for a 2026-07-28 host); default a 2025 client. */
+  constructor(args: string[], env: Record<string, string> = {}, options?: ClientOptions) {
+    this.client = new Client({ name: 'bench-overhead', version: '1.0.0' }, options);
     this.transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe', env: { ...(process.env as Record<string, string>), ...env } });
     (this.transport.stderr as Readable).setEncoding('utf8').on('data', (c: string) => this.lines.push(c));
   }
@@ -149,8 +151,8 @@ export class HttpChild {
 }
 
 /** An SDK Client over Streamable HTTP to `url`, initialized. */
-export async function httpClient(url: string, ms: number, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: 'bench-overhead', version: '1.0.0' });
+export async function httpClient(url: string, ms: number, headers: Record<string, string> = {}, options?: ClientOptions): Promise<Client> {
+  const client = new Client({ name: 'bench-overhead', version: '1.0.0' }, options);
   await within(client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })), ms, `initialize over HTTP at ${url}`);
   return client;
 }

@@ -10,6 +10,7 @@ import { installLifecycle } from './lifecycle.js';
 import { reloadAndLog, watchConfig } from '../gateway/liveConfig.js';
 import { Session } from '../host/session.js';
 import { guardedStdioTransport } from '../host/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { log, startupWarnings } from '../log.js';
 import type { FlagsOf } from './commands.js';
 import { collectWhenIdle } from './idleCollect.js';
@@ -60,10 +61,22 @@ export async function serve(flags: FlagsOf<'serve'>): Promise<void> {
     await serveHttp(gateway, port);
     return;
   }
-  const session = new Session(gateway, { persona, userId, transport: 'stdio' });
+  // The opening exchange decides the connection's era (SDK serveStdio): `initialize` pins a
+  // 2025 Session, a 2026 `_meta` envelope a 2026 one (static exposure, input_required,
+  // list changes on subscriptions/listen). The factory also builds the instance that
+  // answers a server/discover probe, discarded if the host then falls back to initialize.
+  const gw = gateway;
   const transport = guardedStdioTransport();
-  transport.onclose = () => void shutdown('stdio transport closed');
+  serveStdio(({ era }) => new Session(gw, { persona, userId, transport: 'stdio', era }).served(), {
+    legacy: 'serve',
+    transport,
+    onerror: (err) => log.debug({ err: err.message }, 'stdio message refused or failed'),
+  });
+  const onclose = transport.onclose;
+  transport.onclose = () => {
+    onclose?.();
+    void shutdown('stdio transport closed');
+  };
   process.stdin.on('end', () => void shutdown('host closed stdin'));
-  await session.connect(transport);
   log.info({ persona: persona ?? '(open)', exposure: loaded.config.exposure.mode }, 'serving MCP on stdio');
 }

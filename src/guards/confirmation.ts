@@ -35,6 +35,7 @@ import { cancelled, cancelledResult } from '../relay/cancel.js';
 import type { Approval, ApprovalsPart } from '../store/types.js';
 import type { ApproverCheck } from './approver.js';
 import { boundValue } from './bound.js';
+import { answerOf, askToConfirm } from './confirmInput.js';
 import { correctionOf } from './nameGuard.js';
 import { redact } from './redact.js';
 import { requestIdFor, statementDigest, statementOf } from './statement.js';
@@ -148,17 +149,40 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
     // What the person is shown (redacted, bounded) and what runs: the same call.
     const shown = boundValue(redact(ctx.args, config.audit.redact), maxBytes);
 
-    if (channel === 'both' && !ctx.elicit) {
+    const modern = ctx.era === 'modern';
+    // A 2026 host is asked through input_required, if it declared elicitation for this request.
+    const canAsk = modern ? ctx.hostCapabilities?.elicitation !== undefined && ctx.seal !== undefined : ctx.elicit !== undefined;
+    if (channel === 'both' && !canAsk) {
       ctx.decisions.push('refused');
       ctx.notes.push('confirm_via both, host without elicitation');
       return errorResult(
         `${tool.name} needs the user's confirmation in this app and a person's approval, and this app cannot ask for confirmation (no MCP elicitation); it has not run.`,
       );
     }
-    if (channel !== 'approvals' && ctx.elicit) {
+    const question = `Allow ${shownName(ctx, tool)} (upstream ${tool.server}) to run with these arguments?\n${JSON.stringify(shown, null, 2)}`;
+    if (modern && channel !== 'approvals' && canAsk) {
+      const answer = answerOf(ctx, tool);
+      if (answer === undefined) {
+        ctx.decisions.push('awaiting_approval');
+        ctx.notes.push('confirmation asked through input_required');
+        return askToConfirm(ctx, tool, question);
+      }
+      if (answer !== 'accept') {
+        ctx.decisions.push('denied');
+        ctx.notes.push(`input_required answered ${answer}`);
+        return errorResult(`the user did not approve ${tool.name} (${answer}); it has not run. Do not retry unless the user asks for it.`);
+      }
+      if (channel === 'elicitation') {
+        ctx.decisions.push('approved');
+        ctx.notes.push('approved through input_required');
+        return next(ctx);
+      }
+      ctx.notes.push('accepted through input_required');
+    }
+    if (!modern && channel !== 'approvals' && ctx.elicit) {
       let answer: 'accept' | 'decline' | 'cancel' | undefined;
       try {
-        answer = await ctx.elicit(`Allow ${shownName(ctx, tool)} (upstream ${tool.server}) to run with these arguments?\n${JSON.stringify(shown, null, 2)}`, tool, ctx.args);
+        answer = await ctx.elicit(question, tool, ctx.args);
       } catch (err) {
         log.warn({ err, tool: tool.name }, 'elicitation failed; falling back to a pending approval');
       }

@@ -9,7 +9,7 @@ import type { ToolRecord } from '../catalog/types.js';
 import type { ConfirmVia } from '../config/schema.js';
 import type { HostRequest } from '../relay/types.js';
 import type { Decision } from '../store/types.js';
-import type { SealedState } from './sealed.js';
+import type { SealedContent, SealedState } from './sealed.js';
 
 /** Who is calling. One per MCP session of the host. */
 export interface SessionIdentity {
@@ -73,6 +73,12 @@ export interface CallContext {
   hostCapabilities?: ClientCapabilities;
   /** A `modern` host's retry of an `input_required` answer: its answers, and the state the gateway sealed, opened and spent (guards/sealed.ts). */
   input?: CallInput;
+  /**
+   * Seals a `requestState` for this call's authorization (guards/sealed.ts), valid `ttlMs`:
+   * what a guard or relay puts in an `input_required` answer; only the same authorization
+   * can continue it, once. Set by the host face for every host request.
+   */
+  seal?: (content: SealedContent, ttlMs: number) => Promise<string>;
 }
 
 /** `legacy`: 2025-11-25 and earlier; `modern`: 2026-07-28 (the SDK's ProtocolEra). */

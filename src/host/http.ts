@@ -10,12 +10,14 @@
  * `http.stateless` (stateless.ts). /healthz, /readyz and /metrics are answered first (ops.ts).
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { approvalStanding } from '../guards/standing.js';
 import { approvalsPage } from '../pages/approvals.js';
 import { ApproverSessions } from '../pages/approverSignIn.js';
-import { checkContinue, readBody, reply } from './body.js';
+import { checkContinue, MAX_BODY_BYTES, readBody, reply } from './body.js';
+import type { ProtocolEra } from './era.js';
+import { announceChanges } from './listen.js';
 import { checkPerUser, consentBaseOf, consentPage } from '../pages/consent.js';
 import { hostGuard, isLoopback } from './hostGuard.js';
 import { checkApprovers, checkHostOAuth } from './auth/config.js';
@@ -40,6 +42,9 @@ interface TokenEntry {
   user_id?: string;
   confirm_via?: ConfirmVia;
 }
+
+/** Who a request is: a token's entry (or the anonymous identity, or a signed-in principal's), keyed for session ownership. */
+type Who = Pick<TokenEntry, 'persona' | 'user_id' | 'confirm_via'> & { key: string; principal?: Principal };
 
 /** Session owner key of requests without a token under `http.anonymous` (never a valid token: tokens have 16+ characters). */
 const ANONYMOUS = 'anonymous';
@@ -174,13 +179,26 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
   const ops = opsRoutes(gateway, { refuse, sessions: () => sessions.size });
   /** The per-user consent page, once the bound address is known (its default base URL). */
   let consent: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
-  const openSession = (who: Pick<TokenEntry, 'persona' | 'user_id' | 'confirm_via'> & { principal?: Principal }) => new Session(gateway, {
+  const openSession = (who: Who, era: ProtocolEra = 'legacy') => new Session(gateway, {
     persona: who.persona,
     userId: who.user_id,
     transport: 'http',
+    era,
     ...(who.confirm_via && { confirmVia: who.confirm_via }),
     ...(who.principal && { principal: who.principal }),
   });
+  // 2026-07-28 requests: the SDK's stateless handler, a Session per request for the identity
+  // the checks above established (carried to the factory in authInfo.extra).
+  const modern = createMcpHandler(
+    ({ era, authInfo }) => {
+      const who = authInfo?.extra?.who as Who | undefined;
+      if (!who) throw new Error('a 2026 request reached the MCP handler without an identity');
+      return openSession(who, era).served();
+    },
+    { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror: (err) => log.debug({ err: err.message }, '2026 request refused or failed') },
+  );
+  const stopAnnouncing = announceChanges(gateway, modern.notify);
+  const serveModern = toNodeHandler(modern, { maxRequestBodySize: MAX_BODY_BYTES, onerror: (err) => log.error({ err: err.stack }, '2026 request failed') });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (ops.route(req, res)) return;
@@ -200,24 +218,28 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
       if (!hostAuth) unauthorized(res, req.headers.authorization !== undefined);
       return;
     }
-    if (stateless) return serveStateless({ req, res, read: () => readBody(req, res), open: () => openSession(who), metrics: ops.metrics });
+    // One read of the body (bounded); then the era: a request carrying the 2026 `_meta`
+    // envelope goes to the stateless 2026 handler, anything else is a 2025 request.
+    const posted = req.method === 'POST' ? await readBody(req, res) : undefined;
+    if (posted && !posted.ok) return;
+    if (posted && !(await isLegacyRequest(await toWebRequest(req, posted.body), posted.body, { maxRequestBodySize: MAX_BODY_BYTES }))) {
+      const auth: AuthInfo = { token: who.key, clientId: who.principal?.clientId ?? 'host', scopes: [], extra: { who } };
+      return serveModern(Object.assign(req, { auth }), res, posted.body);
+    }
+    if (stateless) return serveStateless({ req, res, read: async () => posted ?? { ok: false }, open: () => openSession(who), metrics: ops.metrics });
 
     const sid = req.headers['mcp-session-id'];
     const existing = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (existing) {
       if (existing.token !== who.key) return reply(res, 403, { error: 'this session belongs to another token' });
       existing.lastSeen = Date.now();
-      if (req.method !== 'POST') return existing.transport.handleRequest(req, res);
-      const posted = await readBody(req, res);
-      if (!posted.ok) return;
+      if (!posted) return existing.transport.handleRequest(req, res);
       return existing.inFlight.run(requestIds(posted.body), res, () => existing.transport.handleRequest(req, res, posted.body));
     }
     // A session id the gateway does not know (never issued, closed, or swept as idle): 404
     // tells the host to start a new session (MCP transports spec, "Session Management").
     if (sid !== undefined) return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'session not found; send initialize to start a new one' }, id: null });
-    if (req.method !== 'POST') return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
-    const posted = await readBody(req, res);
-    if (!posted.ok) return;
+    if (!posted) return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
     const body = posted.body;
     if (!isInitializeRequest(body)) {
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'no MCP session id; send initialize first' }, id: null });
@@ -282,6 +304,8 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     close: async () => {
       clearInterval(sweeper);
       ops.close();
+      stopAnnouncing();
+      await modern.close();
       await Promise.all([...sessions.values()].map((s) => s.transport.close()));
       await new Promise<void>((r) => server.close(() => r()));
     },

@@ -122,8 +122,8 @@ export class Session {
       this.seeLogLevel(ctx);
       return this.callTool(req.params.name, req.params.arguments ?? {}, gateway.calls.hostRequest(this.relayed, ctx), callFieldsOf(era, ctx, this.server.getClientCapabilities()));
     });
-    // A 2026 Session lives for one request: its list never changes under it (listen.ts announces changes).
-    if (era === 'legacy') gateway.on('catalog', this.onCatalog);
+    // Static exposure for 2026: list_changed only when the session's own list changed (on stdio the SDK turns it into a listen notification).
+    gateway.on('catalog', this.onCatalog);
     this.server.onclose = () => {
       gateway.off('catalog', this.onCatalog);
       gateway.calls.leave(this.relayed);
@@ -288,7 +288,11 @@ export class Session {
   private async forward(name: string, args: Record<string, unknown>, host?: HostRequest, call?: CallFields): Promise<CallOutcome> {
     // Never waits for an upstream still starting: the name guard says which (gateway.ts callable).
     await this.gateway.callable(name);
-    const ctx: CallContext = { session: this.identity, requestedName: name, args, decisions: [], notes: signInNotes(this.identity), ...(host && { host }), ...call };
+    const sealer = sealerFor(this.gateway.store.sealing);
+    const ctx: CallContext = {
+      session: this.identity, requestedName: name, args, decisions: [], notes: signInNotes(this.identity), ...(host && { host }), ...call,
+      seal: (content, ttlMs) => sealer.seal(content, bindingOf(this.identity), ttlMs),
+    };
     // 2025 hosts are asked by a server-to-client request; 2026 hosts get an input_required answer (confirmation.ts).
     if (this.era === 'legacy' && this.server.getClientCapabilities()?.elicitation) {
       ctx.elicit = async (message) => {
@@ -311,8 +315,23 @@ export class Session {
 
   /** Serves this session on `transport`: everything it sends the host passes the gateway's secret redaction first (guards/secrets). */
   connect(transport: Transport): Promise<void> {
+    return this.server.connect(this.outbound(transport));
+  }
+
+  /**
+   * The server, for an SDK entry that connects it itself (createMcpHandler, serveStdio):
+   * whatever transport the entry gives it passes the same outbound steps as `connect`.
+   */
+  served(): Server {
+    const connect = this.server.connect.bind(this.server);
+    this.server.connect = (transport) => connect(this.outbound(transport));
+    return this.server;
+  }
+
+  /** Everything this session sends the host passes the secret redaction (and, for a 2026 request, its log-level filter). */
+  private outbound(transport: Transport): Transport {
     const logged = this.era === 'modern' ? modernLogFilter(transport, () => this.logLevel) : transport;
-    return this.server.connect(redactingTransport(logged, this.gateway.secrets.redactor));
+    return redactingTransport(logged, this.gateway.secrets.redactor);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,51 @@
+/**
+ * `subscriptions/listen` for 2026-07-28 hosts over HTTP: what changes the lists the
+ * gateway serves goes out on the handler's bus (the SDK's listen router stamps each
+ * stream's subscription id and honours its filter).
+ *
+ *   tools      a 2026 host's tools/list is the meta tools and the persona's pinned tools
+ *              (era.ts): announced when a pinned tool's definition comes, goes or changes;
+ *              other catalog changes do not change any 2026 list (find_tools reaches them).
+ *   prompts,   the relayed lists (relay/), when an upstream announces a change.
+ *   resources
+ *
+ * Each replica watches the same upstreams, so each announces a change on the streams it
+ * holds: the bus is in-process per replica. What a listener learns is only that a list
+ * changed, never whose or what: it re-lists with its own authorization. (A per-user
+ * upstream's change reaches every listener of the replica: the SDK's bus has no per-listener filter.)
+ */
+import type { ServerNotifier } from '@modelcontextprotocol/server';
+import type { Gateway } from '../gateway/gateway.js';
+import type { ListKind } from '../upstream/lists.js';
+
+/** The pinned tools' definitions as one string: what every 2026 tools/list is made of, besides the meta tools. */
+function pinnedFingerprint(gateway: Gateway): string {
+  const pinned = new Set(gateway.loaded.config.exposure.pinned);
+  return JSON.stringify(gateway.catalog.filter((t) => pinned.has(t.name)).map((t) => [t.server, t.name, t.title, t.description, t.inputSchema, t.outputSchema, t.annotations]));
+}
+
+/**
+ * Announces the gateway's list changes on `notify` until the returned function is called.
+ *
+ * ### Usage
+ * ```ts
+ * const handler = createMcpHandler(factory, { legacy: 'reject' });
+ * const stop = announceChanges(gateway, handler.notify);
+ * ```
+ */
+export function announceChanges(gateway: Gateway, notify: ServerNotifier): () => void {
+  let tools = pinnedFingerprint(gateway);
+  const onCatalog = () => {
+    const now = pinnedFingerprint(gateway);
+    if (now === tools) return;
+    tools = now;
+    notify.toolsChanged();
+  };
+  const onList = (kind: ListKind) => (kind === 'resources' ? notify.resourcesChanged() : notify.promptsChanged());
+  gateway.on('catalog', onCatalog);
+  gateway.relay.on('list-changed', onList);
+  return () => {
+    gateway.off('catalog', onCatalog);
+    gateway.relay.off('list-changed', onList);
+  };
+}
