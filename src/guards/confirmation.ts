@@ -35,7 +35,6 @@ import { cancelled, cancelledResult } from '../relay/cancel.js';
 import type { Approval, ApprovalsPart } from '../store/types.js';
 import type { ApproverCheck } from './approver.js';
 import { boundValue } from './bound.js';
-import { answerOf, askToConfirm } from './confirmInput.js';
 import { correctionOf } from './nameGuard.js';
 import { redact } from './redact.js';
 import { requestIdFor, statementDigest, statementOf } from './statement.js';
@@ -161,6 +160,8 @@ export function confirmationGuard({ policy, approvals, config, approver, approva
     }
     const question = `Allow ${shownName(ctx, tool)} (upstream ${tool.server}) to run with these arguments?\n${JSON.stringify(shown, null, 2)}`;
     if (modern && channel !== 'approvals' && canAsk) {
+      // Loaded on a 2026 host's first confirmation: the SDK helpers load its schemas (zod), which the package's entry point leaves for first use.
+      const { answerOf, askToConfirm } = await import('./confirmInput.js');
       const answer = answerOf(ctx, tool);
       if (answer === undefined) {
         ctx.decisions.push('awaiting_approval');

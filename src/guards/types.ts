@@ -4,7 +4,7 @@
  * The gateway composes nameGuard → policy → identity → confirmation → upstream, with the
  * audit guard outermost so it sees every decision.
  */
-import { isInputRequiredResult, type CallToolResult, type ClientCapabilities, type InputRequiredResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, InputRequiredResult } from '@modelcontextprotocol/server';
 import type { ToolRecord } from '../catalog/types.js';
 import type { ConfirmVia } from '../config/schema.js';
 import type { HostRequest } from '../relay/types.js';
@@ -95,8 +95,12 @@ export interface CallInput {
 /** What the call path answers: a tool result, or (`modern` hosts only) a request for input to retry with. */
 export type CallOutcome = CallToolResult | InputRequiredResult;
 export type CallHandler = (ctx: CallContext) => Promise<CallOutcome>;
-/** Whether the call path answered with a tool result (not an `input_required`). */
-export const isToolResult = (outcome: CallOutcome): outcome is CallToolResult => !isInputRequiredResult(outcome);
+/**
+ * Whether the call path answered with a tool result (not an `input_required`): the spec's
+ * discriminant, read here rather than through the SDK's isInputRequiredResult, whose module
+ * loads the protocol schemas (zod) that the package's entry point leaves for first use.
+ */
+export const isToolResult = (outcome: CallOutcome): outcome is CallToolResult => (outcome as { resultType?: unknown }).resultType !== 'input_required';
 export type Guard = (ctx: CallContext, next: CallHandler) => Promise<CallOutcome>;
 
 /** Composes guards left to right around a final handler. */

@@ -21,7 +21,7 @@ import { stepUpRefusal } from './auth/stepUp.js';
 import type { Store } from '../store/types.js';
 import { boundedFetch } from './boundedFetch.js';
 import { ChildTransport } from './children.js';
-import { connectionKey, eraLabel, eraMemory, negotiation, staleModernPrior, type UpstreamEra } from './era.js';
+import { connectionKey, eraLabel, eraMemory, negotiation, probeCause, staleModernPrior, type UpstreamEra } from './era.js';
 import { StoreResponseCache } from './responseCache.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './types.js';
 
@@ -120,7 +120,7 @@ async function handshake(transport: Transport, timeoutMs: number, what: string, 
   } catch (err) {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
-    throw err;
+    throw probeCause(err);
   } finally {
     opts.signal?.removeEventListener('abort', abort);
   }

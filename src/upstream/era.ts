@@ -7,10 +7,11 @@
  * would otherwise hide an upgraded server forever.
  */
 import { createHash } from 'node:crypto';
-import { SdkError, SdkErrorCode, type Client, type DiscoverResult, type PriorDiscovery, type ProtocolEra } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode, UnauthorizedError, type Client, type DiscoverResult, type PriorDiscovery, type ProtocolEra } from '@modelcontextprotocol/client';
 import type { UpstreamConfig, UpstreamProtocol } from '../config/schema.js';
 import { log } from '../log.js';
 import type { EraVerdictsPart } from '../store/types.js';
+import { NeedsAuthorizationError, UpstreamAuthError } from './auth/errors.js';
 
 /**
  * How long a stored verdict is used: one day. A server upgraded to 2026-07-28 is found
@@ -80,6 +81,18 @@ function parsePrior(text: string | undefined): PriorDiscovery | undefined {
 /** A prior that shares no revision with the client: the SDK refused it before anything reached the transport. */
 export function staleModernPrior(err: unknown): boolean {
   return err instanceof SdkError && err.code === SdkErrorCode.EraNegotiationFailed;
+}
+
+/**
+ * What a failed connect is about: a version-negotiation probe that an authorization
+ * refusal ended (a 401 the stored tokens could not answer, a step-up) is that refusal,
+ * which the callers act on (a consent link, `auth`, the step-up notice); the SDK's
+ * wrapper would hide it as a protocol failure. Anything else is returned as it is.
+ */
+export function probeCause(err: unknown): unknown {
+  if (!(err instanceof SdkError) || err.code !== SdkErrorCode.EraNegotiationFailed) return err;
+  const cause = err.cause;
+  return cause instanceof NeedsAuthorizationError || cause instanceof UpstreamAuthError || cause instanceof UnauthorizedError ? cause : err;
 }
 
 /** The era for status and logs: `2026-07-28` (modern) or `2025` (the legacy family). */

@@ -138,8 +138,8 @@ describe('MCP conformance suite, server scenarios', () => {
   const fronts = [
     { upstream: 'upstream2025', link: 'stdio', config: 'gateway.stdio.yaml', list: 'gateway-upstream2025' },
     { upstream: 'upstream2025', link: 'http', config: 'gateway.http.yaml', list: 'gateway-upstream2025' },
-    { upstream: 'upstream2026', link: 'stdio', config: 'gateway.stdio2026.yaml', list: 'upstream2026' },
-    { upstream: 'upstream2026', link: 'http', config: 'gateway.http2026.yaml', list: 'upstream2026' },
+    { upstream: 'upstream2026', link: 'stdio', config: 'gateway.stdio2026.yaml', list: ['upstream2026', 'gateway-upstream2026'] },
+    { upstream: 'upstream2026', link: 'http', config: 'gateway.http2026.yaml', list: ['upstream2026', 'gateway-upstream2026'] },
   ] as const;
   for (const front of fronts) {
     describe(`the gateway in front of the ${front.upstream.slice(-4)} upstream over ${front.link}`, () => {
@@ -165,7 +165,7 @@ describe('MCP conformance suite, server scenarios', () => {
     { name: 'the 2025 upstream over stdio', server: script('upstream.js'), revisions: ['2025-11-25'], lists: ['upstream2025', 'stdio-bridge'] },
     { name: 'the 2026 upstream over stdio', server: script('upstream2026.js'), revisions: REVISIONS, lists: ['upstream2026', 'stdio-bridge', 'upstream2026-stdio-face'] },
     { name: 'the gateway over stdio → 2025 upstream over stdio', server: gateway('gateway.stdio.yaml'), revisions: REVISIONS, lists: ['gateway-upstream2025', 'stdio-bridge', 'upstream2026-stdio-face'] },
-    { name: 'the gateway over stdio → 2026 upstream over stdio', server: gateway('gateway.stdio2026.yaml'), revisions: REVISIONS, lists: ['upstream2026', 'stdio-bridge', 'upstream2026-stdio-face'] },
+    { name: 'the gateway over stdio → 2026 upstream over stdio', server: gateway('gateway.stdio2026.yaml'), revisions: REVISIONS, lists: ['upstream2026', 'gateway-upstream2026', 'stdio-bridge', 'upstream2026-stdio-face'] },
   ] as const;
   for (const face of stdioFaces) {
     describe(`${face.name}, through the stdio bridge`, () => {

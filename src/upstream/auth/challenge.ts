@@ -46,8 +46,10 @@ export function watchChallenges(mcpUrl: URL, fetchFn: FetchLike = fetch, refusal
  * @param configured whether the upstream has `auth` set, which decides the advice.
  */
 export function authFailure(upstream: string, err: unknown, watch: ChallengeWatch, configured: boolean): Error | undefined {
-  if (err instanceof NeedsAuthorizationError || err instanceof UpstreamAuthError) return err;
   const challenge = watch.last();
+  // A consent the server's challenge named a scope for carries it, for `auth` to ask for (the spec's first choice); the SDK's check for a client comes before it reads the challenge.
+  if (err instanceof NeedsAuthorizationError && err.scope === undefined && challenge?.status === 401 && challenge.scope) return new NeedsAuthorizationError(upstream, err.reason, challenge.scope);
+  if (err instanceof NeedsAuthorizationError || err instanceof UpstreamAuthError) return err;
   if (!challenge && !(err instanceof UnauthorizedError)) return undefined;
   const hint = configured
     ? `check its auth config, or run tool-curator auth ${upstream}`

@@ -180,14 +180,16 @@ async function consent(name: string, cfg: RemoteUpstreamConfig, loaded: LoadedCo
       if (authorizations === MAX_AUTHORIZATIONS) {
         throw new Error(`upstream "${name}" still refuses after ${MAX_AUTHORIZATIONS} authorizations in a row; giving up (last: ${(failure as Error | undefined)?.message ?? 'a new authorization was asked for'})`);
       }
-      await authorizeOnce(name, cfg, store, loopback, granted, opts);
+      // The scope the server's challenge named (WWW-Authenticate, as the SDK put it in the URL it would have sent the user to) is asked for too: the spec's first choice, before scopes_supported.
+      const challenged = failure instanceof NeedsAuthorizationError ? failure.scope : undefined;
+      await authorizeOnce(name, cfg, store, loopback, computeScopeUnion(granted, challenged), opts);
     }
   } finally {
     await loopback.close();
   }
 }
 
-/** One authorization for `granted` and any step-up scope: the URL shown, the redirect received (its `state` the one shown), the code exchanged; the tokens stored with the client they belong to. */
+/** One authorization for `granted` (and challenged) and any step-up scope: the URL shown, the redirect received (its `state` the one shown), the code exchanged; the tokens stored with the client they belong to. */
 async function authorizeOnce(name: string, cfg: RemoteUpstreamConfig, store: Store, loopback: Loopback, granted: string | undefined, opts: AuthCommandOptions): Promise<void> {
   let shown: URL | undefined;
   const provider = new StagedOAuthProvider({
@@ -205,9 +207,12 @@ async function authorizeOnce(name: string, cfg: RemoteUpstreamConfig, store: Sto
     },
   });
   await provider.forgetOtherRegistration();
+  // Where the resource's metadata was found (the challenge's resource_metadata, when it named one) is kept; what it says is read anew.
+  const metadataAt = (await provider.discoveryState())?.resourceMetadataUrl;
+  provider.discoverAfresh();
   const scope = computeScopeUnion(granted, await provider.pendingScope(), provider.opts.config.scopes?.join(' '));
   // Never a refresh here: a refresh keeps the old scope, and the stored tokens are the gateway's to refresh.
-  const result = await auth(provider, { serverUrl: cfg.url, scope, forceReauthorization: true });
+  const result = await auth(provider, { serverUrl: cfg.url, scope, forceReauthorization: true, ...(metadataAt && URL.canParse(metadataAt) && { resourceMetadataUrl: new URL(metadataAt) }) });
   if (result !== 'REDIRECT' || !shown) throw new Error(`upstream "${name}" gave no authorization URL`);
   const { code, iss } = await loopback.next(shown.searchParams.get('state') ?? undefined, opts.waitMs ?? WAIT_MS);
   await auth(provider, { serverUrl: cfg.url, authorizationCode: code, iss });

@@ -29,6 +29,15 @@ export class StagedOAuthProvider extends StoreOAuthProvider {
     this.staged.set('tokens', undefined);
   }
 
+  /**
+   * This run discovers afresh instead of trusting the stored discovery: the resource's
+   * metadata may name another authorization server since (SEP-2352), where the SDK then
+   * registers anew instead of presenting the old server's client. Staged like the rest.
+   */
+  discoverAfresh(): void {
+    this.staged.set('discovery', undefined);
+  }
+
   /** Stores the tokens with everything this run staged (client, discovery, the step-up scope now granted), at once. */
   override async saveTokens(tokens: OAuthTokens): Promise<void> {
     await super.saveTokens(tokens);
