@@ -19,11 +19,13 @@ import type { PerUserCalls } from './consent.js';
 const namesResource = (block: unknown) => resourceUriOf(block) !== undefined;
 
 /**
- * A 2026 host's declared capabilities go to the upstream in the call's `_meta` (of those
- * the gateway relays), so a 2026 upstream asks only for what this host can answer.
+ * The host's declared capabilities go to the upstream in the call's `_meta` (of those the
+ * gateway relays), so a 2026 upstream asks only for what this host can answer: a 2026
+ * host's from its request, a 2025 host's from its initialize (its questions then reach
+ * the host's session as requests, relay/calls.ts). A 2025 upstream ignores the key.
  */
 function withHostCapabilities(ctx: CallContext, relayed: CallOptions): CallOptions {
-  if (ctx.era !== 'modern' || !ctx.hostCapabilities) return relayed;
+  if (!ctx.hostCapabilities) return relayed;
   return { ...relayed, meta: { ...relayed.meta, [CLIENT_CAPABILITIES_META_KEY]: relayableCapabilities(ctx.hostCapabilities, UPSTREAM_CAPABILITIES) } };
 }
 

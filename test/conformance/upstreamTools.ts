@@ -4,7 +4,8 @@
  * definition with a raw JSON Schema and what it does. The content each returns is what
  * the scenario's description in the suite asks for.
  */
-import type { CallToolResult, ElicitRequestFormParams, InputRequiredResult, LoggingLevel, McpServer, ServerContext, Tool } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, ElicitRequestFormParams, InputRequiredResult, LoggingLevel, McpServer, ServerContext, Tool } from '@modelcontextprotocol/server';
 
 /** A 1×1 red PNG. */
 export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
@@ -46,10 +47,33 @@ export interface UpstreamState {
   log(ctx: ServerContext, level: LoggingLevel, data: string): Promise<void>;
 }
 
-async function elicit(upstream: UpstreamState, ctx: ServerContext, params: Omit<ElicitRequestFormParams, 'mode'>): Promise<CallToolResult> {
-  if (!upstream.server.server.getClientCapabilities()?.elicitation) return { isError: true, content: [{ type: 'text', text: 'the client does not support elicitation' }] };
+/** The per-request envelope of a 2026-07-28 request (`_meta`); undefined on a 2025 connection. */
+function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
+  const envelope = (ctx.mcpReq as { envelope?: Record<string, unknown> }).envelope;
+  return envelope?.[PROTOCOL_VERSION_META_KEY] === undefined ? undefined : envelope;
+}
+
+/** What the client declared: per request at 2026-07-28 (serveStdio does not backfill the accessor), at initialize before. */
+function clientCapabilities(upstream: UpstreamState, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = envelopeOf(ctx);
+  return envelope ? (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) : upstream.server.server.getClientCapabilities();
+}
+
+/**
+ * Asks the client for input the way its era allows: a request of its own to a 2025
+ * client, `input_required` (the question, answered on the retry) to a 2026 one, which
+ * has no server-to-client requests.
+ */
+async function elicit(upstream: UpstreamState, ctx: ServerContext, params: Omit<ElicitRequestFormParams, 'mode'>): Promise<CallToolResult | InputRequiredResult> {
+  if (!clientCapabilities(upstream, ctx)?.elicitation) return { isError: true, content: [{ type: 'text', text: 'the client does not support elicitation' }] };
+  const completed = (action: string, content: unknown) => text(`Elicitation completed: action=${action}, content=${JSON.stringify(content ?? {})}`);
+  if (envelopeOf(ctx)) {
+    const view = inputResponse(ctx.mcpReq.inputResponses, 'elicitation');
+    if (view.kind === 'elicit') return completed(view.action, view.content);
+    return inputRequired({ inputRequests: { elicitation: inputRequired.elicit(params) } });
+  }
   const answer = await ctx.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', ...params } });
-  return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+  return completed(answer.action, answer.content);
 }
 
 /** Every tool a 2025-11-25 server scenario calls or lists, by name. */
@@ -136,11 +160,17 @@ export const TOOLS: TestTool[] = [
     },
     run: async (args, ctx, upstream) => {
       if (typeof args.prompt !== 'string') return { isError: true, content: [{ type: 'text', text: 'test_sampling needs "prompt" as a string' }] };
-      if (!upstream.server.server.getClientCapabilities()?.sampling) return { isError: true, content: [{ type: 'text', text: 'the client does not support sampling' }] };
-      const answer = await ctx.mcpReq.send({
-        method: 'sampling/createMessage',
-        params: { messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 },
-      });
+      if (!clientCapabilities(upstream, ctx)?.sampling) return { isError: true, content: [{ type: 'text', text: 'the client does not support sampling' }] };
+      const params = { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: args.prompt } }], maxTokens: 100 };
+      let answer;
+      if (envelopeOf(ctx)) {
+        // 2026-07-28: the question as input_required, its answer on the retry.
+        const view = inputResponse(ctx.mcpReq.inputResponses, 'sampling');
+        if (view.kind !== 'sampling') return inputRequired({ inputRequests: { sampling: inputRequired.createMessage(params) } });
+        answer = view.result;
+      } else {
+        answer = await ctx.mcpReq.send({ method: 'sampling/createMessage', params });
+      }
       const reply = !Array.isArray(answer.content) && answer.content.type === 'text' ? answer.content.text : JSON.stringify(answer.content);
       return text(`LLM response: ${reply}`);
     },
