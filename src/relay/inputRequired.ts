@@ -16,12 +16,13 @@
  * client fulfils them through its request handlers, which relay each to the host's
  * session as an elicitation, sampling or roots request (calls.ts).
  */
-import { isInputRequiredResult, ProtocolErrorCode, type ClientCapabilities } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, ProtocolErrorCode, type ClientCapabilities, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { digestOf } from '../guards/canonical.js';
 import { matches, type RequestStateSealer, type SealedBinding, type SealedContent } from '../guards/sealed.js';
 import type { CallContext, CallOutcome } from '../guards/types.js';
 import type { UpstreamOutcome } from '../upstream/call.js';
 import type { CallOptions } from '../upstream/types.js';
+import { marked } from './elicitation.js';
 import { RelayError } from './errors.js';
 
 /** The sealed state's kind for a relayed upstream question. */
@@ -77,5 +78,20 @@ export async function withUpstreamInput(
   if (!isInputRequiredResult(outcome)) return outcome;
   const data: UpstreamInputData = { server, ...(outcome.requestState !== undefined && { state: outcome.requestState }) };
   const sealed = await relay.sealer.seal({ ...expected, data }, relay.binding, UPSTREAM_INPUT_TTL_MS);
-  return { resultType: 'input_required', ...(outcome.inputRequests && { inputRequests: outcome.inputRequests }), requestState: sealed };
+  return { resultType: 'input_required', ...(outcome.inputRequests && { inputRequests: markedRequests(server, outcome.inputRequests) }), requestState: sealed };
+}
+
+/**
+ * The upstream's questions as the host's user sees them: each elicitation's message marked
+ * as that upstream's (`[<upstream> asks]`, elicitation.ts), as a 2025 host sees it, so it
+ * never reads as the gateway's own confirmation. Other requests pass as they are.
+ */
+function markedRequests(server: string, requests: NonNullable<InputRequiredResult['inputRequests']>): NonNullable<InputRequiredResult['inputRequests']> {
+  const out: NonNullable<InputRequiredResult['inputRequests']> = {};
+  for (const [key, request] of Object.entries(requests)) {
+    const params = (request as { method?: string; params?: { message?: unknown } }).params;
+    const elicits = (request as { method?: string }).method === 'elicitation/create' && typeof params?.message === 'string';
+    out[key] = elicits ? ({ ...request, params: { ...params, message: marked(server, params.message as string) } } as typeof request) : request;
+  }
+  return out;
 }

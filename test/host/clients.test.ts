@@ -83,12 +83,10 @@ async function find(host: Host, query: string): Promise<string[]> {
 interface Connected {
   client: Host;
   user: User;
-  /** The 2025 relay marks an upstream's question as the upstream's; the 2026 relay passes the upstream's form as given. */
-  upstreamQuestion(message: string): string;
 }
 
+/** An upstream's question as either host's user sees it: marked as the upstream's, never as the gateway's own confirmation. */
 const marked = (message: string) => `[conformance asks] ${message}`;
-const unmarked = (message: string) => message;
 
 /**
  * Both hosts, connected together: each finds tools, runs a confirmed call, answers the upstream's
@@ -114,7 +112,7 @@ async function exercise(v1: Connected, v2: Connected): Promise<void> {
     const question = `Who is at the keyboard, ${name}?`;
     const answered = await host.client.callTool({ name: 'test_elicitation', arguments: { message: question } });
     expect(text(answered)).toBe(`Elicitation completed: action=accept, content={"username":"${name}","email":"${name}@example.com"}`);
-    expect(host.user.asked.slice(1)).toEqual([host.upstreamQuestion(question)]);
+    expect(host.user.asked.slice(1)).toEqual([marked(question)]);
   }
 }
 
@@ -152,7 +150,7 @@ async function withPair(connect: (p: Pair) => [Promise<void>, Promise<void>], bo
 async function bothServed({ old, modern, v1User, v2User }: Pair): Promise<void> {
   expect(old.getServerVersion()?.name).toBe('tool-curator');
   expect(modern.getProtocolEra()).toBe('modern');
-  await exercise({ client: old, user: v1User, upstreamQuestion: marked }, { client: modern, user: v2User, upstreamQuestion: unmarked });
+  await exercise({ client: old, user: v1User }, { client: modern, user: v2User });
 }
 
 /** An in-process gateway over `upstream`, served over HTTP for the enclosing describe; the HTTP connect of a pair to it. */
