@@ -10,6 +10,8 @@
  *   without an error, the hosts of the dead one re-initialize and land on the live one,
  *   every tools/call a host got an answer for has its audit row, and an approval decided
  *   on the dead replica's page just before is kept, used by the call it approved;
+ * - a 2026-07-28 host (no session) beside 2025 sessions: its requests go round robin and
+ *   both replicas answer them, while each 2025 session stays on its replica;
  * - stateless static mode (`http.stateless`) with round robin (one SQLite file): one
  *   host's requests are answered by both replicas, with no session id.
  * Needs the `haproxy` binary and TOOL_CURATOR_TEST_PG (.ci/run provides both): skipped
@@ -90,6 +92,28 @@ describe.skipIf(skipPg)('a fleet of two replicas on PostgreSQL behind HAProxy, s
     }
     expect(new Set(hosts.map((h) => h.servedBy[0])).size).toBe(2);
     await Promise.all(hosts.map((h) => h.close()));
+  });
+
+  it('a 2026-07-28 host needs no session: HAProxy sends its requests round robin and both replicas answer them, beside the 2025 sessions', async () => {
+    const host = await fleet.host(120_000, { modern: true });
+    const sessions = await fleet.host();
+    expect(host.client.getProtocolEra()).toBe('modern');
+    for (let i = 0; i < 4; i++) {
+      const { tools } = await host.client.listTools();
+      expect(tools.map((t) => t.name).slice(0, 2)).toEqual(['find_tools', 'call_tool']);
+      const found = (await host.client.callTool({ name: 'find_tools', arguments: { query: 'what do I owe in fees' } })) as CallToolResult;
+      expect((found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain('get_fee_dues');
+      const call = await host.client.callTool({ name: CALLS[i % CALLS.length]!, arguments: {} });
+      expect(call.isError, text(call)).toBeFalsy();
+      expect(text(call)).toContain('S0001');
+      // A 2025 session meanwhile stays on its replica.
+      expect(text(await sessions.client.callTool({ name: 'get_cgpa', arguments: {} }))).toContain('S0001');
+    }
+    expect(host.sessionIds.size).toBe(0);
+    expect(new Set(host.servedBy)).toEqual(new Set(['gw1', 'gw2']));
+    expect(sessions.sessionIds.size).toBe(1);
+    expect(new Set(sessions.servedBy).size).toBe(1);
+    await Promise.all([host.close(), sessions.close()]);
   });
 
   it('a call parked on one replica runs once a person approves it on the other replica\'s page, or with the CLI', async () => {

@@ -220,8 +220,10 @@ export class Fleet {
   /**
    * A host connected through HAProxy with the fleet's token: an SDK Client over Streamable
    * HTTP whose fetch records which replica answered (`X-Served-By`) and the session ids issued.
+   * `modern`: the client is pinned to 2026-07-28 (stateless requests, no session); else it
+   * speaks 2025-11-25 (a session).
    */
-  async host(ms = 120_000): Promise<FleetHost> {
+  async host(ms = 120_000, { modern = false }: { modern?: boolean } = {}): Promise<FleetHost> {
     const servedBy: string[] = [];
     const sessionIds = new Set<string>();
     const recording: typeof fetch = async (input, init) => {
@@ -233,7 +235,7 @@ export class Fleet {
       return res;
     };
     const transport = new StreamableHTTPClientTransport(new URL(this.url), { requestInit: { headers: { Authorization: `Bearer ${this.token}` } }, fetch: recording });
-    const client = new Client({ name: 'fleet-host', version: '1.0.0' });
+    const client = new Client({ name: 'fleet-host', version: '1.0.0' }, modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : undefined);
     await within(client.connect(transport), ms, 'initialize through HAProxy');
     return {
       client,
