@@ -4,12 +4,14 @@
  * The guards before it have resolved the tool, checked the persona, injected identity,
  * validated the arguments and obtained any approval.
  */
+import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/client';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import type { RequestStateSealer } from '../guards/sealed.js';
 import { errorResult, isToolResult, type CallContext, type CallHandler } from '../guards/types.js';
 import { bindingOf } from '../host/era.js';
 import { resourceUriOf, type MayReceive } from '../policy/contents.js';
 import { UPSTREAM_CAPABILITIES, type CallRelay } from '../relay/calls.js';
+import { RelayError } from '../relay/errors.js';
 import { relayableCapabilities, withUpstreamInput } from '../relay/inputRequired.js';
 import { withholdBlocks } from '../relay/withheld.js';
 import type { CallOptions } from '../upstream/types.js';
@@ -25,8 +27,10 @@ const namesResource = (block: unknown) => resourceUriOf(block) !== undefined;
  * the host's session as requests, relay/calls.ts). A 2025 upstream ignores the key.
  */
 function withHostCapabilities(ctx: CallContext, relayed: CallOptions): CallOptions {
-  if (!ctx.hostCapabilities) return relayed;
-  return { ...relayed, meta: { ...relayed.meta, [CLIENT_CAPABILITIES_META_KEY]: relayableCapabilities(ctx.hostCapabilities, UPSTREAM_CAPABILITIES) } };
+  // A 2026 host that declared nothing declared no capability: never the gateway's own in its place.
+  const declared = ctx.hostCapabilities ?? (ctx.era === 'modern' ? {} : undefined);
+  if (!declared) return relayed;
+  return { ...relayed, meta: { ...relayed.meta, [CLIENT_CAPABILITIES_META_KEY]: relayableCapabilities(declared, UPSTREAM_CAPABILITIES) } };
 }
 
 /**
@@ -47,11 +51,20 @@ export function forwardTo(
     if (!tool) return errorResult(`unknown tool ${ctx.requestedName}; use find_tools to search the catalog`);
     const started = performance.now();
     const inputRelay = sealer && { sealer, binding: bindingOf(ctx.session) };
-    const outcome = perUser?.handles(tool.server)
-      ? await perUser.call(ctx, tool)
-      : await relay.during(ctx.host, tool.server, (relayed) =>
-          withUpstreamInput(ctx, tool.server, inputRelay, (extra) => pool.call(tool.server, tool.upstreamName, ctx.args, { ...withHostCapabilities(ctx, relayed), ...extra })),
-        );
+    let outcome;
+    try {
+      outcome = perUser?.handles(tool.server)
+        ? await perUser.call(ctx, tool)
+        : await relay.during(ctx.host, tool.server, (relayed) =>
+            withUpstreamInput(ctx, tool.server, inputRelay, (extra) => pool.call(tool.server, tool.upstreamName, ctx.args, { ...withHostCapabilities(ctx, relayed), ...extra })),
+          );
+    } catch (err) {
+      if (!(err instanceof MissingRequiredClientCapabilityError)) throw err;
+      // A 2026 host gets the spec's -32021 with what the upstream needs; a 2025 host, whose revision has no such code, a result naming it.
+      if (ctx.era === 'modern') throw new RelayError(err.code, err.message, err.data);
+      const needed = Object.keys((err.data as { requiredCapabilities?: object } | undefined)?.requiredCapabilities ?? {}).join(', ');
+      return errorResult(`${tool.name} needs a capability this app did not declare (${needed || 'unnamed'}); it has not run`);
+    }
     ctx.upstreamMs = Math.round(performance.now() - started);
     if (!isToolResult(outcome)) return outcome;
     const result = outcome;

@@ -4,7 +4,7 @@
  * size bound on the result, one retry on a new session when a Streamable HTTP upstream
  * forgot ours, and every failure turned into an MCP error result the host can read.
  */
-import { SdkHttpError, UrlElicitationRequiredError, type CallToolResult, type InputRequiredResult, type Tool } from '@modelcontextprotocol/client';
+import { MissingRequiredClientCapabilityError, SdkHttpError, UrlElicitationRequiredError, type CallToolResult, type InputRequiredResult, type Tool } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
 import { NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import type { Connection } from './connect.js';
@@ -61,7 +61,8 @@ function bounded(server: string, tool: string, result: UpstreamOutcome, limit: n
 
 /**
  * Forwards `tool` with `args` to `target`. Resolves to the upstream's result or an error
- * result; throws only UrlElicitationRequiredError (-32042), which asks the host to act.
+ * result; throws only UrlElicitationRequiredError (-32042) and MissingRequiredClientCapabilityError
+ * (-32021, a 2026 upstream needs a capability the host did not declare), which ask the host to act.
  */
 export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions & { allowInputRequired: true }, limits: CallLimits): Promise<UpstreamOutcome>;
 export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions, limits: CallLimits): Promise<CallToolResult>;
@@ -82,7 +83,8 @@ export async function forwardCall(target: CallTarget, tool: string, args: Record
   // callTool's type names the complete result only; with allowInputRequired an input_required comes back as it is.
   const forward = async (conn: Connection) => bounded(server, tool, (await conn.client.callTool(params, options)) as UpstreamOutcome, limits.maxResultBytes);
   const failed = (err: unknown): CallToolResult => {
-    if (err instanceof UrlElicitationRequiredError) throw err;
+    // Both are the host's to act on: passed on as errors, never turned into a failed call.
+    if (err instanceof UrlElicitationRequiredError || err instanceof MissingRequiredClientCapabilityError) throw err;
     const size = tooLarge(err);
     if (size) return errorResult(tooLargeMessage(server, tool, size));
     const explained = target.conn()?.explain?.(err) ?? (err as Error);

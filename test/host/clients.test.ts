@@ -186,6 +186,20 @@ describe('a v1 and a v2 SDK client on one gateway', () => {
     });
   });
 
+  it("HTTP: a tool whose upstream needs a capability neither host declared (sampling) runs for neither: the 2026 host gets -32021 naming it, the 2025 host a result", { timeout: 120_000 }, async () => {
+    await withPair(served.connect, async ({ old, modern }) => {
+      const refused = (await old.callTool({ name: 'test_missing_capability', arguments: {} })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toBe('test_missing_capability needs a capability this app did not declare (sampling); it has not run');
+      const err = await modern.callTool({ name: 'test_missing_capability', arguments: {} }).then(
+        () => undefined,
+        (e: { code?: number; data?: unknown }) => e,
+      );
+      expect(err?.code).toBe(-32021);
+      expect(err?.data).toMatchObject({ requiredCapabilities: { sampling: {} } });
+    });
+  });
+
   it('stdio: each spawns serve on the same config, side by side, with the same results', { timeout: 120_000 }, async () => {
     const spawn = { command: process.execPath, args: [CLI, 'serve', '--config', config()], cwd: ROOT, stderr: 'ignore' as const };
     await withPair((p) => [p.old.connect(new StdioClientTransportV1(spawn)), p.modern.connect(new StdioClientTransport(spawn))], bothServed);
