@@ -25,6 +25,8 @@ export interface Path {
   client: Client;
   /** The process the client talks to: the upstream, the gateway or mcp-proxy. */
   pid: number;
+  /** The direct path this one's overhead is taken against (a 2026-07-28 host's path against the upstream's own 2026 path); default the first path. */
+  baseline?: Path;
 }
 
 /** Per path: call times (ms, sorted), the same in the order taken, and the CPU time and run-queue wait of its process during them (ms). */
@@ -100,12 +102,13 @@ export function pairedMedian(taken: readonly number[], direct: readonly number[]
 }
 
 export function overheadTable(times: Map<Path, Timed>): string[] {
-  const direct = [...times.values()][0]!;
+  const first0 = [...times.values()][0]!;
   const lines = [
-    '| path | calls | p50 ms | p99 ms | overhead vs direct, p50 / p99 ms | overhead, median of per-call differences ms | CPU / run-queue wait per call of the process called (upstream, gateway or proxy), ms |',
+    '| path | calls | p50 ms | p99 ms | overhead vs direct (same era), p50 / p99 ms | overhead, median of per-call differences ms | CPU / run-queue wait per call of the process called (upstream, gateway or proxy), ms |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const [p, { ms: t, taken, cpu, wait }] of times) {
+    const direct = (p.baseline && times.get(p.baseline)) || first0;
     const first = t === direct.ms;
     const over = first ? '—' : `${ms(percentile(t, 0.5) - percentile(direct.ms, 0.5))} / ${ms(percentile(t, 0.99) - percentile(direct.ms, 0.99))}`;
     const paired = first ? '—' : ms(pairedMedian(taken, direct.taken));

@@ -7,14 +7,17 @@
  * empty store in a fresh temporary folder.
  *
  * 1. tools/call latency, N = 10 tools, the same call (same tool, same arguments) over four
- *    paths: the upstream directly over stdio; through the gateway over stdio; through the
+ *    paths: the upstream directly over stdio (a 2025-11-25 and a 2026-07-28 client: the
+ *    fixture serves both eras); through the gateway over stdio; through the
  *    gateway over Streamable HTTP (`serve --http 0`, `http.anonymous` on loopback); through
  *    mcp-proxy (npm `mcp-proxy`, its default flags) exposing the same stdio upstream over
  *    Streamable HTTP. WARMUP calls per path, then CALLS per path taken in interleaved
  *    blocks of BLOCK (path A 25, path B 25, …) so a change of machine load spreads over
  *    every path. Calls are sequential; the gateway is called by the tool's exposed name
  *    (any allowed tool can be, in either exposure mode). Overhead = a path's percentile
- *    minus the direct path's, from the same run.
+ *    minus the direct path's of the same era (a 2026 host's against the 2026 client's
+ *    direct path: what the gateway adds, not what the newer revision costs the upstream
+ *    itself), from the same run.
  * 2. N = 100,000, empty store, curator `bm25` (no embedder): from spawning the gateway,
  *    when initialize, tools/list and the first find_tools answer; the gateway's own
  *    start-up timings; a misspelled tool name's call (name guard); the gateway's VmRSS /
@@ -97,6 +100,10 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
     const direct = new StdioPeer([FIXTURE, String(n)]);
     stops.push(() => direct.stop());
     await direct.connect(120_000);
+    // The upstream serves both eras: a 2026-07-28 host's overhead is taken against its own direct path.
+    const directModern = new StdioPeer([FIXTURE, String(n)], {}, MODERN);
+    stops.push(() => directModern.stop());
+    await directModern.connect(120_000);
 
     const dir1 = mkdtempSync(join(tmpdir(), 'tc-bench-overhead-'));
     dirs.push(dir1);
@@ -146,15 +153,18 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
     }
     stops.push(() => viaProxy!.close());
 
+    const direct2025: Path = { label: 'upstream directly (stdio)', client: direct.client, pid: direct.pid };
+    const modern: Path = { label: 'upstream directly (stdio), 2026-07-28 client', client: directModern.client, pid: directModern.pid };
     const before = load();
     const times = await timeCalls(
       [
-        { label: 'upstream directly (stdio)', client: direct.client, pid: direct.pid },
+        direct2025,
+        modern,
         { label: 'through the gateway (stdio, bm25)', client: gw.client, pid: gw.pid },
-        { label: 'through the gateway (stdio, bm25), 2026-07-28 host', client: gwModern.client, pid: gwModern.pid },
+        { label: 'through the gateway (stdio, bm25), 2026-07-28 host', client: gwModern.client, pid: gwModern.pid, baseline: modern },
         ...compared,
         { label: 'through the gateway (Streamable HTTP, bm25)', client: viaHttp, pid: http.pid },
-        { label: 'through the gateway (Streamable HTTP, bm25), 2026-07-28 host', client: viaHttpModern, pid: http.pid },
+        { label: 'through the gateway (Streamable HTTP, bm25), 2026-07-28 host', client: viaHttpModern, pid: http.pid, baseline: modern },
         { label: 'through mcp-proxy 6.7.19 (Streamable HTTP, default flags)', client: viaProxy, pid: proxy.pid },
       ],
       c,

@@ -66,18 +66,20 @@ export async function withUpstreamInput(
   call: (extra: Pick<CallOptions, 'allowInputRequired' | 'retry'>) => Promise<UpstreamOutcome>,
 ): Promise<CallOutcome> {
   if (ctx.era !== 'modern' || !relay || !ctx.tool) return call({});
-  const expected: SealedContent = { kind: UPSTREAM_INPUT, tool: ctx.tool.name, argsDigest: digestOf(ctx.args) };
+  // The digest is taken only when a state is checked or sealed: most calls need neither.
+  const tool = ctx.tool.name;
+  const expected = (): SealedContent => ({ kind: UPSTREAM_INPUT, tool, argsDigest: digestOf(ctx.args) });
   const state = ctx.input?.state;
   let retry: CallOptions['retry'];
   if (state?.kind === UPSTREAM_INPUT) {
     const data = state.data as UpstreamInputData | undefined;
-    if (!matches(state, expected) || data?.server !== server) throw new RelayError(ProtocolErrorCode.InvalidParams, 'requestState does not continue this call: retry with the arguments of the call that asked');
+    if (!matches(state, expected()) || data?.server !== server) throw new RelayError(ProtocolErrorCode.InvalidParams, 'requestState does not continue this call: retry with the arguments of the call that asked');
     retry = { inputResponses: ctx.input?.responses ?? {}, ...(data.state !== undefined && { requestState: data.state }) };
   }
   const outcome = await call({ allowInputRequired: true, ...(retry && { retry }) });
   if (!isInputRequiredResult(outcome)) return outcome;
   const data: UpstreamInputData = { server, ...(outcome.requestState !== undefined && { state: outcome.requestState }) };
-  const sealed = await relay.sealer.seal({ ...expected, data }, relay.binding, UPSTREAM_INPUT_TTL_MS);
+  const sealed = await relay.sealer.seal({ ...expected(), data }, relay.binding, UPSTREAM_INPUT_TTL_MS);
   return { resultType: 'input_required', ...(outcome.inputRequests && { inputRequests: markedRequests(server, outcome.inputRequests) }), requestState: sealed };
 }
 

@@ -7,7 +7,7 @@
  * here under load on every other call). Handling responses one microtask later, behind
  * the notifications already queued, restores the order the upstream sent them in.
  */
-import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 
 /** Call once per connected client, after `connect`. */
 export function keepArrivalOrder(client: Client): void {
@@ -15,7 +15,8 @@ export function keepArrivalOrder(client: Client): void {
   const dispatch = transport?.onmessage;
   if (!transport || !dispatch) return;
   transport.onmessage = (message, extra) => {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) void Promise.resolve().then(() => dispatch(message, extra));
+    // The transport has parsed the message as JSON-RPC already: a response is what has no method.
+    if (!('method' in message)) void Promise.resolve().then(() => dispatch(message, extra));
     else dispatch(message, extra);
   };
 }
