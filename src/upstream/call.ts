@@ -8,6 +8,7 @@ import { MissingRequiredClientCapabilityError, SdkHttpError, UrlElicitationRequi
 import { log } from '../log.js';
 import { NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import type { Connection } from './connect.js';
+import { hostBound } from './envelope.js';
 import { tooLarge, tooLargeMessage } from './limits.js';
 import type { CallOptions } from './types.js';
 
@@ -81,7 +82,7 @@ export async function forwardCall(target: CallTarget, tool: string, args: Record
     ...(definition && { toolDefinition: definition }),
   };
   // callTool's type names the complete result only; with allowInputRequired an input_required comes back as it is.
-  const forward = async (conn: Connection) => bounded(server, tool, (await conn.client.callTool(params, options)) as UpstreamOutcome, limits.maxResultBytes);
+  const forward = async (conn: Connection) => bounded(server, tool, hostBound((await conn.client.callTool(params, options)) as UpstreamOutcome), limits.maxResultBytes);
   const failed = (err: unknown): CallToolResult => {
     // Both are the host's to act on: passed on as errors, never turned into a failed call.
     if (err instanceof UrlElicitationRequiredError || err instanceof MissingRequiredClientCapabilityError) throw err;

@@ -13,7 +13,7 @@
  * 2026 host's leg is not relayed yet: the last test pins down what it gets instead.
  */
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type ElicitRequestFormParams } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, SERVER_INFO_META_KEY, type CallToolResult, type ElicitRequestFormParams } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -101,8 +101,11 @@ async function exercise(v1: Connected, v2: Connected): Promise<void> {
   expect(await find(v2.client, 'ask the user for a username and an email address')).toContain('test_elicitation');
 
   for (const host of [v1, v2]) {
-    expect(text(await host.client.callTool({ name: 'test_simple_text', arguments: {} }))).toBe(SIMPLE_TEXT);
+    const simple = (await host.client.callTool({ name: 'test_simple_text', arguments: {} })) as CallToolResult;
+    expect(text(simple)).toBe(SIMPLE_TEXT);
     expect(host.user.asked).toEqual([expect.stringMatching(CONFIRMATION)]);
+    // The 2026 upstream names itself in its result; the host is told the gateway answered (and the 2025 host is told nothing).
+    expect(simple._meta?.[SERVER_INFO_META_KEY]).toEqual(host === v2 ? expect.objectContaining({ name: 'tool-curator' }) : undefined);
   }
 
   for (const [host, name] of [
