@@ -23,6 +23,7 @@ import { boundedFetch } from './boundedFetch.js';
 import { ChildTransport } from './children.js';
 import { connectionKey, eraLabel, eraMemory, negotiation, probeCause, staleModernPrior, type UpstreamEra } from './era.js';
 import { StoreResponseCache } from './responseCache.js';
+import { readAbsentResultTypeAsComplete } from './resultType.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './types.js';
 
 export const CLIENT_INFO = { name: 'tool-curator', version: '0.1.0' };
@@ -114,6 +115,7 @@ async function handshake(transport: Transport, timeoutMs: number, what: string, 
       memory.prior = undefined;
     }
     if (!memory.prior) await memory.record(client);
+    readAbsentResultTypeAsComplete(client);
     const era = eraLabel(client.getProtocolEra()) ?? '2025';
     log.debug({ upstream: n.name, era, stored: memory.prior !== undefined }, 'upstream protocol era');
     return { client, transport, era, forgetEra: memory.forget };
