@@ -78,8 +78,8 @@ export interface LegacySessions {
 /** Connects something to a new session's transport; resolves with what closes it again. */
 export type Attach = (transport: NodeStreamableHTTPServerTransport) => Promise<() => Promise<void>>;
 
-/** Attaches a fresh server from `create` to each session. */
-export const eachSession = (create: () => McpServer): Attach => async (transport) => {
+/** Attaches a fresh server from `create` (an McpServer, or a low-level Server) to each session. */
+export const eachSession = (create: () => Pick<McpServer, 'connect' | 'close'>): Attach => async (transport) => {
   const server = create();
   await server.connect(transport);
   return () => server.close();
@@ -151,23 +151,28 @@ export async function listenLoopback(
 }
 
 /**
- * Serves both eras on one loopback endpoint: a request `isLegacyRequest` classifies as
- * 2025-era goes to `legacy`, any other to `modern` (a fetch-shaped handler).
+ * A Node handler serving both eras: a request `isLegacyRequest` classifies as 2025-era
+ * goes to `legacy`, any other to `modern` (a fetch-shaped handler). `parsed`: the body,
+ * when a body parser (express.json) already read it from `req`.
  */
+export function bothEras(legacy: LegacySessions, modern: FetchLikeMcpHandler): (req: IncomingMessage, res: ServerResponse, parsed?: unknown) => Promise<void> {
+  const serveModern = toNodeHandler(modern);
+  return async (req, res, parsed) => {
+    const request = await toWebRequest(req, parsed);
+    const body: unknown = parsed ?? (req.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined);
+    if (await isLegacyRequest(request)) return legacy.handle(req, res, body);
+    return serveModern(req, res, body);
+  };
+}
+
+/** Serves both eras (bothEras) on one loopback endpoint. */
 export function serveBothEras(
   legacy: LegacySessions,
   modern: FetchLikeMcpHandler & { close(): Promise<void> },
   port: number,
   host: string,
 ): Promise<ConformanceHttp> {
-  const serveModern = toNodeHandler(modern);
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const request = await toWebRequest(req);
-    const body: unknown = req.method === 'POST' ? await request.clone().json().catch(() => undefined) : undefined;
-    if (await isLegacyRequest(request)) return legacy.handle(req, res, body);
-    return serveModern(req, res, body);
-  };
-  return listenLoopback(handle, port, host, async () => {
+  return listenLoopback(bothEras(legacy, modern), port, host, async () => {
     await modern.close();
     await legacy.close();
   });

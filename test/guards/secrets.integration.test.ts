@@ -4,97 +4,31 @@
  * refresh tokens, also after a refresh) gets none of them to the host, over the gateway's
  * stdio and HTTP faces, in results, errors, log and progress notifications, the upstream's
  * elicitation and sampling requests, find_tools output, resource reads and prompts — and
- * none into the audit rows. Every message the host receives is recorded raw.
+ * none into the audit rows. Every message the host receives is recorded raw. The host is
+ * a 2025-11-25 one; the upstreams are spoken to in either era (a 2026 upstream's
+ * `input_required` questions reach this host as requests of its own). The 2026-07-28
+ * host: secrets2026.integration.test.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
-import type { Transport } from '@modelcontextprotocol/client';
-import { dump as yaml } from 'js-yaml';
+import { type CallToolResult, type Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { echoHttp } from './fixtures/echo.mjs';
-import { connectGateway, ROOT } from '../helpers/reference.js';
-import { spawnUntil } from '../helpers/process.js';
-import { FULL_HOST, httpGateway, record, type Host } from '../relay/harness.js';
-import { startProtectedServer, type ProtectedServer } from '../upstream/authServer.js';
-import { authorize } from '../upstream/authFlow.js';
+import { HEADED, heldBy, MARKERS, PLAIN, startEchoGateway, type EchoGateway, type UpstreamProtocol } from './secretsSetup.js';
 
-const ECHO = join(ROOT, 'test/guards/fixtures/echo.mjs');
-const HOST_TOKEN = 'host-token-5c0e9a1f7b3d2468';
-const GIVEN = {
-  staticBearer: 'static-9d1c7e5a3b2f4860',
-  apiKey: 'apikey-6b2f8d4e0a1c3957',
-  envToken: 'env-token-3a7f1c9e5d2b8064',
-  dbPassword: 'db-pass-8e4a2c6f0b1d9375',
-};
-const PLAIN = 'plain-value-not-secret-42';
+const CASES: ['stdio' | 'http', UpstreamProtocol][] = [
+  ['stdio', '2025-11-25'],
+  ['http', '2025-11-25'],
+  ['stdio', '2026-07-28'],
+  ['http', '2026-07-28'],
+];
 
-/** Records every message the host's transport delivers, as JSON text. */
-function recordRaw(transport: Transport): string[] {
-  const raw: string[] = [];
-  const deliver = transport.onmessage!;
-  transport.onmessage = (message, extra) => {
-    raw.push(JSON.stringify(message));
-    deliver(message, extra);
-  };
-  return raw;
-}
-
-describe.each(['stdio', 'http'] as const)('secrets never reach a host, gateway over %s', (face) => {
-  let oauth: ProtectedServer;
-  let stopHeaded: () => void;
-  let stopGateway = () => {};
-  let dir: string;
-  let store: string;
-  let host: Host;
-  let raw: string[];
+describe.each(CASES)('secrets never reach a 2025-11-25 host, gateway over %s, upstreams spoken to in %s', (face, protocol) => {
+  let g: EchoGateway;
 
   beforeAll(async () => {
-    oauth = await startProtectedServer({ mcp: echoHttp() });
-    const { child, stderr } = await spawnUntil(process.execPath, [ECHO, '--http'], /listening on \d+/);
-    stopHeaded = () => void child.kill();
-    const port = /listening on (\d+)/.exec(stderr())![1];
-    dir = mkdtempSync(join(tmpdir(), 'tc-secrets-'));
-    store = join(dir, 'store.db');
-    const config = join(dir, 'gateway.config.yaml');
-    writeFileSync(
-      config,
-      yaml({
-        upstreams: {
-          envy: { command: process.execPath, args: [ECHO], env: { ECHO_API_TOKEN: GIVEN.envToken, DB_URL: `postgres://svc:${GIVEN.dbPassword}@db.internal/x`, NOTE: PLAIN }, secret_env: ['DB_URL'] },
-          headed: { url: `http://127.0.0.1:${port}/mcp`, transport: 'streamable-http', headers: { Authorization: `Bearer ${GIVEN.staticBearer}`, 'X-Api-Key': GIVEN.apiKey } },
-          oauthed: { url: oauth.mcpUrl, transport: 'streamable-http', auth: 'oauth' },
-        },
-        curator: { mode: 'bm25', top_k: 30, embedder: 'none' },
-        store,
-        http: { tokens: [{ token: HOST_TOKEN, persona: 'p' }] },
-      }),
-    );
-    const consent = await authorize(config, 'oauthed');
-    expect(consent.code, consent.stderr).toBe(0);
-    if (face === 'stdio') {
-      const { client, transport } = await connectGateway(config, [], FULL_HOST);
-      raw = recordRaw(transport);
-      host = record(client, FULL_HOST);
-    } else {
-      const gateway = await httpGateway(config);
-      stopGateway = gateway.stop;
-      const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: FULL_HOST });
-      host = record(client, FULL_HOST);
-      const transport = new StreamableHTTPClientTransport(new URL(gateway.base), { requestInit: { headers: { Authorization: `Bearer ${HOST_TOKEN}` } } });
-      await client.connect(transport);
-      raw = recordRaw(transport);
-    }
+    g = await startEchoGateway(face, '2025', protocol);
   }, 300_000);
 
   afterAll(async () => {
-    await host?.close().catch(() => undefined);
-    stopGateway();
-    stopHeaded?.();
-    await oauth?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await g?.close();
   });
 
   const call = (client: Client, name: string) =>
@@ -104,8 +38,9 @@ describe.each(['stdio', 'http'] as const)('secrets never reach a host, gateway o
     );
 
   test('results, errors, notifications, questions, find_tools, resources and prompts: 0 credentials, each echo marked', async () => {
+    const { host, raw, oauth } = g;
     const { client } = host;
-    const tools = ['echo', 'echo_error', 'echo_throw', 'echo_log', 'echo_progress', 'echo_elicit', 'echo_sample'];
+    const tools = ['echo', 'echo_error', 'echo_throw', 'echo_needs', 'echo_log', 'echo_progress', 'echo_elicit', 'echo_sample'];
     const answers = new Map<string, string>();
     const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
     for (const prefix of ['', 'headed__', 'oauthed__']) for (const tool of tools) answers.set(`${prefix}${tool}`, text(await call(client, `${prefix}${tool}`)));
@@ -118,27 +53,27 @@ describe.each(['stdio', 'http'] as const)('secrets never reach a host, gateway o
     for (const p of (await client.listPrompts()).prompts) await client.getPrompt({ name: p.name });
 
     const received = raw.join('\n');
-    const held = [...Object.values(GIVEN), ...oauth.provider.secrets];
+    const held = heldBy(g);
     expect(held.filter((s) => received.includes(s))).toEqual([]);
     // Each kind was echoed, and arrived marked.
-    for (const label of ['header Authorization of upstream headed', 'header X-Api-Key of upstream headed', 'env ECHO_API_TOKEN of upstream envy', 'env DB_URL of upstream envy', 'OAuth access token of upstream oauthed']) {
-      expect(received).toContain(`[secret removed: ${label}]`);
-    }
+    for (const marker of Object.values(MARKERS)) expect(received).toContain(marker);
     expect(received).toContain(PLAIN);
     expect(raw.filter((m) => m.includes('notifications/progress') && m.includes('working with') && m.includes('[secret removed: ')).length).toBe(3);
-    expect(raw.some((m) => m.includes('Configured with') && m.includes('[secret removed: OAuth access token of upstream oauthed]'))).toBe(true);
-    const headers = 'authorization: Bearer [secret removed: header Authorization of upstream headed]\nx-api-key: [secret removed: header X-Api-Key of upstream headed]';
-    expect(answers.get('headed__echo_error')).toBe(`rejected request with header ${headers}`);
-    expect(answers.get('headed__echo_throw')).toContain(`upstream failure; request carried ${headers}`);
-    expect(answers.get('echo')).toContain('called with\nECHO_API_TOKEN: [secret removed: env ECHO_API_TOKEN of upstream envy]\nDB_URL: [secret removed: env DB_URL of upstream envy]\nNOTE: plain-value-not-secret-42');
-    for (const key of ['oauthed__echo', 'oauthed__echo_error', 'refreshed']) expect(answers.get(key)).toContain('authorization: Bearer [secret removed: OAuth access token of upstream oauthed]');
-    expect(host.received.logs.map((l) => String(l.data))).toEqual(expect.arrayContaining([expect.stringContaining('[secret removed: header Authorization of upstream headed]')]));
-    expect(host.received.elicitations.map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringContaining('[secret removed: OAuth access token of upstream oauthed]')]));
-    expect(host.received.sampling.map((s) => JSON.stringify(s.messages))).toEqual(expect.arrayContaining([expect.stringContaining('[secret removed: env ECHO_API_TOKEN of upstream envy]')]));
+    expect(raw.some((m) => m.includes('Configured with') && m.includes(MARKERS.oauthAccess))).toBe(true);
+    expect(answers.get('headed__echo_error')).toBe(`rejected request with header ${HEADED}`);
+    expect(answers.get('headed__echo_throw')).toContain(`upstream failure; request carried ${HEADED}`);
+    // A 2025 host's revision has no -32021: the gateway answers a result naming what the upstream needs.
+    expect(answers.get('headed__echo_needs')).toBe('headed__echo_needs needs a capability this app did not declare (sampling, experimental); it has not run');
+    // A 2026 upstream asks through input_required, which the gateway's client fulfils by asking this host; the retry brings back its state.
+    expect(answers.get('headed__echo_elicit')).toBe(protocol === '2026-07-28' ? `elicitation accept, state intact; request carried ${HEADED}` : 'elicitation accept');
+    expect(answers.get('oauthed__echo_sample')).toBe(protocol === '2026-07-28' ? `sampled test-model, state intact; request carried authorization: Bearer ${MARKERS.oauthAccess}` : 'sampled test-model');
+    expect(answers.get('echo')).toContain(`called with\nECHO_API_TOKEN: ${MARKERS.envToken}\nDB_URL: ${MARKERS.envDb}\nNOTE: plain-value-not-secret-42`);
+    for (const key of ['oauthed__echo', 'oauthed__echo_error', 'refreshed']) expect(answers.get(key)).toContain(`authorization: Bearer ${MARKERS.oauthAccess}`);
+    expect(host.received.logs.map((l) => String(l.data))).toEqual(expect.arrayContaining([expect.stringContaining(MARKERS.headerAuthorization)]));
+    expect(host.received.elicitations.map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringContaining(MARKERS.oauthAccess)]));
+    expect(host.received.sampling.map((s) => JSON.stringify(s.messages))).toEqual(expect.arrayContaining([expect.stringContaining(MARKERS.envToken)]));
 
-    const db = new Database(store, { readonly: true });
-    const rows = JSON.stringify(db.prepare('SELECT * FROM audit').all());
-    db.close();
+    const rows = g.auditRows();
     expect(rows).toContain('echo_error');
     expect(held.filter((s) => rows.includes(s))).toEqual([]);
   }, 300_000);

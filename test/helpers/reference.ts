@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, type ClientOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { dump } from 'js-yaml';
 import { inject } from 'vitest';
@@ -61,6 +61,12 @@ export const INDEX_READY_MS = 300_000;
 /** The gateway's log line once its first catalog is fully indexed (dense included). */
 export const GATEWAY_READY = /"msg":"gateway ready"/;
 
+/** More of the host connectGateway makes: its other client options (a pinned protocol era), and a step on its transport before it connects. */
+export interface HostSetup {
+  options?: Omit<ClientOptions, 'capabilities'>;
+  beforeConnect?: (transport: StdioClientTransport) => void;
+}
+
 /**
  * Spawns `tool-curator serve` over stdio and connects an SDK Client to it, then waits
  * (up to `readyMs`) until the gateway logs that its index is built, so find_tools ranks
@@ -71,6 +77,7 @@ export async function connectGateway(
   args: string[] = [],
   capabilities: Record<string, unknown> = {},
   readyMs = INDEX_READY_MS,
+  host: HostSetup = {},
 ): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -86,7 +93,8 @@ export async function connectGateway(
     stderr += chunk.toString();
     if (GATEWAY_READY.test(stderr)) seen();
   });
-  const client = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities });
+  const client = new Client({ name: 'test-host', version: '1.0.0' }, { ...host.options, capabilities });
+  host.beforeConnect?.(transport);
   await client.connect(transport);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
