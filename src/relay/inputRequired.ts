@@ -37,7 +37,7 @@ export const UPSTREAM_INPUT = 'upstream-input';
  */
 export const UPSTREAM_INPUT_TTL_MS = 10 * 60_000;
 
-/** What the gateway seals besides the call: which upstream asked, and its own state. */
+/** What the gateway seals besides the request: which upstream asked, and its own state. */
 interface UpstreamInputData {
   server: string;
   state?: string;
