@@ -5,33 +5,18 @@
  * validated the arguments and obtained any approval.
  */
 import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/client';
-import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import type { RequestStateSealer } from '../guards/sealed.js';
-import { errorResult, isToolResult, type CallContext, type CallHandler } from '../guards/types.js';
+import { errorResult, isToolResult, type CallHandler } from '../guards/types.js';
 import { bindingOf } from '../host/era.js';
 import { resourceUriOf, type MayReceive } from '../policy/contents.js';
-import { UPSTREAM_CAPABILITIES, type CallRelay } from '../relay/calls.js';
+import type { CallRelay } from '../relay/calls.js';
 import { RelayError } from '../relay/errors.js';
-import { relayableCapabilities, withUpstreamInput } from '../relay/inputRequired.js';
+import { withHostCapabilities, withUpstreamInput } from '../relay/inputRequired.js';
 import { withholdBlocks } from '../relay/withheld.js';
-import type { CallOptions } from '../upstream/types.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { PerUserCalls } from './consent.js';
 
 const namesResource = (block: unknown) => resourceUriOf(block) !== undefined;
-
-/**
- * The host's declared capabilities go to the upstream in the call's `_meta` (of those the
- * gateway relays), so a 2026 upstream asks only for what this host can answer: a 2026
- * host's from its request, a 2025 host's from its initialize (its questions then reach
- * the host's session as requests, relay/calls.ts). A 2025 upstream ignores the key.
- */
-function withHostCapabilities(ctx: CallContext, relayed: CallOptions): CallOptions {
-  // A 2026 host that declared nothing declared no capability: never the gateway's own in its place.
-  const declared = ctx.hostCapabilities ?? (ctx.era === 'modern' ? {} : undefined);
-  if (!declared) return relayed;
-  return { ...relayed, meta: { ...relayed.meta, [CLIENT_CAPABILITIES_META_KEY]: relayableCapabilities(declared, UPSTREAM_CAPABILITIES) } };
-}
 
 /**
  * `relay` passes progress, log messages, questions and cancellation between the call's host

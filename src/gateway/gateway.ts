@@ -220,7 +220,7 @@ export class Gateway extends EventEmitter {
       new PerUserCalls({ config: loaded.config, store, users: this.users, relay: this.calls, consentBase: () => this.consentBase, connected: (_server, user) => this.relay.userConnected(user) });
     const relayPerUser = perUser && new PerUserRelay({ users: this.users!, upstreams: perUserUpstreams, offer: (who, server, why, again) => perUser.offer(who.host, server, who.userId, why, again) });
     const relayBounds = { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms };
-    this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), new StoredRelayNames(store), relayPerUser);
+    this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), new StoredRelayNames(store), relayPerUser, this.calls);
     this.approver = approverCheck(keyPath, () => loaded.config.http.approvals_token, () => approverPolicy(loaded.config));
     this.callPath = createCallPath({
       tools: () => this.catalog,

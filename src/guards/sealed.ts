@@ -7,13 +7,13 @@
  *   - AES-256-GCM (node:crypto) with the store's sealing key (store/sealing.ts), the same
  *     for every replica, so whichever replica gets the retry opens it;
  *   - the payload names the authorization it was made for (persona and the user's account
- *     key), the tool, a digest of the arguments and of the tool's definition, an expiry,
- *     and a random nonce;
+ *     key), the tool (or the prompt or resource a relayed question continues), a digest
+ *     of the arguments and of the tool's definition, an expiry, and a random nonce;
  *   - `verifier(who)` (the `ServerOptions.requestState.verify` hook) opens it, refuses a
  *     state made for another authorization or past its expiry, and spends the nonce in the
  *     store: a replayed state, on any replica, is refused.
  *
- * Tool, arguments and definition are the caller's to compare (`matches`): the SDK's hook
+ * Tool or request, arguments and definition are the caller's to compare (`matches`): the SDK's hook
  * runs before the handler and does not see the request's params.
  *
  * Wire form: `tcs1.` + base64url(iv ‖ ciphertext ‖ tag). Base64url with no `eyJ` JSON
@@ -46,6 +46,8 @@ export interface SealedContent<T = unknown> {
   kind: string;
   /** The tool the continued call runs (exposed name). */
   tool?: string;
+  /** A continued request other than tools/call: its method and what it names (`prompts/get <name>`, `resources/read <uri>`). */
+  request?: string;
   /** digestOf(arguments) of the call, as it will be forwarded. */
   argsDigest?: string;
   /** definitionDigest(tool) when the state was made: a changed definition voids it. */
@@ -147,11 +149,12 @@ export class RequestStateSealer {
   }
 }
 
-/** Whether an opened state continues this very call: same kind, tool, arguments and (when it names one) definition. */
+/** Whether an opened state continues this very call: same kind, tool or request, arguments and (when it names one) definition. */
 export function matches(state: SealedState, expected: SealedContent): boolean {
   return (
     state.kind === expected.kind &&
     state.tool === expected.tool &&
+    state.request === expected.request &&
     state.argsDigest === expected.argsDigest &&
     (state.definitionDigest === undefined || state.definitionDigest === expected.definitionDigest)
   );

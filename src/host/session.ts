@@ -17,6 +17,7 @@ import { sealerFor } from '../guards/sealed.js';
 import { errorResult, isToolResult, type CallContext, type CallOutcome, type SessionIdentity } from '../guards/types.js';
 import { log } from '../log.js';
 import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
+import type { RequestFields } from '../relay/types.js';
 import { attachRelay } from '../relay/handlers.js';
 import { accountOf } from '../gateway/accounts.js';
 import type { Gateway } from '../gateway/gateway.js';
@@ -32,9 +33,6 @@ import {
   findResult,
   parseFindTools,
 } from '../gateway/metaTools.js';
-
-/** What a host's tools/call brings besides name and arguments (era.ts callFieldsOf). */
-type CallFields = Pick<CallContext, 'era' | 'hostCapabilities' | 'input'>;
 
 export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
 
@@ -105,16 +103,30 @@ export class Session {
     this.evidence = gateway.learning?.session(this.identity);
     // Fixed capabilities (relay.capabilities()): initialize never waits for the upstreams; relayed requests do.
     const relayedCaps = gateway.relay.capabilities();
+    const sealer = sealerFor(gateway.store.sealing);
+    const binding = bindingOf(this.identity);
     this.server = new Server(SERVER_INFO, {
       capabilities: hostCapabilities(relayedCaps),
       instructions: INSTRUCTIONS[this.mode],
       cacheHints: CACHE_HINTS,
       // A sealed requestState opens only for this authorization, once (guards/sealed.ts).
-      requestState: { verify: sealerFor(gateway.store.sealing).verifier(bindingOf(this.identity)) },
+      requestState: { verify: sealer.verifier(binding) },
     });
     if (era === 'legacy') holdUntilInitialized(this.server);
-    // The relay knows the user by the key of their per-user accounts (consent.ts accountOf).
-    this.detachRelay = attachRelay(this.server, gateway.relay, { ...this.identity, userId: accountOf(this.identity), ready: gateway.catalogReady }, relayedCaps);
+    // The relay knows the user by the key of their per-user accounts (consent.ts accountOf); an upstream's
+    // question during prompts/get or resources/read reaches the host as during tools/call (relay/inputRequired.ts).
+    this.detachRelay = attachRelay(
+      this.server,
+      gateway.relay,
+      {
+        ...this.identity,
+        userId: accountOf(this.identity),
+        ready: gateway.catalogReady,
+        fields: (ctx) => callFieldsOf(era, ctx, this.server.getClientCapabilities()),
+        inputRelay: { sealer, binding },
+      },
+      relayedCaps,
+    );
     this.relayed = gateway.calls.join({ id: this.identity.sessionId, persona: this.identity.persona }, this.server);
     this.server.setRequestHandler('tools/list', async () => ({ tools: await this.listTools() }));
     // The SDK's Server checks tools/call params before this handler runs (-32602 for bad ones).
@@ -265,7 +277,7 @@ export class Session {
    * Every tools/call lands here: meta tools are answered, everything else takes the call path.
    * @param host the host's request, for the relay (progress, cancellation, questions); absent for calls made outside MCP.
    */
-  async callTool(name: string, args: Record<string, unknown>, host?: HostRequest, call?: CallFields): Promise<CallOutcome> {
+  async callTool(name: string, args: Record<string, unknown>, host?: HostRequest, call?: RequestFields): Promise<CallOutcome> {
     try {
       if (name === FIND_TOOLS) return await this.findTools(args);
       if (name === CALL_TOOL) {
@@ -285,7 +297,7 @@ export class Session {
     }
   }
 
-  private async forward(name: string, args: Record<string, unknown>, host?: HostRequest, call?: CallFields): Promise<CallOutcome> {
+  private async forward(name: string, args: Record<string, unknown>, host?: HostRequest, call?: RequestFields): Promise<CallOutcome> {
     // Never waits for an upstream still starting: the name guard says which (gateway.ts callable).
     await this.gateway.callable(name);
     const sealer = sealerFor(this.gateway.store.sealing);

@@ -7,8 +7,9 @@
 import type { Server, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import type { ListKind } from '../upstream/lists.js';
+import type { InputRelay } from './inputRequired.js';
 import type { Relay } from './relay.js';
-import type { RelayCaller } from './types.js';
+import type { RelayCaller, RequestFields } from './types.js';
 
 export interface RelaySession {
   sessionId: string;
@@ -17,6 +18,10 @@ export interface RelaySession {
   userId?: string;
   /** Resolves once the upstreams have connected (the gateway's catalogReady): requests wait for it, as tools/list does. */
   ready?: Promise<unknown>;
+  /** What each request brings besides its params (host/era.ts callFieldsOf): prompts/get and resources/read relay an upstream's questions by it. */
+  fields?: (ctx: ServerContext) => RequestFields;
+  /** Seals an upstream's question relayed to a 2026 host (inputRequired.ts). */
+  inputRelay?: InputRelay;
 }
 
 /**
@@ -32,13 +37,15 @@ export interface RelaySession {
  * @returns a function that stops the notifications and drops the session's subscriptions.
  */
 export function attachRelay(server: Server, relay: Relay, who: RelaySession, caps: ServerCapabilities): () => Promise<void> {
-  const { persona, sessionId, userId } = who;
+  const { persona, sessionId, userId, fields, inputRelay } = who;
   const session = { id: sessionId, persona, server };
-  /** The caller of one request: a consent link it needs is asked as a URL elicitation related to it. */
+  /** The caller of one request: a consent link or an upstream's question it needs is asked as a request related to it. */
   const caller = (ctx: ServerContext): RelayCaller => ({
     persona,
     userId,
     host: { session, requestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal, sendRequest: ctx.mcpReq.send, sendNotification: ctx.mcpReq.notify },
+    ...(fields && { request: fields(ctx) }),
+    ...(inputRelay && { inputRelay }),
   });
   // Lists and reads wait for the upstreams as tools/list does; a request that arrives
   // during start-up is answered once they have connected (each within startup_ms).

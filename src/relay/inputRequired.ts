@@ -1,14 +1,15 @@
 /**
  * A 2026-07-28 upstream's `input_required` answer to a 2026-07-28 host's tools/call,
- * relayed (the 2026 → 2026 leg of "relays across eras"). The upstream's questions go to
- * the host as the gateway's own `input_required` result, with the keys the upstream gave
- * them (the host answers them by those keys); the `requestState` the host gets is sealed
- * (guards/sealed.ts) and names the upstream, the call (tool, argument digest) and the
- * upstream's own state. On the host's retry the seal is opened (by the host face's verify
- * hook: tampered, replayed or another authorization's state never reaches this far),
- * checked against the call, and the upstream is called again with the host's answers and
- * its own state, byte for byte: a new seal each round. Nothing is kept between rounds, so
- * any replica continues the call.
+ * prompts/get or resources/read, relayed (the 2026 → 2026 leg of "relays across eras").
+ * The upstream's questions go to the host as the gateway's own `input_required` result,
+ * with the keys the upstream gave them (the host answers them by those keys); the
+ * `requestState` the host gets is sealed (guards/sealed.ts) and names the upstream, the
+ * request (tool and argument digest; or `prompts/get <name>` and argument digest, or
+ * `resources/read <uri>`) and the upstream's own state. On the host's retry the seal is
+ * opened (by the host face's verify hook: tampered, replayed or another authorization's
+ * state never reaches this far), checked against the request, and the upstream is asked
+ * again with the host's answers and its own state, byte for byte: a new seal each round.
+ * Nothing is kept between rounds, so any replica continues the request.
  *
  * The state's kind (`upstream-input`) marks the answers as the upstream's: they never
  * count as the gateway's confirmation of an action (guards/confirmation.ts reads only its
@@ -16,14 +17,16 @@
  * client fulfils them through its request handlers, which relay each to the host's
  * session as an elicitation, sampling or roots request (calls.ts).
  */
-import { isInputRequiredResult, ProtocolErrorCode, type ClientCapabilities, type InputRequiredResult } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, isInputRequiredResult, ProtocolErrorCode, type ClientCapabilities, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { digestOf } from '../guards/canonical.js';
 import { matches, type RequestStateSealer, type SealedBinding, type SealedContent } from '../guards/sealed.js';
 import type { CallContext, CallOutcome } from '../guards/types.js';
 import type { UpstreamOutcome } from '../upstream/call.js';
 import type { CallOptions } from '../upstream/types.js';
+import { UPSTREAM_CAPABILITIES } from './calls.js';
 import { marked } from './elicitation.js';
 import { RelayError } from './errors.js';
+import type { RequestFields } from './types.js';
 
 /** The sealed state's kind for a relayed upstream question. */
 export const UPSTREAM_INPUT = 'upstream-input';
@@ -34,7 +37,7 @@ export const UPSTREAM_INPUT = 'upstream-input';
  */
 export const UPSTREAM_INPUT_TTL_MS = 10 * 60_000;
 
-/** What the gateway seals besides the call: which upstream asked, and its own state. */
+/** What the gateway seals besides the request: which upstream asked, and its own state. */
 interface UpstreamInputData {
   server: string;
   state?: string;
@@ -54,33 +57,84 @@ export function relayableCapabilities(host: ClientCapabilities | undefined, rela
 }
 
 /**
- * Runs `call` (the forwarded tools/call to `server`) for `ctx`. A 2025 host's call runs
- * as before. A 2026 host's call gets the upstream's `input_required` back, relayed as
- * described above; its retry carries the host's answers to the upstream.
- * @throws RelayError (-32602) for a state sealed for another upstream or another call.
+ * The host's declared capabilities go to the upstream in the request's `_meta` (of those the
+ * gateway relays), so a 2026 upstream asks only for what this host can answer: a 2026
+ * host's from its request, a 2025 host's from its initialize (its questions then reach
+ * the host's session as requests, calls.ts). A 2025 upstream ignores the key.
  */
-export async function withUpstreamInput(
-  ctx: CallContext,
+export function withHostCapabilities(fields: RequestFields, relayed: CallOptions): CallOptions {
+  // A 2026 host that declared nothing declared no capability: never the gateway's own in its place.
+  const declared = fields.hostCapabilities ?? (fields.era === 'modern' ? {} : undefined);
+  if (!declared) return relayed;
+  return { ...relayed, meta: { ...relayed.meta, [CLIENT_CAPABILITIES_META_KEY]: relayableCapabilities(declared, UPSTREAM_CAPABILITIES) } };
+}
+
+/** What the upstream leg of a relayed request gets besides the host's own options: the input_required handling and, on a retry, the host's answers. */
+type InputExtra = Pick<CallOptions, 'allowInputRequired' | 'retry'>;
+
+/**
+ * Runs `call` (the request forwarded to `server`) for a host's request whose upstream may
+ * answer `input_required`. A 2025 host's request runs as before. A 2026 host's gets the
+ * upstream's `input_required` back, relayed as described above; its retry carries the
+ * host's answers to the upstream.
+ * @param names what a state continuing this request names besides its kind; called only when a state is checked or sealed.
+ * @throws RelayError (-32602) for a state sealed for another upstream or another request.
+ */
+async function relayQuestions<R extends object>(
+  fields: RequestFields,
+  names: () => Omit<SealedContent, 'kind' | 'data'>,
   server: string,
   relay: InputRelay | undefined,
-  call: (extra: Pick<CallOptions, 'allowInputRequired' | 'retry'>) => Promise<UpstreamOutcome>,
-): Promise<CallOutcome> {
-  if (ctx.era !== 'modern' || !relay || !ctx.tool) return call({});
-  // The digest is taken only when a state is checked or sealed: most calls need neither.
-  const tool = ctx.tool.name;
-  const expected = (): SealedContent => ({ kind: UPSTREAM_INPUT, tool, argsDigest: digestOf(ctx.args) });
-  const state = ctx.input?.state;
+  call: (extra: InputExtra) => Promise<R | InputRequiredResult>,
+): Promise<R | InputRequiredResult> {
+  if (fields.era !== 'modern' || !relay) return call({});
+  const expected = (): SealedContent => ({ kind: UPSTREAM_INPUT, ...names() });
+  const state = fields.input?.state;
   let retry: CallOptions['retry'];
   if (state?.kind === UPSTREAM_INPUT) {
     const data = state.data as UpstreamInputData | undefined;
-    if (!matches(state, expected()) || data?.server !== server) throw new RelayError(ProtocolErrorCode.InvalidParams, 'requestState does not continue this call: retry with the arguments of the call that asked');
-    retry = { inputResponses: ctx.input?.responses ?? {}, ...(data.state !== undefined && { requestState: data.state }) };
+    if (!matches(state, expected()) || data?.server !== server) throw new RelayError(ProtocolErrorCode.InvalidParams, 'requestState does not continue this request: retry with the arguments of the request that asked');
+    retry = { inputResponses: fields.input?.responses ?? {}, ...(data.state !== undefined && { requestState: data.state }) };
   }
   const outcome = await call({ allowInputRequired: true, ...(retry && { retry }) });
   if (!isInputRequiredResult(outcome)) return outcome;
   const data: UpstreamInputData = { server, ...(outcome.requestState !== undefined && { state: outcome.requestState }) };
   const sealed = await relay.sealer.seal({ ...expected(), data }, relay.binding, UPSTREAM_INPUT_TTL_MS);
   return { resultType: 'input_required', ...(outcome.inputRequests && { inputRequests: markedRequests(server, outcome.inputRequests) }), requestState: sealed };
+}
+
+/**
+ * relayQuestions for a forwarded tools/call: a state continues the same tool with the same
+ * arguments. A state of another kind (the gateway's own confirmation) is not this relay's.
+ */
+export function withUpstreamInput(
+  ctx: CallContext,
+  server: string,
+  relay: InputRelay | undefined,
+  call: (extra: InputExtra) => Promise<UpstreamOutcome>,
+): Promise<CallOutcome> {
+  const tool = ctx.tool?.name;
+  if (tool === undefined) return call({});
+  // The digest is taken only when a state is checked or sealed: most calls need neither.
+  return relayQuestions(ctx, () => ({ tool, argsDigest: digestOf(ctx.args) }), server, relay, call);
+}
+
+/**
+ * relayQuestions for prompts/get and resources/read: a state continues the same `request`
+ * (`prompts/get <name>`, `resources/read <uri>`) with the same `args`. Only this relay seals
+ * states for them, so a state of another kind is refused.
+ */
+export function withUpstreamInputFor<R extends object>(
+  fields: RequestFields,
+  request: string,
+  args: Record<string, unknown> | undefined,
+  server: string,
+  relay: InputRelay | undefined,
+  call: (extra: InputExtra) => Promise<R | InputRequiredResult>,
+): Promise<R | InputRequiredResult> {
+  const kind = fields.input?.state?.kind;
+  if (kind !== undefined && kind !== UPSTREAM_INPUT) throw new RelayError(ProtocolErrorCode.InvalidParams, `requestState does not continue this request: it was made for a tools/call`);
+  return relayQuestions(fields, () => ({ request, ...(args && { argsDigest: digestOf(args) }) }), server, relay, call);
 }
 
 /**

@@ -4,7 +4,8 @@
  * persona, paginated by the gateway (cursor.ts), and every request routed back to the
  * upstream that owns the item under the upstream's own name or URI. Content passes
  * through unchanged but for resources the persona may not receive (withheld.ts); sizes are
- * bounded. Emits `list-changed` (kind, user?) when an
+ * bounded; an upstream's questions during a read or prompt reach the host as during a
+ * tools/call (upstreamRequests.ts). Emits `list-changed` (kind, user?) when an
  * upstream's resources or prompts change (with a user: only that user's own lists did).
  *
  * A per-user upstream's items (perUser.ts) are a user's own: their lists through their
@@ -17,13 +18,14 @@
  */
 import { EventEmitter } from 'node:events';
 import {
+  isInputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
-  type Client,
   type CompleteRequest,
   type CompleteResult,
   type GetPromptResult,
+  type InputRequiredResult,
   type Prompt,
   type ReadResourceResult,
   type Resource,
@@ -45,6 +47,8 @@ import type { MayReceive } from '../policy/contents.js';
 import { readableContents, withholdMessages } from './withheld.js';
 import type { RelayCaller } from './types.js';
 import { RelayViews, type View } from './views.js';
+import type { CallRelay } from './calls.js';
+import { UpstreamRequests } from './upstreamRequests.js';
 
 export interface RelayBounds {
   /** Items per page of the gateway's own lists. */
@@ -64,43 +68,33 @@ export interface UriTarget {
   exposed: string;
 }
 
-/**
- * Passes an upstream's own MCP error on with its code and message; anything else (a lost
- * connection) becomes an internal error naming what failed.
- */
-async function fromUpstream<T>(what: string, p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (err) {
-    if (err instanceof ProtocolError) throw err;
-    throw new RelayError(ProtocolErrorCode.InternalError, `${what} failed: ${(err as Error).message}`);
-  }
-}
-
-
 export class Relay extends EventEmitter {
   readonly subscriptions: Subscriptions;
   private started = false;
   private readonly servers: ReadonlySet<string>;
   private readonly views: RelayViews;
+  private readonly upstream: UpstreamRequests;
 
   /**
    * @param servers every configured upstream, in config order.
    * @param names where exposed names are remembered (names.ts); default: for this process's life.
    * @param perUser the per-user upstreams' side (perUser.ts); absent when none is configured.
+   * @param calls the call relay (calls.ts): an upstream's questions during a read or prompt reach the host through it; absent: they are refused.
    */
   constructor(
-    private readonly pool: UpstreamPool,
+    pool: UpstreamPool,
     private readonly policy: Policy,
     private readonly bounds: RelayBounds,
     servers: Iterable<string>,
     names: RelayNameMemory = new MemoryRelayNames(),
     private readonly perUser?: PerUserRelay,
+    calls?: Pick<CallRelay, 'during'>,
   ) {
     super();
     this.setMaxListeners(0);
     this.servers = new Set(servers);
     this.views = new RelayViews(pool, this.servers, names, perUser);
+    this.upstream = new UpstreamRequests(pool, bounds.callMs, perUser, calls);
     this.subscriptions = new Subscriptions(pool);
     perUser?.listen(
       (kind, user) => this.emit('list-changed', kind, user),
@@ -237,18 +231,6 @@ export class Relay extends EventEmitter {
     };
   }
 
-  /**
-   * Runs `fn` on the connection that serves the caller for `server`: the caller's own for a
-   * per-user upstream (consent offered as needed), the upstream's shared one otherwise.
-   * @param again what the user does once connected ("read <uri>"), for consent messages.
-   */
-  private async through<T>(who: RelayCaller, server: string, what: string, again: string, fn: (client: Client) => Promise<T>): Promise<T> {
-    if (this.perUser?.has(server)) return fromUpstream(what, this.perUser.request(who, server, again, fn));
-    const client = this.pool.client(server);
-    if (!client) throw new RelayError(ProtocolErrorCode.InternalError, `upstream "${server}" is unavailable; try again later`);
-    return fromUpstream(what, fn(client));
-  }
-
   private bounded<T>(result: T, what: string): T {
     const bytes = Buffer.byteLength(JSON.stringify(result));
     if (bytes > this.bounds.maxReadBytes) {
@@ -257,12 +239,19 @@ export class Relay extends EventEmitter {
     return result;
   }
 
-  /** resources/read through the owning upstream; contents as sent, URIs re-prefixed when the host used a prefixed one. */
-  async read(who: RelayCaller, uri: string): Promise<ReadResourceResult> {
+  /**
+   * resources/read through the owning upstream; contents as sent, URIs re-prefixed when the
+   * host used a prefixed one. An upstream's questions reach the host as during a tools/call (`asking`).
+   */
+  async read(who: RelayCaller, uri: string): Promise<ReadResourceResult | InputRequiredResult> {
     const notFound = () => new ResourceNotFoundError(uri);
     const target = await this.resolveUri(who, uri);
     if (!target) throw notFound();
-    const answer = await this.through(who, target.server, `reading ${uri}`, `read ${uri}`, (c) => c.readResource({ uri: target.uri }, { timeout: this.bounds.callMs }));
+    const answer = await this.upstream.asking(who, target.server, [`reading ${uri}`, `read ${uri}`], `resources/read ${target.exposed}`, undefined, (c, params, options) =>
+      // A retry's answer is this user's: its result is neither served from nor kept in the response cache.
+      c.readResource({ uri: target.uri, ...params }, { ...options, ...(params.inputResponses && { cacheMode: 'bypass' }) }),
+    );
+    if (isInputRequiredResult(answer)) return answer;
     this.bounded(answer, `resource ${uri}`);
     const mayReceive = this.mayReceive(who.persona, target.server);
     const contents = mayReceive ? readableContents(answer.contents, target.uri, mayReceive) : answer.contents;
@@ -272,12 +261,14 @@ export class Relay extends EventEmitter {
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
   }
 
-  /** prompts/get with the host's arguments, under the upstream's own prompt name. */
-  async getPrompt(who: RelayCaller, name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
+  /** prompts/get with the host's arguments, under the upstream's own prompt name; its questions as for `read`. */
+  async getPrompt(who: RelayCaller, name: string, args: Record<string, string> | undefined): Promise<GetPromptResult | InputRequiredResult> {
     const e = (await this.views.for(who)).prompts.get(name);
     if (!e || !this.allows(who.persona, 'prompts', e)) throw new RelayError(ProtocolErrorCode.InvalidParams, `unknown prompt ${name}; prompts/list shows the prompts you may use`);
-    const params = { name: e.upstream, ...(args && { arguments: args }) };
-    const result = await this.through(who, e.server, `prompt ${name}`, `get the prompt ${name}`, (c) => c.getPrompt(params, { timeout: this.bounds.callMs }));
+    const result = await this.upstream.asking(who, e.server, [`prompt ${name}`, `get the prompt ${name}`], `prompts/get ${name}`, args ?? {}, (c, params, options) =>
+      c.getPrompt({ name: e.upstream, ...(args && { arguments: args }), ...params }, options),
+    );
+    if (isInputRequiredResult(result)) return result;
     this.bounded(result, `prompt ${name}`);
     const mayReceive = this.mayReceive(who.persona, e.server);
     return mayReceive ? withholdMessages(result, mayReceive) : result;
@@ -313,7 +304,7 @@ export class Relay extends EventEmitter {
     // The owner offers no completions: no suggestions, which is what the spec lets a server answer.
     if (!caps?.completions || v.routingOnly.has(server)) return { completion: { values: [], hasMore: false } };
     const request = { ...params, ref: upstreamRef };
-    const result = await this.through(who, server, 'completion', 'complete', (c) => c.complete(request, { timeout: this.bounds.callMs }));
+    const result = await this.upstream.through(who, server, 'completion', 'complete', (c) => c.complete(request, { timeout: this.bounds.callMs }));
     const owner = server;
     const matcher = template?.matcher;
     return keepValues(result, (value) => {

@@ -3,6 +3,8 @@
  * host's tools/call being served. Owned by relay/; the gateway's Session fills them in.
  */
 import type { LoggingLevel, ProgressToken, RequestId, Server, ServerContext, ServerNotification } from '@modelcontextprotocol/server';
+import type { CallContext } from '../guards/types.js';
+import type { InputRelay } from './inputRequired.js';
 
 /** One host session as the relay sees it. */
 export interface HostSession {
@@ -38,8 +40,15 @@ export interface RelayCaller {
   readonly persona?: string;
   /** The session's user id: a per-user upstream's items come through this user's own connection only. */
   readonly userId?: string;
-  /** The host's request, for a consent link asked as a URL elicitation related to it. */
+  /** The host's request: a consent link, or an upstream's question to a 2025 host, is asked as a request related to it. */
   readonly host?: HostRequest;
+  /** The request's era, what the host declared and a 2026 retry's input (host/era.ts callFieldsOf); absent: a 2025 request, capabilities unknown. */
+  readonly request?: RequestFields;
+  /** Seals an upstream's question relayed to a 2026 host (inputRequired.ts); absent: such a question is not relayed. */
+  readonly inputRelay?: InputRelay;
 }
+
+/** What a host's request brings besides its params: era, declared capabilities, a 2026 retry's answers and opened state. */
+export type RequestFields = Pick<CallContext, 'era' | 'hostCapabilities' | 'input'>;
 
 export { RelayError } from './errors.js';

@@ -60,7 +60,7 @@ describe('withUpstreamInput (2026 upstream → 2026 host)', () => {
     const { server, sealer, ctx, call } = await setup();
     const asked = (await call(ctx('ask_name'))) as InputRequiredResult;
     const state = await sealer.open(asked.requestState);
-    await expect(call(ctx('echo', { responses: { user_name: { action: 'accept', content: { name: 'Eve' } } }, state }))).rejects.toThrow(/requestState does not continue this call/);
+    await expect(call(ctx('echo', { responses: { user_name: { action: 'accept', content: { name: 'Eve' } } }, state }))).rejects.toThrow(/requestState does not continue this request/);
     expect(server.counts.get('tools/call')).toBe(1);
   });
 
