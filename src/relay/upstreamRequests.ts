@@ -8,6 +8,7 @@
  * (inputRequired.ts).
  */
 import { ProtocolError, ProtocolErrorCode, type Client, type InputRequiredResult, type RequestOptions } from '@modelcontextprotocol/client';
+import { hostBound } from '../upstream/envelope.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { CallOptions } from '../upstream/types.js';
 import { userKey } from '../upstream/users.js';
@@ -30,7 +31,8 @@ export interface UpstreamLegParams {
  */
 async function fromUpstream<T>(what: string, p: Promise<T>): Promise<T> {
   try {
-    return await p;
+    // The upstream's name in the result's _meta is its hop's (upstream/envelope.ts).
+    return hostBound((await p) as { _meta?: Record<string, unknown> }) as T;
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
     throw new RelayError(ProtocolErrorCode.InternalError, `${what} failed: ${(err as Error).message}`);
