@@ -8,7 +8,9 @@
  * reload that narrows access ends the subscriptions of sessions that may no longer read
  * the URI (at its next update), and the upstream's when no session may. After a reconnect
  * the upstream is subscribed again; a user's connection that could not be renewed ends its
- * subscriptions (`ended`), and a host subscribing again starts them anew.
+ * subscriptions (`ended`), and a host subscribing again starts them anew. Whatever the
+ * upstream's era: a 2026-07-28 upstream takes its subscriptions on the connection's
+ * subscriptions/listen stream (upstream/listen.ts), and its updates come back the same way.
  */
 import type { UpstreamPool } from '../upstream/pool.js';
 import { log } from '../log.js';
@@ -57,15 +59,7 @@ export class Subscriptions {
 
   /** An upstream's shared connection as a channel. */
   private shared(server: string): Channel {
-    return {
-      via: server,
-      subscribe: async (uri) => {
-        const client = this.pool.client(server);
-        if (!client) throw new Error(`upstream "${server}" is unavailable; try again later`);
-        await client.subscribeResource({ uri });
-      },
-      unsubscribe: async (uri) => void (await this.pool.client(server)?.unsubscribeResource({ uri })),
-    };
+    return { via: server, subscribe: (uri) => this.pool.subscribeResource(server, uri), unsubscribe: (uri) => this.pool.unsubscribeResource(server, uri) };
   }
 
   /**
@@ -136,10 +130,9 @@ export class Subscriptions {
     for (const uri of uris) this.subs.delete(keyOf(via, uri));
   }
 
+  /** Together: a 2026 upstream's listen stream takes them in one filter. */
   private async resubscribe(server: string): Promise<void> {
-    for (const sub of this.subs.values()) {
-      if (sub.channel.via !== server) continue;
-      await sub.channel.subscribe(sub.uri).catch((err: Error) => log.warn({ upstream: server, uri: sub.uri, err: err.message }, 'could not subscribe again after reconnect'));
-    }
+    const again = [...this.subs.values()].filter((sub) => sub.channel.via === server);
+    await Promise.all(again.map((sub) => sub.channel.subscribe(sub.uri).catch((err: Error) => log.warn({ upstream: server, uri: sub.uri, err: err.message }, 'could not subscribe again after reconnect'))));
   }
 }

@@ -18,7 +18,7 @@ import { moreScope } from './auth/stepUp.js';
 import { errorResult, forwardCall, sessionGone, type CallTarget, type UpstreamOutcome } from './call.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 import { EMPTY_LISTS, fetchLists, type ListKind, type RelayLists } from './lists.js';
-import { listen } from './listen.js';
+import { watchChanges, type ResourceWatch } from './listen.js';
 import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type PoolOptions, type RelayedUpstream, type UpstreamAuthStatus, type UpstreamState, type UpstreamStatus } from './types.js';
 
 export type { CallOptions, PoolOptions, RelayedUpstream, UpstreamAuthStatus, UpstreamState, UpstreamStatus } from './types.js';
@@ -35,6 +35,8 @@ interface Upstream {
   info?: ServerInfo;
   /** Its resources, templates and prompts (lists.ts). */
   lists: RelayLists;
+  /** The current connection's changes and resource subscriptions (listen.ts). */
+  watch?: ResourceWatch;
   error?: string;
   retries: number;
   retryTimer?: NodeJS.Timeout;
@@ -163,7 +165,7 @@ export class UpstreamPool extends EventEmitter {
       conn.client.setNotificationHandler('notifications/prompts/list_changed', () => this.noticed(u, u.listsRelist, 'prompts'));
       conn.client.setNotificationHandler('notifications/resources/updated', (n) => void this.emit('resource-updated', u.name, n.params.uri));
       // A 2026 upstream sends its changes only on a subscriptions/listen stream; one is kept open while connected.
-      if (conn.era === '2026-07-28') listen(u.name, conn, caps, () => u.conn === conn && !this.closing);
+      u.watch = watchChanges(u.name, conn, { current: () => u.conn === conn && !this.closing, timeoutMs: this.opts.callMs });
       conn.client.onclose = () => this.lost(u, conn!);
       // The GET stream found our session gone (the upstream restarted while no call reached it): a new session, and its subscriptions again.
       conn.client.onerror = (err) => {
@@ -326,6 +328,22 @@ export class UpstreamPool extends EventEmitter {
   client(server: string): Client | undefined {
     const u = this.upstreams.get(server);
     return u?.state === 'ready' && !isPerUser(u.cfg) ? u.conn?.client : undefined;
+  }
+
+  /**
+   * Subscribes the upstream's connection to resource `uri` (listen.ts: resources/subscribe,
+   * or the connection's listen stream at 2026-07-28).
+   * @throws an Error when the upstream is unavailable; the upstream's refusal.
+   */
+  async subscribeResource(server: string, uri: string): Promise<void> {
+    const watch = this.client(server) && this.upstreams.get(server)?.watch;
+    if (!watch) throw new Error(`upstream "${server}" is unavailable; try again later`);
+    await watch.subscribe(uri);
+  }
+
+  /** Ends the subscription of the upstream's connection to `uri`; nothing while it is unavailable (a lost connection holds none). */
+  async unsubscribeResource(server: string, uri: string): Promise<void> {
+    if (this.client(server)) await this.upstreams.get(server)?.watch?.unsubscribe(uri);
   }
 
   status(): UpstreamStatus[] {

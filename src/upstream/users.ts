@@ -26,7 +26,7 @@ import { observed, type TokensSeen } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { forwardCall, sessionGone, type CallTarget } from './call.js';
 import { connectUpstream, type Connection } from './connect.js';
-import { listen } from './listen.js';
+import { watchChanges, type ResourceWatch } from './listen.js';
 import { fetchLists, type ListKind, type RelayLists } from './lists.js';
 import { DEFAULT_MAX_RESULT_BYTES, type CallOptions, type RelayedUpstream } from './types.js';
 
@@ -61,11 +61,14 @@ export const RENEW_MAX_DELAY_MS = 30_000;
 /** What the SDK's Streamable HTTP client reports when its GET stream stops reconnecting: no notification arrives any more. */
 const GET_STREAM_GAVE_UP = /Maximum reconnection attempts/;
 
+/** A user's connection with its changes and resource subscriptions (listen.ts). */
+type Watched = Connection & { watch: ResourceWatch };
+
 interface Entry {
   upstream: string;
   user: string;
   cfg: RemoteUpstreamConfig;
-  conn: Promise<Connection>;
+  conn: Promise<Watched>;
   /** The user's tokens, as the connection reads them. */
   provider: StoreOAuthProvider;
   lastUsed: number;
@@ -149,19 +152,19 @@ export class UserConnections extends EventEmitter {
   }
 
   /**
-   * Runs `fn` (a read, a get, a completion) on the user's own connection, opened if need be.
+   * Runs `fn` (a read, a get, a completion, a subscription) on the user's own connection, opened if need be.
    * @throws NeedsAuthorizationError when the user has no consent (or it was withdrawn, or a
    *   step-up is asked for); the upstream's error as it came; an Error naming the upstream
    *   when the connection cannot be opened.
    */
-  async request<T>(upstream: string, cfg: RemoteUpstreamConfig, user: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  async request<T>(upstream: string, cfg: RemoteUpstreamConfig, user: string, fn: (client: Client, conn: Watched) => Promise<T>): Promise<T> {
     const id = `${upstream}\0${user}`;
     let entry = this.open(upstream, cfg, user);
     entry.inFlight++;
     const attempt = async (): Promise<T> => {
       const conn = await this.connected(id, entry);
       try {
-        return await fn(conn.client);
+        return await fn(conn.client, conn);
       } catch (err) {
         const explained = conn.explain?.(err);
         if (!(explained instanceof NeedsAuthorizationError)) throw err;
@@ -211,7 +214,7 @@ export class UserConnections extends EventEmitter {
 
   /** Subscribes the user's own connection to `uri`; it stays open while it holds a subscription. Throws as `request`. */
   async subscribe(upstream: string, cfg: RemoteUpstreamConfig, user: string, uri: string): Promise<void> {
-    await this.request(upstream, cfg, user, (client) => client.subscribeResource({ uri }, { timeout: this.opts.callMs }));
+    await this.request(upstream, cfg, user, (_, conn) => conn.watch.subscribe(uri));
     this.entries.get(`${upstream}\0${user}`)?.subscribed.add(uri);
   }
 
@@ -220,11 +223,11 @@ export class UserConnections extends EventEmitter {
     const entry = this.entries.get(`${upstream}\0${user}`);
     if (!entry?.subscribed.delete(uri)) return;
     const conn = await entry.conn.catch(() => undefined);
-    await conn?.client.unsubscribeResource({ uri }, { timeout: this.opts.callMs }).catch((err: Error) => log.warn({ upstream, user, uri, err: err.message }, 'upstream unsubscribe failed'));
+    await conn?.watch.unsubscribe(uri).catch((err: Error) => log.warn({ upstream, user, uri, err: err.message }, 'upstream unsubscribe failed'));
   }
 
   /** The entry's connection; one that never opened is dropped (only this one: a newer entry stays) so the next request tries again. */
-  private async connected(id: string, entry: Entry): Promise<Connection> {
+  private async connected(id: string, entry: Entry): Promise<Watched> {
     try {
       return await entry.conn;
     } catch (err) {
@@ -247,7 +250,7 @@ export class UserConnections extends EventEmitter {
     if (!oauth) throw new Error(`upstream "${upstream}" is not an oauth upstream; per_user needs auth: { oauth: …, per_user: true }`);
     const provider = observed(new StoreOAuthProvider({ upstream, subject: user, url: cfg.url, store: this.opts.store, config: oauth, mode: 'unattended' }), upstream, user, this.opts.tokensSeen);
     const ms = cfg.startup_timeout_ms ?? this.opts.startupMs;
-    const conn = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider, { capabilities: this.opts.capabilities, maxMessageBytes: this.opts.maxResultBytes, memory: this.opts.store, principal: user }).then((c) => {
+    const conn: Promise<Watched> = connectUpstream(upstream, cfg, this.opts.baseDir, ms, provider, { capabilities: this.opts.capabilities, maxMessageBytes: this.opts.maxResultBytes, memory: this.opts.store, principal: user }).then((c) => {
       this.opts.onConnected?.(userKey(upstream, user), c.client, upstream);
       const changed = (kind: ListKind) => {
         const e = this.entries.get(id);
@@ -257,7 +260,7 @@ export class UserConnections extends EventEmitter {
       c.client.setNotificationHandler('notifications/resources/list_changed', () => changed('resources'));
       c.client.setNotificationHandler('notifications/prompts/list_changed', () => changed('prompts'));
       c.client.setNotificationHandler('notifications/resources/updated', (n) => void this.emit('resource-updated', upstream, user, n.params.uri));
-      if (c.era === '2026-07-28') listen(upstream, c, c.client.getServerCapabilities(), () => this.entries.get(id)?.conn === conn);
+      const watch = watchChanges(upstream, c, { current: () => this.entries.get(id)?.conn === conn, timeoutMs: this.opts.callMs });
       // Closed without the gateway closing it (close() removes the entry first): one holding subscriptions is renewed.
       c.client.onclose = () => {
         const e = this.entries.get(id);
@@ -270,7 +273,7 @@ export class UserConnections extends EventEmitter {
         const e = this.entries.get(id);
         if (e?.conn === conn && e.subscribed.size > 0 && (sessionGone(err) || GET_STREAM_GAVE_UP.test(err.message))) void this.renew(id, e);
       };
-      return c;
+      return { ...c, watch };
     });
     conn.catch(() => undefined);
     entry = { upstream, user, cfg, conn, provider, lastUsed: Date.now(), inFlight: 0, subscribed: new Set() };
@@ -297,7 +300,7 @@ export class UserConnections extends EventEmitter {
       this.entries.delete(id);
       const attempts = entry.subscribed.size > 0 ? RENEW_ATTEMPTS : 1;
       let fresh: Entry | undefined;
-      let conn: Connection | undefined;
+      let conn: Watched | undefined;
       // Consent is given by the user on a request of theirs, never during a renewal: a refusal ends it.
       let refused = false;
       for (let attempt = 1; !conn && !refused && attempt <= attempts; attempt++) {
@@ -311,11 +314,10 @@ export class UserConnections extends EventEmitter {
       }
       void entry.conn.then((c) => c.client.close()).catch(() => undefined);
       const ended: string[] = [];
-      for (const uri of entry.subscribed) {
-        const again = conn && (await conn.client.subscribeResource({ uri }, { timeout: this.opts.callMs }).then(() => true, (err: Error) => void log.warn({ upstream, user, uri, err: err.message }, 'could not subscribe again on the new connection')));
-        if (again) fresh!.subscribed.add(uri);
-        else ended.push(uri);
-      }
+      // Together: a 2026 upstream's listen stream takes them in one filter.
+      const uris = [...entry.subscribed];
+      const again = await Promise.all(uris.map((uri) => conn?.watch.subscribe(uri).then(() => true, (err: Error) => void log.warn({ upstream, user, uri, err: err.message }, 'could not subscribe again on the new connection'))));
+      uris.forEach((uri, i) => (again[i] ? fresh!.subscribed.add(uri) : ended.push(uri)));
       if (ended.length > 0 && !this.stopped.signal.aborted) {
         log.warn({ upstream, user, subscriptions: ended.length }, 'per-user connection not renewed: this user\'s subscriptions end (their hosts must subscribe again)');
         this.emit('subscriptions-ended', upstream, user, ended);

@@ -1,12 +1,14 @@
 /**
- * Subscriptions counted across sessions, against a real SDK server over an in-process
- * transport pair (the pool is reduced to what Subscriptions reads: client() and events).
+ * Subscriptions counted across sessions, against a real SDK server (2025-11-25) over an
+ * in-process transport pair (the pool is reduced to what Subscriptions reads: the
+ * connection's resource subscriptions, upstream/listen.ts, and events).
  */
 import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { Subscriptions } from '../../src/relay/subscriptions.js';
+import { watchChanges } from '../../src/upstream/listen.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';
 
 async function upstream() {
@@ -18,7 +20,11 @@ async function upstream() {
   await server.connect(a);
   const client = new Client({ name: 'gateway', version: '1' });
   await client.connect(b);
-  const pool = Object.assign(new EventEmitter(), { client: (s: string) => (s === 'up' ? client : undefined) });
+  const watch = watchChanges('up', { client, era: '2025' }, { current: () => true, timeoutMs: 10_000 });
+  const pool = Object.assign(new EventEmitter(), {
+    subscribeResource: (s: string, uri: string) => (s === 'up' ? watch.subscribe(uri) : Promise.reject(new Error(`upstream "${s}" is unavailable; try again later`))),
+    unsubscribeResource: (s: string, uri: string) => (s === 'up' ? watch.unsubscribe(uri) : Promise.resolve()),
+  });
   return { calls, pool, subs: new Subscriptions(pool as unknown as UpstreamPool) };
 }
 
