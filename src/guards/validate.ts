@@ -60,12 +60,15 @@ function acceptsNull(tool: ToolRecord, key: string, property: Schema): boolean {
 
 /** The optional top-level arguments that are null where their schema refuses null: read as not given. */
 function nullOptionals(tool: ToolRecord, args: Record<string, unknown>): string[] {
+  const nulls = Object.keys(args).filter((key) => args[key] === null);
+  // Most calls carry no null: nothing more to read on the call path.
+  if (nulls.length === 0) return nulls;
   const schema = tool.inputSchema as Schema;
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  return Object.keys(args).filter((key) => {
+  return nulls.filter((key) => {
     const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
-    return args[key] === null && !required.has(key) && isObject(property) && !acceptsNull(tool, key, property);
+    return !required.has(key) && isObject(property) && !acceptsNull(tool, key, property);
   });
 }
 

@@ -7,7 +7,7 @@
  * response. A 2025 connection is left alone: the SDK's 2025 codec reads it as complete
  * already, and a 2025 result has no `resultType` to supply.
  */
-import { isJSONRPCResultResponse, type Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 
 /** Call once per client, right after `connect` (before anything else wraps its transport). */
 export function readAbsentResultTypeAsComplete(client: Client): void {
@@ -15,7 +15,9 @@ export function readAbsentResultTypeAsComplete(client: Client): void {
   const dispatch = transport?.onmessage;
   if (!transport || !dispatch) return;
   transport.onmessage = (message, extra) => {
-    if (client.getProtocolEra() !== 'modern' || !isJSONRPCResultResponse(message) || 'resultType' in message.result) return dispatch(message, extra);
-    dispatch({ ...message, result: { ...message.result, resultType: 'complete' } }, extra);
+    // A structural look, not a schema parse on every message: the SDK validates the message itself right after.
+    const result = (message as { result?: unknown }).result;
+    if (client.getProtocolEra() !== 'modern' || typeof result !== 'object' || result === null || Array.isArray(result) || 'resultType' in result) return dispatch(message, extra);
+    dispatch({ ...message, result: { ...result, resultType: 'complete' } } as typeof message, extra);
   };
 }
