@@ -15,7 +15,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { log } from '../log.js';
-import type { EmbedRequest, EmbedResponse, WorkerModel } from './worker.js';
+import type { EmbedRequest, EmbedResponse, WorkerModel, WorkerSetup } from './worker.js';
 
 /**
  * The `queryWorkers` setting of the in-process providers (`use`, `transformers`):
@@ -32,6 +32,14 @@ export function defaultQueryWorkers(): number {
   return Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2)));
 }
 
+/**
+ * Niceness of query workers (Linux). At +10 a worker competing with the event-loop thread
+ * for a core gets about a tenth of it; the event loop is idle most of the time even in a
+ * burst, so searches lose little (`node dist/bench/burst.js`: docs/PERFORMANCE.md).
+ * Catalog (document) workers keep the process's priority: start-up is not slowed.
+ */
+const QUERY_NICE = 10;
+
 interface Task {
   texts: string[];
   resolve(vectors: Float32Array[]): void;
@@ -47,7 +55,11 @@ interface Slot {
 export interface PoolOptions {
   /** Which model the workers load. Default USE Lite. */
   model?: WorkerModel;
-  /** Queries (the model's query instruction applies) rather than documents. Default false. */
+  /**
+   * Queries (the model's query instruction applies) rather than documents. Default false.
+   * Query workers run at a lower scheduling priority (QUERY_NICE): during a burst of
+   * find_tools the event loop, which serves every other request, wins the CPU from them.
+   */
   queries?: boolean;
   /**
    * Most texts sent to a worker in one message: queued tasks smaller than this are
@@ -125,7 +137,8 @@ export class EmbedPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.script, { workerData: this.model, execArgv: workerExecArgv() });
+    const setup: WorkerSetup = { model: this.model, ...(this.queries ? { nice: QUERY_NICE } : {}) };
+    const worker = new Worker(this.script, { workerData: setup, execArgv: workerExecArgv() });
     const slot: Slot = { worker, tasks: [] };
     this.slots.push(slot);
     log.debug({ model: this.model.provider, queries: this.queries, workers: this.slots.length }, 'embedder: worker started');

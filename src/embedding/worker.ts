@@ -6,11 +6,23 @@
  * cores and how a query is embedded without holding up the gateway's event loop.
  * Must be run compiled (`dist/src/embedding/worker.js`); see `pool.ts`.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { TransformersSettings } from './transformers.js';
 
 /** The model a worker loads: USE Lite, or a transformers.js model with the main thread's settings. */
 export type WorkerModel = { provider: 'use' } | { provider: 'transformers'; settings: TransformersSettings };
+
+/** What a worker is started with (`workerData`). */
+export interface WorkerSetup {
+  model: WorkerModel;
+  /**
+   * Scheduling niceness for this thread (Linux), so that the gateway's event-loop thread
+   * takes the CPU first whenever both want it; unset keeps the process's.
+   */
+  nice?: number;
+}
 
 /** One batch to embed. A worker holds one batch at a time, so answers need no id. */
 export interface EmbedRequest {
@@ -45,11 +57,29 @@ async function load(model: WorkerModel): Promise<Loaded> {
   return { embed: (texts, query) => transformers.embed(texts, query) };
 }
 
+/**
+ * Lowers this thread's priority: on Linux a thread has its own nice value, set through
+ * its thread id (`/proc/thread-self`). Elsewhere (or if refused) the thread keeps the
+ * process's priority, which only costs the cheap requests some latency under load.
+ */
+function lowerPriority(nice: number): void {
+  if (process.platform !== 'linux') return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // Keeps the process's priority.
+  }
+}
+
+const setup = workerData as WorkerSetup;
+if (setup.nice !== undefined) lowerPriority(setup.nice);
+
 let loaded: Promise<Loaded> | undefined;
 
 port.on('message', async ({ texts, query }: EmbedRequest) => {
   try {
-    loaded ??= load(workerData as WorkerModel);
+    loaded ??= load(setup.model);
     const vectors = await (await loaded).embed(texts, query);
     port.postMessage({ vectors } satisfies EmbedResponse, vectors.map((v) => v.buffer as ArrayBuffer));
   } catch (err) {

@@ -3,6 +3,8 @@
  * (src/embedding/pool.ts oneEachTurn), so the rankings waiting for them never run back to
  * back: compiled USE in a child process, 24 queries at once on one query worker, and a
  * ticker that marks every turn of the event loop. Asserted by order, never by time.
+ * On Linux the query worker's thread runs at nice 10 while the main thread keeps 0, so
+ * the event loop wins the CPU from it (read from /proc/self/task/<tid>/stat).
  */
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -30,8 +32,14 @@ const tick = () => { events.push('t'); if (!done) setImmediate(tick); };
 setImmediate(tick);
 await Promise.all(texts.map((t) => use.embedQuery(t).then(() => events.push('q'))));
 done = true;
+// Niceness of every thread while the query worker lives (field 19 of stat, after the name).
+const { readdirSync, readFileSync } = await import('node:fs');
+const nices = process.platform !== 'linux' ? {} : Object.fromEntries(readdirSync('/proc/self/task').map((tid) => {
+  const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
+  return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+}));
 await use.close();
-process.stdout.write(events.join(''));
+process.stdout.write(JSON.stringify({ events: events.join(''), pid: process.pid, nices }));
 `;
 
 test('24 queries joined on one query worker come back one per event-loop turn', async () => {
@@ -39,7 +47,14 @@ test('24 queries joined on one query worker come back one per event-loop turn', 
   const script = path.join(compiled.dir, 'turns-child.mjs');
   await writeFile(script, child(pathToFileURL(compiled.module('use.js')).href));
   const { stdout } = await promisify(execFile)(process.execPath, [script, JSON.stringify(texts)], { timeout: 150_000 });
-  expect(stdout.replace(/t/g, '')).toBe('q'.repeat(24));
+  const { events, pid, nices } = JSON.parse(stdout) as { events: string; pid: number; nices: Record<string, number> };
+  expect(events.replace(/t/g, '')).toBe('q'.repeat(24));
   // Before: the 23 queries joined after the first resolved in one go ("qqq…").
-  expect(stdout).not.toMatch(/qq/);
+  expect(events).not.toMatch(/qq/);
+  if (process.platform === 'linux') {
+    // The event loop's thread keeps the process's priority; the query worker runs at nice 10.
+    expect(nices[String(pid)]).toBe(0);
+    expect(Object.values(nices).filter((n) => n === 10).length).toBeGreaterThanOrEqual(1);
+    expect(Object.values(nices).every((n) => n === 0 || n === 10)).toBe(true);
+  }
 }, 180_000);
