@@ -5,7 +5,8 @@
  * queries on the main thread, as before query workers; 1 is the default on two cores).
  *
  * A probe host, one request at a time, runs rounds of initialize, tools/list and three
- * tools/call (read-only student tools) and DELETE: first with nothing else running
+ * tools/call (read-only student tools) and DELETE, then a 2026-07-28 host's connect (one
+ * `server/discover`, stateless): first with nothing else running
  * (idle, PROBE_ROUNDS rounds after WARMUP_ROUNDS not counted), then while BURST sessions at once each send FINDS
  * find_tools one after another (the probe keeps going until the burst ends). Figures:
  * p50 / p99 per method of the probe, idle and during the burst, the ratio of the p99s
@@ -35,8 +36,10 @@ const PROBE_ROUNDS = 100;
  */
 const WARMUP_ROUNDS = 5;
 
-type Method = 'initialize' | 'tools/list' | 'tools/call';
-const METHODS: Method[] = ['initialize', 'tools/list', 'tools/call'];
+type Method = 'initialize' | 'tools/list' | 'tools/call' | 'server/discover';
+const METHODS: Method[] = ['initialize', 'tools/list', 'tools/call', 'server/discover'];
+/** A 2026-07-28 host: its connect is one `server/discover`, no session. */
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 
 interface Probe {
   times: Record<Method, number[]>;
@@ -50,8 +53,18 @@ const timed = async <T>(into: number[], work: () => Promise<T>): Promise<T> => {
   return out;
 };
 
-/** One probe round: a new session, tools/list, three tools/call, DELETE. */
+/** One probe round: a new session, tools/list, three tools/call, DELETE; then a 2026 host's discovery. */
 async function probeRound(url: string, token: string, round: number, probe: Probe): Promise<void> {
+  await legacyRound(url, token, round, probe);
+  try {
+    const modern = await timed(probe.times['server/discover'], () => httpClient(url, 60_000, { Authorization: `Bearer ${token}` }, MODERN));
+    await modern.close().catch(() => undefined);
+  } catch (err) {
+    probe.errors.push(`server/discover: ${(err as Error).message}`);
+  }
+}
+
+async function legacyRound(url: string, token: string, round: number, probe: Probe): Promise<void> {
   let client: Client | undefined;
   try {
     client = await timed(probe.times.initialize, () => httpClient(url, 60_000, { Authorization: `Bearer ${token}` }));
@@ -95,7 +108,7 @@ async function findBurst(url: string, token: string): Promise<{ ms: number[]; er
   return { ms, errors };
 }
 
-const newProbe = (): Probe => ({ times: { initialize: [], 'tools/list': [], 'tools/call': [] }, errors: [] });
+const newProbe = (): Probe => ({ times: { initialize: [], 'tools/list': [], 'tools/call': [], 'server/discover': [] }, errors: [] });
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const p = (xs: number[], q: number) => percentile(sorted(xs), q);
 
@@ -157,7 +170,7 @@ export async function benchBurst(): Promise<string[]> {
     rmSync(dir, { recursive: true, force: true });
   }
   return [
-    `University example (8 upstreams, 191 tools), student token, hybrid with USE, dense index built. A probe host, one request at a time, runs rounds of initialize, tools/list, 3 × tools/call, DELETE: ${WARMUP_ROUNDS} rounds not counted, ${PROBE_ROUNDS} rounds idle, then rounds until a burst of ${BURST} sessions × ${FINDS} find_tools (each session one request at a time) ends. Latency client side, ms; (n) = requests measured.`,
+    `University example (8 upstreams, 191 tools), student token, hybrid with USE, dense index built. A probe host, one request at a time, runs rounds of initialize, tools/list, 3 × tools/call, DELETE, and a 2026 host's server/discover: ${WARMUP_ROUNDS} rounds not counted, ${PROBE_ROUNDS} rounds idle, then rounds until a burst of ${BURST} sessions × ${FINDS} find_tools (each session one request at a time) ends. Latency client side, ms; (n) = requests measured.`,
     '',
     '| gateway | request | idle p50 / p99 | during the burst p50 / p99 | p99 burst ÷ idle (target ≤ 3×) |',
     '|---|---|---|---|---|',

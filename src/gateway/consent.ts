@@ -14,11 +14,11 @@
  * reads, prompt gets and subscriptions of such an upstream offer it the same way (`offer`).
  */
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolRecord } from '../catalog/types.js';
 import type { GatewayConfig, RemoteUpstreamConfig } from '../config/schema.js';
-import { errorResult, type CallContext } from '../guards/types.js';
+import { errorResult, type CallContext, type CallOutcome } from '../guards/types.js';
 import type { CallRelay, HostRequest } from '../relay/calls.js';
+import { withHostCapabilities, withUpstreamInput, type InputRelay } from '../relay/inputRequired.js';
 import type { OAuthKey, Store } from '../store/types.js';
 import { isPerUser, NeedsAuthorizationError } from '../upstream/auth/index.js';
 import { userKey, type UserConnections } from '../upstream/users.js';
@@ -75,15 +75,22 @@ export class PerUserCalls {
     return cfg !== undefined && isPerUser(cfg);
   }
 
-  /** Runs `tool` as the session's user, offering a consent link when they have none. */
-  async call(ctx: CallContext, tool: ToolRecord): Promise<CallToolResult> {
+  /**
+   * Runs `tool` as the session's user, offering a consent link when they have none. The
+   * upstream's questions reach the host as on a shared upstream: for a 2026 host, as
+   * `input_required` sealed by `inputRelay` (relay/inputRequired.ts).
+   */
+  async call(ctx: CallContext, tool: ToolRecord, inputRelay?: InputRelay): Promise<CallOutcome> {
     const server = tool.server;
     const cfg = this.opts.config.upstreams[server] as RemoteUpstreamConfig;
     const user = accountOf(ctx.session);
     if (user === undefined) {
       return errorResult(`upstream "${server}" acts with each user's own account, and this session has no user id: sign in to the gateway (http.oauth) or use a token with a user_id`);
     }
-    const run = () => this.opts.relay.during(ctx.host, userKey(server, user), (relayed) => this.opts.users.call(server, cfg, user, tool.upstreamName, ctx.args, relayed));
+    const run = () =>
+      withUpstreamInput(ctx, server, inputRelay, (extra) =>
+        this.opts.relay.during(ctx.host, userKey(server, user), (relayed) => this.opts.users.call(server, cfg, user, tool.upstreamName, ctx.args, { ...withHostCapabilities(ctx, relayed), ...extra.upstream }), extra.bridging),
+      );
     try {
       return await run();
     } catch (err) {

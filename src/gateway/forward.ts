@@ -39,9 +39,9 @@ export function forwardTo(
     let outcome;
     try {
       outcome = perUser?.handles(tool.server)
-        ? await perUser.call(ctx, tool)
-        : await relay.during(ctx.host, tool.server, (relayed) =>
-            withUpstreamInput(ctx, tool.server, inputRelay, (extra) => pool.call(tool.server, tool.upstreamName, ctx.args, { ...withHostCapabilities(ctx, relayed), ...extra })),
+        ? await perUser.call(ctx, tool, inputRelay)
+        : await withUpstreamInput(ctx, tool.server, inputRelay, (extra) =>
+            relay.during(ctx.host, tool.server, (relayed) => pool.call(tool.server, tool.upstreamName, ctx.args, { ...withHostCapabilities(ctx, relayed), ...extra.upstream }), extra.bridging),
           );
     } catch (err) {
       if (!(err instanceof MissingRequiredClientCapabilityError)) throw err;

@@ -16,9 +16,10 @@
  * ```
  */
 import type { Client } from '@modelcontextprotocol/client';
-import type { ClientCapabilities, LoggingLevel, LoggingMessageNotification, Server, ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, type ClientCapabilities, type InputRequiredResult, type LoggingLevel, type LoggingMessageNotification, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { MayReceive } from '../policy/contents.js';
 import type { CallOptions } from '../upstream/types.js';
+import { Bridge, MAX_OPEN_BRIDGES } from './bridge.js';
 import { relayElicitation, urlElicitationRequired, UrlElicitations } from './elicitation.js';
 import { deliverLog, mostVerbose, passes, relayLogging, setUpstreamLevel, type LogTargets } from './logging.js';
 import { droppedNotice, LogRate } from './logRate.js';
@@ -27,7 +28,7 @@ import { relayProgress } from './progress.js';
 import { InFlight } from './registry.js';
 import { relayRoots, rootsChanged } from './roots.js';
 import { relaySampling } from './sampling.js';
-import type { HostRequest, HostSession } from './types.js';
+import { RelayError, type HostRequest, type HostSession } from './types.js';
 
 export { RelayError, type HostRequest, type HostSession } from './types.js';
 
@@ -42,6 +43,17 @@ export const UPSTREAM_CAPABILITIES: ClientCapabilities = {
   elicitation: { form: { applyDefaults: true }, url: {} },
   roots: { listChanged: true },
 };
+
+/**
+ * What `during` needs to relay an upstream's questions to a 2026 host (bridge.ts): set
+ * (by relay/inputRequired.ts) only for a 2026 host's request.
+ */
+export interface Bridging {
+  /** What the host declared in its request: the questions it can be asked. */
+  capabilities: ClientCapabilities;
+  /** A retry continuing a bridge: its id (from the opened seal) and the host's answers. */
+  resume?: { bridge: string; responses: Record<string, unknown> };
+}
 
 export interface CallRelayOptions {
   /** Whether a persona may use any tool of an upstream (who may see its log messages outside calls). */
@@ -70,6 +82,8 @@ export class CallRelay {
   /** Most verbose level asked for so far; applied to upstreams that connect later too. */
   private upstreamLevel: LoggingLevel | undefined;
   private readonly logRate: LogRate;
+  /** Bridges whose questions wait for a 2026 host's retry (bridge.ts), by id. */
+  private readonly bridges = new Map<string, Bridge<unknown>>();
 
   constructor(private readonly opts: CallRelayOptions) {
     const perSecond = opts.maxLogPerSecond ?? 50;
@@ -137,11 +151,17 @@ export class CallRelay {
   /**
    * Runs `call` (the upstream tools/call) as in flight for `host` to `upstream`, so that
    * what the upstream sends meanwhile reaches `host`. Without a host request (a call not
-   * made by a host session) it runs with no relay.
-   * @throws RelayError for an upstream's -32042 (URL elicitation required), to be passed to the host as is.
+   * made by a host session) it runs with no relay. With `bridging` (a 2026 host), the
+   * upstream's questions are held and the host answered `input_required` (bridge.ts); a
+   * retry that continues one (`bridging.resume`) answers them instead of calling again.
+   * @throws RelayError for an upstream's -32042 (URL elicitation required), to be passed to
+   *   the host as is; -32602 for a retry whose bridge is not open here.
    */
-  async during<T>(host: HostRequest | undefined, upstream: string, call: (opts: CallOptions) => Promise<T>): Promise<T> {
+  during<T>(host: HostRequest | undefined, upstream: string, call: (opts: CallOptions) => Promise<T>): Promise<T>;
+  during<T>(host: HostRequest | undefined, upstream: string, call: (opts: CallOptions) => Promise<T>, bridging: Bridging | undefined): Promise<T | InputRequiredResult>;
+  async during<T>(host: HostRequest | undefined, upstream: string, call: (opts: CallOptions) => Promise<T>, bridging?: Bridging): Promise<T | InputRequiredResult> {
     if (!host) return call({});
+    if (bridging) return this.bridged(host, upstream, call, bridging);
     const end = this.inFlight.begin(upstream, host);
     try {
       return await call({ signal: host.signal, onprogress: relayProgress(host), meta: host.meta });
@@ -150,6 +170,38 @@ export class CallRelay {
     } finally {
       end();
     }
+  }
+
+  /** `during` for a 2026 host: the call runs behind a bridge that holds the upstream's questions for the host's retry. */
+  private async bridged<T>(host: HostRequest, upstream: string, call: (opts: CallOptions) => Promise<T>, bridging: Bridging): Promise<T | InputRequiredResult> {
+    let bridge: Bridge<T>;
+    if (bridging.resume) {
+      const open = this.bridges.get(bridging.resume.bridge) as Bridge<T> | undefined;
+      if (!open || open.upstream !== upstream) {
+        throw new RelayError(ProtocolErrorCode.InvalidParams, 'requestState names questions no longer open on this gateway (answered already, expired, or asked on another replica): call again without requestState');
+      }
+      this.bridges.delete(open.id);
+      bridge = open;
+      bridge.answer(bridging.resume.responses);
+    } else {
+      bridge = new Bridge<T>(host, upstream, bridging.capabilities, () => this.bridges.delete(bridge.id));
+      const end = this.inFlight.begin(upstream, bridge.request);
+      bridge.start((signal) => call({ signal, onprogress: relayProgress(bridge.request), meta: host.meta }), end);
+    }
+    let outcome: T | InputRequiredResult;
+    try {
+      outcome = await bridge.run(host);
+    } catch (err) {
+      throw urlElicitationRequired(err, upstream, host.session, this.urls) ?? err;
+    }
+    if (outcome !== null && typeof outcome === 'object' && (outcome as InputRequiredResult).requestState === bridge.id) {
+      if (this.bridges.size >= MAX_OPEN_BRIDGES) {
+        bridge.answer({});
+        throw new RelayError(ProtocolErrorCode.InternalError, `the gateway holds ${MAX_OPEN_BRIDGES} requests waiting for their hosts' answers; try again later`);
+      }
+      this.bridges.set(bridge.id, bridge as Bridge<unknown>);
+    }
+    return outcome;
   }
 
   private logTargets(upstream: string): LogTargets {

@@ -11,6 +11,11 @@
  * again with the host's answers and its own state, byte for byte: a new seal each round.
  * Nothing is kept between rounds, so any replica continues the request.
  *
+ * A 2025 upstream asks by request instead (elicitation/create, sampling/createMessage,
+ * roots/list sent during the call): for a 2026 host the relay holds those questions and
+ * the upstream's call (bridge.ts); the state then names that bridge, and the retry's
+ * answers go to the questions held. That continuation lives in the process that asked.
+ *
  * The state's kind (`upstream-input`) marks the answers as the upstream's: they never
  * count as the gateway's confirmation of an action (guards/confirmation.ts reads only its
  * own kind). A 2025 host meets a 2026 upstream's questions the other way: the upstream
@@ -23,7 +28,8 @@ import { matches, type RequestStateSealer, type SealedBinding, type SealedConten
 import type { CallContext, CallOutcome } from '../guards/types.js';
 import type { UpstreamOutcome } from '../upstream/call.js';
 import type { CallOptions } from '../upstream/types.js';
-import { UPSTREAM_CAPABILITIES } from './calls.js';
+import { bridgeOf } from './bridge.js';
+import { UPSTREAM_CAPABILITIES, type Bridging } from './calls.js';
 import { marked } from './elicitation.js';
 import { RelayError } from './errors.js';
 import type { RequestFields } from './types.js';
@@ -37,10 +43,14 @@ export const UPSTREAM_INPUT = 'upstream-input';
  */
 export const UPSTREAM_INPUT_TTL_MS = 10 * 60_000;
 
-/** What the gateway seals besides the request: which upstream asked, and its own state. */
+/**
+ * What the gateway seals besides the request: which upstream asked, and its own state — or,
+ * for a 2025 upstream's questions held for the host, the bridge holding its call (bridge.ts).
+ */
 interface UpstreamInputData {
   server: string;
   state?: string;
+  bridge?: string;
 }
 
 export interface InputRelay {
@@ -69,8 +79,16 @@ export function withHostCapabilities(fields: RequestFields, relayed: CallOptions
   return { ...relayed, meta: { ...relayed.meta, [CLIENT_CAPABILITIES_META_KEY]: relayableCapabilities(declared, UPSTREAM_CAPABILITIES) } };
 }
 
-/** What the upstream leg of a relayed request gets besides the host's own options: the input_required handling and, on a retry, the host's answers. */
-type InputExtra = Pick<CallOptions, 'allowInputRequired' | 'retry'>;
+/**
+ * What the upstream leg of a relayed request gets besides the host's own options: the
+ * input_required handling and, on a retry, the host's answers (`upstream`: the options
+ * for the upstream request), and for a 2026 host what the relay needs to hold a 2025
+ * upstream's questions for it (`bridging`: CallRelay.during's last argument).
+ */
+export interface InputExtra {
+  upstream: Pick<CallOptions, 'allowInputRequired' | 'retry'>;
+  bridging?: Bridging;
+}
 
 /**
  * Runs `call` (the request forwarded to `server`) for a host's request whose upstream may
@@ -87,20 +105,27 @@ async function relayQuestions<R extends object>(
   relay: InputRelay | undefined,
   call: (extra: InputExtra) => Promise<R | InputRequiredResult>,
 ): Promise<R | InputRequiredResult> {
-  if (fields.era !== 'modern' || !relay) return call({});
+  if (fields.era !== 'modern' || !relay) return call({ upstream: {} });
   const expected = (): SealedContent => ({ kind: UPSTREAM_INPUT, ...names() });
   const state = fields.input?.state;
-  let retry: CallOptions['retry'];
+  const capabilities = fields.hostCapabilities ?? {};
+  let extra: InputExtra = { upstream: { allowInputRequired: true }, bridging: { capabilities } };
   if (state?.kind === UPSTREAM_INPUT) {
     const data = state.data as UpstreamInputData | undefined;
     if (!matches(state, expected()) || data?.server !== server) throw new RelayError(ProtocolErrorCode.InvalidParams, 'requestState does not continue this request: retry with the arguments of the request that asked');
-    retry = { inputResponses: fields.input?.responses ?? {}, ...(data.state !== undefined && { requestState: data.state }) };
+    const responses = fields.input?.responses ?? {};
+    extra = data.bridge !== undefined
+      ? { upstream: { allowInputRequired: true }, bridging: { capabilities, resume: { bridge: data.bridge, responses } } }
+      : { ...extra, upstream: { allowInputRequired: true, retry: { inputResponses: responses, ...(data.state !== undefined && { requestState: data.state }) } } };
   }
-  const outcome = await call({ allowInputRequired: true, ...(retry && { retry }) });
+  const outcome = await call(extra);
   if (!isInputRequiredResult(outcome)) return outcome;
-  const data: UpstreamInputData = { server, ...(outcome.requestState !== undefined && { state: outcome.requestState }) };
+  // A 2025 upstream's questions held by the relay (already marked, elicitation.ts), or a 2026 upstream's own.
+  const bridge = bridgeOf(outcome);
+  const data: UpstreamInputData = bridge !== undefined ? { server, bridge } : { server, ...(outcome.requestState !== undefined && { state: outcome.requestState }) };
   const sealed = await relay.sealer.seal({ ...expected(), data }, relay.binding, UPSTREAM_INPUT_TTL_MS);
-  return { resultType: 'input_required', ...(outcome.inputRequests && { inputRequests: markedRequests(server, outcome.inputRequests) }), requestState: sealed };
+  const requests = outcome.inputRequests && (bridge !== undefined ? outcome.inputRequests : markedRequests(server, outcome.inputRequests));
+  return { resultType: 'input_required', ...(requests && { inputRequests: requests }), requestState: sealed };
 }
 
 /**
@@ -114,7 +139,7 @@ export function withUpstreamInput(
   call: (extra: InputExtra) => Promise<UpstreamOutcome>,
 ): Promise<CallOutcome> {
   const tool = ctx.tool?.name;
-  if (tool === undefined) return call({});
+  if (tool === undefined) return call({ upstream: {} });
   // The digest is taken only when a state is checked or sealed: most calls need neither.
   return relayQuestions(ctx, () => ({ tool, argsDigest: digestOf(ctx.args) }), server, relay, call);
 }

@@ -58,7 +58,7 @@ export class InFlight {
       );
     }
     const request = waiting[0]!;
-    if (!supports(request.session.server.getClientCapabilities() ?? {})) {
+    if (!supports(request.capabilities ?? request.session.server.getClientCapabilities() ?? {})) {
       throw new RelayError(ProtocolErrorCode.MethodNotFound, `${what} is not supported by the host connected to the gateway`);
     }
     return request;

@@ -2,7 +2,7 @@
  * The relay's view of a host: a session (its MCP Server face, persona, log level) and the
  * host's tools/call being served. Owned by relay/; the gateway's Session fills them in.
  */
-import type { LoggingLevel, ProgressToken, RequestId, Server, ServerContext, ServerNotification } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, LoggingLevel, ProgressToken, RequestId, Server, ServerContext, ServerNotification } from '@modelcontextprotocol/server';
 import type { CallContext } from '../guards/types.js';
 import type { InputRelay } from './inputRequired.js';
 
@@ -28,6 +28,8 @@ export interface HostRequest {
   readonly progressToken?: ProgressToken;
   /** The host's other `_meta` keys, passed upstream unchanged. */
   readonly meta?: Record<string, unknown>;
+  /** What the host declared for this request (a 2026 host's `_meta`); absent: its session's initialize. */
+  readonly capabilities?: ClientCapabilities;
   /** Sends a request to the host related to the call (an upstream's question): the SDK handler context's `mcpReq.send`. */
   sendRequest: ServerContext['mcpReq']['send'];
   /** Sends a notification related to the call (progress, log messages). */

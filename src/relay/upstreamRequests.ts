@@ -12,7 +12,7 @@ import { hostBound } from '../upstream/envelope.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { CallOptions } from '../upstream/types.js';
 import { userKey } from '../upstream/users.js';
-import type { CallRelay } from './calls.js';
+import type { Bridging, CallRelay } from './calls.js';
 import { RelayError } from './errors.js';
 import { withHostCapabilities, withUpstreamInputFor } from './inputRequired.js';
 import type { PerUserRelay } from './perUser.js';
@@ -82,15 +82,15 @@ export class UpstreamRequests {
     const fields = who.request ?? {};
     // A per-user upstream's questions come on the user's own connection (calls.ts attach).
     const key = this.perUser?.has(server) ? userKey(server, who.userId ?? '') : server;
-    const inFlight = <R>(run: (relayed: CallOptions) => Promise<R>) => (this.calls ? this.calls.during(who.host, key, run) : run({}));
-    return withUpstreamInputFor(fields, request, args, server, who.inputRelay, (extra) =>
+    const inFlight = <R>(run: (relayed: CallOptions) => Promise<R>, bridging: Bridging | undefined) => (this.calls ? this.calls.during(who.host, key, run, bridging) : run({}));
+    return withUpstreamInputFor(fields, request, args, server, who.inputRelay, ({ upstream, bridging }) =>
       this.through(who, server, what, again, (client) =>
         inFlight((relayed) => {
           const { meta, signal } = withHostCapabilities(fields, relayed);
-          const params = { ...(meta && { _meta: meta }), ...extra.retry };
+          const params = { ...(meta && { _meta: meta }), ...upstream.retry };
           // With allowInputRequired the upstream's input_required comes back as it is (the SDK types it as the complete result).
-          return send(client, params, { timeout: this.callMs, ...(signal && { signal }), ...(extra.allowInputRequired && { allowInputRequired: true }) }) as Promise<T | InputRequiredResult>;
-        }),
+          return send(client, params, { timeout: this.callMs, ...(signal && { signal }), ...(upstream.allowInputRequired && { allowInputRequired: true }) }) as Promise<T | InputRequiredResult>;
+        }, bridging),
       ),
     );
   }

@@ -17,14 +17,14 @@
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CallToolResult, Client, ClientCapabilities } from '@modelcontextprotocol/client';
+import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
 import { log } from '../log.js';
 import type { Store } from '../store/types.js';
 import { NeedsAuthorizationError } from './auth/errors.js';
 import { observed, type TokensSeen } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
-import { forwardCall, sessionGone, type CallTarget } from './call.js';
+import { forwardCall, sessionGone, type CallTarget, type UpstreamOutcome } from './call.js';
 import { connectUpstream, type Connection } from './connect.js';
 import { watchChanges, type ResourceWatch } from './listen.js';
 import { fetchLists, type ListKind, type RelayLists } from './lists.js';
@@ -114,7 +114,7 @@ export class UserConnections extends EventEmitter {
    *   step-up is asked for); UrlElicitationRequiredError as the upstream sent it.
    * @returns the upstream's result, or an MCP error result for any other failure.
    */
-  async call(upstream: string, cfg: RemoteUpstreamConfig, user: string, tool: string, args: Record<string, unknown>, relayed: CallOptions = {}): Promise<CallToolResult> {
+  async call(upstream: string, cfg: RemoteUpstreamConfig, user: string, tool: string, args: Record<string, unknown>, relayed: CallOptions = {}): Promise<UpstreamOutcome> {
     const id = `${upstream}\0${user}`;
     let entry = this.open(upstream, cfg, user);
     let conn: Connection | undefined;

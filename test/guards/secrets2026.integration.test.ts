@@ -8,9 +8,9 @@
  * `input_required` (elicitation message, sampling messages) with a state the gateway
  * seals (the upstream's own state, which carries the credentials, inside it), the retry
  * with the host's answers and that state, an upstream's `-32021` with its `data`, and
- * `subscriptions/listen`. Against upstreams spoken to in 2025-11-25 the upstream's
- * questions are refused by design (docs/PROTOCOL.md, "Questions across eras"): the test
- * asserts that refusal, clean too.
+ * `subscriptions/listen`. Against upstreams spoken to in 2025-11-25 the upstream asks by
+ * a request of its own, which the gateway holds and relays as `input_required` too
+ * (docs/PROTOCOL.md, "Questions across eras"): the same checks, keys `q1`.
  */
 import { LOG_LEVEL_META_KEY, type CallToolResult, type Client, type InputRequiredResult, type Tool } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -125,10 +125,17 @@ describe.each(CASES)('secrets never reach a 2026-07-28 host, gateway over %s, up
         expect(of('echo_elicit')).toBe(`elicitation accept, state intact; request carried ${echoed}`);
         expect(of('echo_sample')).toBe(`sampled test-model, state intact; request carried ${echoed}`);
       } else {
-        // A 2025 upstream's server-to-client request during a 2026 host's call is refused (no such channel in 2026).
-        expect(asked.has(`${prefix}echo_elicit`)).toBe(false);
-        expect(of('echo_elicit')).toMatch(/elicitation\/create.*not supported/);
-        expect(of('echo_sample')).toMatch(/sampling\/createMessage.*not supported/);
+        // A 2025 upstream asks by a request of its own: the gateway holds it and asks the host
+        // through input_required (relay/bridge.ts), marked as the upstream's, the credentials removed.
+        const elicit = asked.get(`${prefix}echo_elicit`)!;
+        expect(Object.keys(elicit.inputRequests ?? {})).toEqual(['q1']);
+        expect((elicit.inputRequests!.q1!.params as { message: string }).message).toBe(`[${UPSTREAM[prefix]} asks] Confirm these credentials: ${echoed}`);
+        expect(elicit.requestState).toMatch(/^tcs1\./);
+        const sample = asked.get(`${prefix}echo_sample`)!;
+        expect(JSON.stringify(sample.inputRequests!.q1!.params)).toContain(JSON.stringify(`Summarise this request: ${echoed}`).slice(1, -1));
+        // The retry's answers reach the upstream's waiting requests.
+        expect(of('echo_elicit')).toBe('elicitation accept');
+        expect(of('echo_sample')).toBe('sampled test-model');
       }
     }
     expect(text(outcomes.get('echo')!)).toContain(`called with\n${ECHOED['']}`);

@@ -9,8 +9,9 @@
  * it through the host's session) — docs/PROTOCOL.md, "Questions across eras".
  *
  * Over stdio a gateway process serves one host, so there each client spawns `serve` on the
- * same config (one store) and both run side by side. Behind a 2025-only upstream, the
- * 2026 host's leg is not relayed yet: the last test pins down what it gets instead.
+ * same config (one store) and both run side by side. Behind a 2025-only upstream, which
+ * asks by a request of its own, the 2026 host is asked through input_required too: the
+ * gateway holds the upstream's question and its call until the retry (relay/bridge.ts).
  */
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, SERVER_INFO_META_KEY, type CallToolResult, type ElicitRequestFormParams } from '@modelcontextprotocol/client';
@@ -211,21 +212,22 @@ describe('a v1 and a v2 SDK client on one gateway', () => {
 
 /**
  * Behind a 2025-only upstream (upstream.ts) the upstream asks by a request of its own: the v1
- * host's session gets it; a 2026 host has no session to ask, so its call ends in an error result
- * (docs/PROTOCOL.md, "Questions across eras": 2026 host, 2025 upstream, not yet).
+ * host's session gets it; a 2026 host has no session to ask, so the gateway holds the question
+ * and the upstream's call, answers input_required, and the retry's answer goes to the upstream
+ * (docs/PROTOCOL.md, "Questions across eras": 2026 host, 2025 upstream).
  */
 describe('a v1 and a v2 SDK client on one gateway, a 2025 upstream', () => {
   const served = httpGateway(UPSTREAM_JS);
 
-  it("HTTP: the v1 client answers the upstream's elicitation; the v2 client's call is refused, nothing asked", { timeout: 120_000 }, async () => {
+  it("HTTP: each client answers the upstream's elicitation, the v1 client on its session, the v2 client through input_required", { timeout: 120_000 }, async () => {
     await withPair(served.connect, async ({ old, modern, v1User, v2User }) => {
       const answered = await old.callTool({ name: 'test_elicitation', arguments: { message: 'Who is at the keyboard, ada?' } });
       expect(text(answered)).toBe('Elicitation completed: action=accept, content={"username":"ada","email":"ada@example.com"}');
       expect(v1User.asked).toEqual([marked('Who is at the keyboard, ada?')]);
-      const refused = (await modern.callTool({ name: 'test_elicitation', arguments: { message: 'Who is at the keyboard, grace?' } })) as CallToolResult;
-      expect(refused.isError).toBe(true);
-      expect(text(refused)).toBe(`upstream "conformance" failed on test_elicitation: Method 'elicitation/create' is not supported by the negotiated protocol version (wire era 2026-07-28)`);
-      expect(v2User.asked).toEqual([]);
+      const bridged = (await modern.callTool({ name: 'test_elicitation', arguments: { message: 'Who is at the keyboard, grace?' } })) as CallToolResult;
+      expect(bridged.isError).toBeFalsy();
+      expect(text(bridged)).toBe('Elicitation completed: action=accept, content={"username":"grace","email":"grace@example.com"}');
+      expect(v2User.asked).toEqual([marked('Who is at the keyboard, grace?')]);
     });
   });
 });

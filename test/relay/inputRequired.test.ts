@@ -35,7 +35,7 @@ async function setup() {
   /** The call path's context for a 2026 host's call of `tool` (what the host face builds). */
   const ctx = (tool: string, input?: CallContext['input']) =>
     ({ era: 'modern', session: { sessionId: 's', persona: 'student' }, requestedName: tool, tool: { name: tool, server: 'up', upstreamName: tool }, args: {}, decisions: [], notes: [], ...(input && { input }) }) as unknown as CallContext;
-  const call = (c: CallContext) => withUpstreamInput(c, 'up', { sealer, binding }, (extra) => pool.call('up', c.tool!.name, c.args, extra));
+  const call = (c: CallContext) => withUpstreamInput(c, 'up', { sealer, binding }, (extra) => pool.call('up', c.tool!.name, c.args, extra.upstream));
   return { server, sealer, ctx, call };
 }
 
