@@ -35,7 +35,7 @@ export function forwardTo(
     const tool = ctx.tool;
     if (!tool) return errorResult(`unknown tool ${ctx.requestedName}; use find_tools to search the catalog`);
     const started = performance.now();
-    const inputRelay = sealer && { sealer, binding: bindingOf(ctx.session) };
+    const inputRelay = sealer && { sealer, binding: bindingOf(ctx.session), abandon: (bridge: string) => relay.abandon(bridge) };
     let outcome;
     try {
       outcome = perUser?.handles(tool.server)

@@ -123,7 +123,7 @@ export class Session {
         userId: accountOf(this.identity),
         ready: gateway.catalogReady,
         fields: (ctx) => callFieldsOf(era, ctx, this.server.getClientCapabilities()),
-        inputRelay: { sealer, binding },
+        inputRelay: { sealer, binding, abandon: (bridge) => gateway.calls.abandon(bridge) },
       },
       relayedCaps,
     );

@@ -176,6 +176,12 @@ export class Bridge<T> {
     this.close();
   }
 
+  /** No retry can continue the call any more (its state was spent elsewhere): the questions are refused and the call cancelled. */
+  abandon(): void {
+    this.controller.abort(new Error("the host's retry did not continue this request"));
+    this.close();
+  }
+
   /** Refuses every question still held; later ones are refused at once. */
   private close(): void {
     this.closed = true;

@@ -172,6 +172,18 @@ export class CallRelay {
     }
   }
 
+  /**
+   * Ends the held call `id` (bridge.ts), if this process holds it: its questions are refused
+   * to the upstream and its call cancelled. For a state spent on a retry that does not
+   * continue it (inputRequired.ts), so the call does not wait out its timeout.
+   */
+  abandon(id: string): void {
+    const bridge = this.bridges.get(id);
+    if (!bridge) return;
+    this.bridges.delete(id);
+    bridge.abandon();
+  }
+
   /** `during` for a 2026 host: the call runs behind a bridge that holds the upstream's questions for the host's retry. */
   private async bridged<T>(host: HostRequest, upstream: string, call: (opts: CallOptions) => Promise<T>, bridging: Bridging): Promise<T | InputRequiredResult> {
     let bridge: Bridge<T>;

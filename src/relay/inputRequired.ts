@@ -57,6 +57,11 @@ export interface InputRelay {
   sealer: RequestStateSealer;
   /** The authorization of the host's request (host/era.ts bindingOf). */
   binding: SealedBinding;
+  /**
+   * Ends a held call (bridge.ts) whose state was spent on a retry it does not continue:
+   * nobody can continue it any more (CallRelay.abandon).
+   */
+  abandon?: (bridge: string) => void;
 }
 
 /** The capabilities a 2026 upstream may ask of this host: what the host declared, of what the gateway relays. */
@@ -112,7 +117,11 @@ async function relayQuestions<R extends object>(
   let extra: InputExtra = { upstream: { allowInputRequired: true }, bridging: { capabilities } };
   if (state?.kind === UPSTREAM_INPUT) {
     const data = state.data as UpstreamInputData | undefined;
-    if (!matches(state, expected()) || data?.server !== server) throw new RelayError(ProtocolErrorCode.InvalidParams, 'requestState does not continue this request: retry with the arguments of the request that asked');
+    if (!matches(state, expected()) || data?.server !== server) {
+      // The state is spent (single use): a call held for it could never be continued.
+      if (data?.bridge !== undefined) relay.abandon?.(data.bridge);
+      throw new RelayError(ProtocolErrorCode.InvalidParams, 'requestState does not continue this request: retry with the arguments of the request that asked');
+    }
     const responses = fields.input?.responses ?? {};
     extra = data.bridge !== undefined
       ? { upstream: { allowInputRequired: true }, bridging: { capabilities, resume: { bridge: data.bridge, responses } } }

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { connectGateway, ROOT } from '../helpers/reference.js';
 import { DIARY_URI } from './fixtures/askingLegacy.js';
-import { FULL_HOST, httpGateway, json, record, relayConfig, ROOTS, stdioUpstream, text, TOKENS, httpTokens, type Host } from './harness.js';
+import { FULL_HOST, httpGateway, json, observations, record, relayConfig, ROOTS, stdioUpstream, text, TOKENS, httpTokens, type Host } from './harness.js';
 
 const PIN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 /** The upstream waits for the host's retry: its call must not time out meanwhile on a loaded machine. */
@@ -90,15 +90,21 @@ describe("a 2025 upstream's questions for a 2026 host, over HTTP", () => {
     await h.close();
   });
 
-  // Last: the call whose state is refused stays held (its upstream waits) until timeouts.call_ms.
-  it('by hand: a state sealed for one tool call does not continue another', { timeout: 120_000 }, async () => {
+  it('by hand: a state sealed for one tool call does not continue another, and the call it held ends', { timeout: 120_000 }, async () => {
     const h = await host(FULL_HOST, true);
-    const first = (await h.client.callTool({ name: 'elicit_form', arguments: { message: 'Your name?' } }, { allowInputRequired: true })) as unknown as Asked;
+    const ask = (message: string, extra: Record<string, unknown> = {}) =>
+      h.client.callTool({ name: 'elicit_form', arguments: { message }, ...extra } as never, { allowInputRequired: true }) as Promise<unknown>;
+    const first = (await ask('Your name?')) as Asked;
     expect(first.resultType).toBe('input_required');
     const answer = { q1: { action: 'accept', content: { name: 'Linus' } } };
-    await expect(
-      h.client.callTool({ name: 'elicit_form', arguments: { message: 'Someone else?' }, inputResponses: answer, requestState: first.requestState } as never, { allowInputRequired: true }),
-    ).rejects.toThrow(/requestState does not continue this request/);
+    await expect(ask('Someone else?', { inputResponses: answer, requestState: first.requestState })).rejects.toThrow(/requestState does not continue this request/);
+    // The state is spent, so the held call was ended: it no longer counts as in flight, and the next call's question is asked.
+    const next = (await ask('Your name, again?')) as Asked;
+    expect(next.inputRequests?.q1?.params.message).toBe('[fixture asks] Your name, again?');
+    const done = (await ask('Your name, again?', { inputResponses: answer, requestState: next.requestState })) as CallToolResult;
+    expect(json(done)).toEqual({ action: 'accept', content: { name: 'Linus', color: 'green' } });
+    // What the upstream saw of the ended call (the latest failure it recorded): its question refused.
+    expect((await observations(h)).filter((o) => o.startsWith('elicitation form failed')).at(-1)).toBe("elicitation form failed: -32603 the host's retry did not continue this request");
     await h.close();
   });
 });
