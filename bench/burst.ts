@@ -8,15 +8,17 @@
  * tools/call (read-only student tools) and DELETE, then a 2026-07-28 host's connect (one
  * `server/discover`, stateless): first with nothing else running
  * (idle, PROBE_ROUNDS rounds after WARMUP_ROUNDS not counted), then while BURST sessions at once each send FINDS
- * find_tools one after another (the probe keeps going until the burst ends). Figures:
+ * find_tools one after another, from a child process (the probe keeps going until the burst ends). Figures:
  * p50 / p99 per method of the probe, idle and during the burst, the ratio of the p99s
  * (target: within 3×), the burst's find_tools p50 / p99 and rate, errors (must be 0).
  * Run: `npm run build && node dist/bench/burst.js`.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { dump, load } from 'js-yaml';
 import { percentile } from '../src/eval/metrics.js';
@@ -108,6 +110,21 @@ async function findBurst(url: string, token: string): Promise<{ ms: number[]; er
   return { ms, errors };
 }
 
+/**
+ * The burst, from a process of its own (this file with `--burst URL TOKEN`): its 50
+ * clients parse 500 find_tools results, and in the probe's process that work would hold up
+ * the probe's own event loop — its latencies would then measure the load generator, not
+ * the gateway. The two processes still share the machine's cores, as hosts would.
+ */
+async function burstInChild(url: string, token: string): Promise<{ ms: number[]; errors: string[] }> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--burst', url, token], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) return { ms: [], errors: [`burst process exited with code ${code}`] };
+  return JSON.parse(out) as { ms: number[]; errors: string[] };
+}
+
 const newProbe = (): Probe => ({ times: { initialize: [], 'tools/list': [], 'tools/call': [], 'server/discover': [] }, errors: [] });
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const p = (xs: number[], q: number) => percentile(sorted(xs), q);
@@ -138,7 +155,8 @@ async function runWith(queryWorkers: number, store: string): Promise<string[]> {
     const before = schedOf(gw.pid);
     const started = performance.now();
     let done = false;
-    const burst = findBurst(url, token).finally(() => (done = true));
+    // BENCH_BURST_SAME_PROCESS=1: the burst from the probe's own process, as before 2026-12-06 (to compare).
+    const burst = (process.env.BENCH_BURST_SAME_PROCESS === '1' ? findBurst(url, token) : burstInChild(url, token)).finally(() => (done = true));
     for (let r = 0; !done; r++) await probeRound(url, token, r, busy);
     const finds = await burst;
     const seconds = (performance.now() - started) / 1000;
@@ -170,7 +188,7 @@ export async function benchBurst(): Promise<string[]> {
     rmSync(dir, { recursive: true, force: true });
   }
   return [
-    `University example (8 upstreams, 191 tools), student token, hybrid with USE, dense index built. A probe host, one request at a time, runs rounds of initialize, tools/list, 3 × tools/call, DELETE, and a 2026 host's server/discover: ${WARMUP_ROUNDS} rounds not counted, ${PROBE_ROUNDS} rounds idle, then rounds until a burst of ${BURST} sessions × ${FINDS} find_tools (each session one request at a time) ends. Latency client side, ms; (n) = requests measured.`,
+    `University example (8 upstreams, 191 tools), student token, hybrid with USE, dense index built. A probe host, one request at a time, runs rounds of initialize, tools/list, 3 × tools/call, DELETE, and a 2026 host's server/discover: ${WARMUP_ROUNDS} rounds not counted, ${PROBE_ROUNDS} rounds idle, then rounds until a burst of ${BURST} sessions × ${FINDS} find_tools (each session one request at a time, from another process) ends. Latency client side, ms; (n) = requests measured.`,
     '',
     '| gateway | request | idle p50 / p99 | during the burst p50 / p99 | p99 burst ÷ idle (target ≤ 3×) |',
     '|---|---|---|---|---|',
@@ -179,5 +197,7 @@ export async function benchBurst(): Promise<string[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.stdout.write(`${(await benchBurst()).join('\n')}\n`);
+  const at = process.argv.indexOf('--burst');
+  if (at > 0) process.stdout.write(JSON.stringify(await findBurst(process.argv[at + 1]!, process.argv[at + 2]!)));
+  else process.stdout.write(`${(await benchBurst()).join('\n')}\n`);
 }
