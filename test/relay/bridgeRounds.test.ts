@@ -7,7 +7,7 @@
  */
 import type { InputRequiredResult, Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Bridge, BRIDGE_TTL_MS, bridgeOf } from '../../src/relay/bridge.js';
+import { Bridge, BRIDGE_TTL_MS, bridgeOf, MAX_OPEN_BRIDGES } from '../../src/relay/bridge.js';
 import { CallRelay } from '../../src/relay/calls.js';
 import type { HostRequest } from '../../src/relay/types.js';
 
@@ -133,5 +133,33 @@ describe('CallRelay.during with a bridge', () => {
     expect(await relay.during(hostRequest(), 'up', call, { capabilities: {} })).toBe('ran');
     expect(called).toBe(1);
     expect(relay.inFlight.size).toBe(0);
+  });
+
+  it('a held call that ends with no retry is forgotten: it holds no place among the open bridges, and its state is told to call again', async () => {
+    const relay = new CallRelay({ mayUse: () => true, requestMs: 60_000 });
+    const capabilities = { elicitation: { form: {} } };
+    /** A call whose upstream asks, then gives up unanswered (as at timeouts.call_ms); its input_required once the call has ended. */
+    const abandoned = async (): Promise<InputRequiredResult> => {
+      let giveUp!: () => void;
+      const call = () =>
+        new Promise<string>((resolve) => {
+          const host = relay.inFlight.askee('up', 'elicitation/create', () => true);
+          (host.sendRequest as unknown as (r: object, o: object) => Promise<unknown>)({ method: 'elicitation/create', params: {} }, {}).catch(() => undefined);
+          giveUp = () => resolve('upstream "up" failed on ask: Request timed out');
+        });
+      const asked = (await relay.during(hostRequest(), 'up', call, { capabilities })) as InputRequiredResult;
+      expect(asked.resultType).toBe('input_required');
+      giveUp();
+      await vi.waitFor(() => expect(relay.inFlight.size).toBe(0), { interval: 1 });
+      return asked;
+    };
+    const first = await abandoned();
+    for (let i = 1; i < MAX_OPEN_BRIDGES; i++) await abandoned();
+    // None of those calls is held any more: the next call's question still reaches its host.
+    expect(Object.keys((await abandoned()).inputRequests ?? {})).toEqual(['q1']);
+    // A retry after the call ended is told to call again (docs/PROTOCOL.md), not handed how the call ended.
+    await expect(
+      relay.during(hostRequest(), 'up', async () => 'ran again', { capabilities, resume: { bridge: first.requestState!, responses: { q1: { action: 'accept' } } } }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('requestState names questions no longer open on this gateway') });
   });
 });
