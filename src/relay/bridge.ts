@@ -82,13 +82,14 @@ export class Bridge<T> {
    * @param first the host's request that starts the call.
    * @param upstream the upstream (or per-user connection key) the call goes to.
    * @param capabilities what the host declared (its request's `_meta`): the questions it can answer.
-   * @param onExpired told when no retry came in time (the caller forgets the bridge).
+   * @param onEnded told when the bridge ends: no retry came in time, or the upstream call
+   *   ended between rounds (the caller forgets the bridge; a later retry is told to call again).
    */
   constructor(
     first: HostRequest,
     readonly upstream: string,
     capabilities: ClientCapabilities,
-    private readonly onExpired: () => void = () => undefined,
+    private readonly onEnded: () => void = () => undefined,
   ) {
     this.request = {
       session: first.session,
@@ -110,6 +111,7 @@ export class Bridge<T> {
       .finally(() => {
         end();
         this.close();
+        this.onEnded();
       });
   }
 
@@ -171,9 +173,14 @@ export class Bridge<T> {
 
   /** No retry came in time: the held questions are refused and the call cancelled. */
   private expire(): void {
-    this.onExpired();
+    this.onEnded();
     this.controller.abort(new Error(`the host did not answer the upstream's questions within ${BRIDGE_TTL_MS / 60_000} minutes`));
     this.close();
+  }
+
+  /** Whether the upstream call still runs (a retry can continue it). */
+  get open(): boolean {
+    return !this.closed;
   }
 
   /** Refuses every question still held; later ones are refused at once. */
