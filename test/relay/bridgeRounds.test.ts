@@ -162,4 +162,23 @@ describe('CallRelay.during with a bridge', () => {
       relay.during(hostRequest(), 'up', async () => 'ran again', { capabilities, resume: { bridge: first.requestState!, responses: { q1: { action: 'accept' } } } }),
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('requestState names questions no longer open on this gateway') });
   });
+
+  it("progress the upstream reports during a retry reaches that retry under the retry's own progress token", async () => {
+    const relay = new CallRelay({ mayUse: () => true, requestMs: 60_000 });
+    const sent: { to: string; params: unknown }[] = [];
+    const withToken = (token: string): HostRequest => ({
+      ...hostRequest(),
+      progressToken: token,
+      sendNotification: async (n) => void sent.push({ to: token, params: n.params }),
+    });
+    const call = async (opts: { onprogress?: (p: { progress: number; total?: number }) => void }) => {
+      const host = relay.inFlight.askee('up', 'elicitation/create', () => true);
+      await (host.sendRequest as unknown as (r: object, o: object) => Promise<unknown>)({ method: 'elicitation/create', params: {} }, {});
+      opts.onprogress?.({ progress: 1, total: 2 });
+      return 'done';
+    };
+    const first = (await relay.during(withToken('first'), 'up', call, { capabilities: { elicitation: { form: {} } } })) as InputRequiredResult;
+    expect(await relay.during(withToken('retry'), 'up', call, { capabilities: {}, resume: { bridge: first.requestState!, responses: { q1: { action: 'accept' } } } })).toBe('done');
+    expect(sent).toEqual([{ to: 'retry', params: { progress: 1, total: 2, progressToken: 'retry' } }]);
+  });
 });
