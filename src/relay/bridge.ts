@@ -91,11 +91,15 @@ export class Bridge<T> {
     capabilities: ClientCapabilities,
     private readonly onEnded: () => void = () => undefined,
   ) {
+    const current = () => this.current;
     this.request = {
       session: first.session,
       requestId: first.requestId,
       signal: this.controller.signal,
-      ...(first.progressToken !== undefined && { progressToken: first.progressToken }),
+      // The token of the round being answered: each retry is a request of its own, with its own token.
+      get progressToken() {
+        return (current() ?? first).progressToken;
+      },
       ...(first.meta && { meta: first.meta }),
       capabilities,
       sendRequest: ((request: Held['request'], options?: RequestOptions) => this.hold(request, options)) as HostRequest['sendRequest'],
