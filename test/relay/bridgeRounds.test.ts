@@ -27,6 +27,9 @@ function hostRequest(): HostRequest & { cancel(): void } {
 const ask = (bridge: Bridge<unknown>, method: string, options: { signal?: AbortSignal; timeout?: number } = {}) =>
   (bridge.request.sendRequest as unknown as (r: { method: string; params?: unknown }, o: object) => Promise<unknown>)({ method, params: { n: method } }, options);
 
+/** An elicitation sent to the host request the relay routes an upstream's question to. */
+const askVia = (host: HostRequest) => (host.sendRequest as unknown as (r: object, o: object) => Promise<unknown>)({ method: 'elicitation/create', params: {} }, {});
+
 afterEach(() => vi.useRealTimers());
 
 describe('Bridge', () => {
@@ -143,8 +146,7 @@ describe('CallRelay.during with a bridge', () => {
       let giveUp!: () => void;
       const call = () =>
         new Promise<string>((resolve) => {
-          const host = relay.inFlight.askee('up', 'elicitation/create', () => true);
-          (host.sendRequest as unknown as (r: object, o: object) => Promise<unknown>)({ method: 'elicitation/create', params: {} }, {}).catch(() => undefined);
+          askVia(relay.inFlight.askee('up', 'elicitation/create', () => true)).catch(() => undefined);
           giveUp = () => resolve('upstream "up" failed on ask: Request timed out');
         });
       const asked = (await relay.during(hostRequest(), 'up', call, { capabilities })) as InputRequiredResult;
@@ -172,8 +174,7 @@ describe('CallRelay.during with a bridge', () => {
       sendNotification: async (n) => void sent.push({ to: token, params: n.params }),
     });
     const call = async (opts: { onprogress?: (p: { progress: number; total?: number }) => void }) => {
-      const host = relay.inFlight.askee('up', 'elicitation/create', () => true);
-      await (host.sendRequest as unknown as (r: object, o: object) => Promise<unknown>)({ method: 'elicitation/create', params: {} }, {});
+      await askVia(relay.inFlight.askee('up', 'elicitation/create', () => true));
       opts.onprogress?.({ progress: 1, total: 2 });
       return 'done';
     };
