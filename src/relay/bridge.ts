@@ -82,19 +82,24 @@ export class Bridge<T> {
    * @param first the host's request that starts the call.
    * @param upstream the upstream (or per-user connection key) the call goes to.
    * @param capabilities what the host declared (its request's `_meta`): the questions it can answer.
-   * @param onExpired told when no retry came in time (the caller forgets the bridge).
+   * @param onEnded told when the bridge ends: no retry came in time, or the upstream call
+   *   ended between rounds (the caller forgets the bridge; a later retry is told to call again).
    */
   constructor(
     first: HostRequest,
     readonly upstream: string,
     capabilities: ClientCapabilities,
-    private readonly onExpired: () => void = () => undefined,
+    private readonly onEnded: () => void = () => undefined,
   ) {
+    const current = () => this.current;
     this.request = {
       session: first.session,
       requestId: first.requestId,
       signal: this.controller.signal,
-      ...(first.progressToken !== undefined && { progressToken: first.progressToken }),
+      // The token of the round being answered: each retry is a request of its own, with its own token.
+      get progressToken() {
+        return (current() ?? first).progressToken;
+      },
       ...(first.meta && { meta: first.meta }),
       capabilities,
       sendRequest: ((request: Held['request'], options?: RequestOptions) => this.hold(request, options)) as HostRequest['sendRequest'],
@@ -110,6 +115,7 @@ export class Bridge<T> {
       .finally(() => {
         end();
         this.close();
+        this.onEnded();
       });
   }
 
@@ -171,7 +177,7 @@ export class Bridge<T> {
 
   /** No retry came in time: the held questions are refused and the call cancelled. */
   private expire(): void {
-    this.onExpired();
+    this.onEnded();
     this.controller.abort(new Error(`the host did not answer the upstream's questions within ${BRIDGE_TTL_MS / 60_000} minutes`));
     this.close();
   }
@@ -180,6 +186,11 @@ export class Bridge<T> {
   abandon(): void {
     this.controller.abort(new Error("the host's retry did not continue this request"));
     this.close();
+  }
+
+  /** Whether the upstream call still runs (a retry can continue it). */
+  get open(): boolean {
+    return !this.closed;
   }
 
   /** Refuses every question still held; later ones are refused at once. */

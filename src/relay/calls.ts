@@ -206,7 +206,8 @@ export class CallRelay {
     } catch (err) {
       throw urlElicitationRequired(err, upstream, host.session, this.urls) ?? err;
     }
-    if (outcome !== null && typeof outcome === 'object' && (outcome as InputRequiredResult).requestState === bridge.id) {
+    // A call that ended meanwhile is not kept: its retry is told to call again.
+    if (outcome !== null && typeof outcome === 'object' && (outcome as InputRequiredResult).requestState === bridge.id && bridge.open) {
       if (this.bridges.size >= MAX_OPEN_BRIDGES) {
         bridge.answer({});
         throw new RelayError(ProtocolErrorCode.InternalError, `the gateway holds ${MAX_OPEN_BRIDGES} requests waiting for their hosts' answers; try again later`);

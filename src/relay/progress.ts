@@ -11,9 +11,11 @@ import type { HostRequest } from './types.js';
 
 /** The `onprogress` for an upstream call made for `request`; undefined when the host gave no token. */
 export function relayProgress(request: HostRequest): ((progress: Progress) => void) | undefined {
-  const token = request.progressToken;
-  if (token === undefined) return undefined;
+  if (request.progressToken === undefined) return undefined;
   return (progress) => {
+    // Read at each message: a held call's token is that of the host's current round (bridge.ts).
+    const token = request.progressToken;
+    if (token === undefined) return;
     request.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch((err: Error) => {
       log.debug({ session: request.session.id, err: err.message }, 'could not relay progress (host gone?)');
     });

@@ -7,7 +7,7 @@
  */
 import type { InputRequiredResult, Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Bridge, BRIDGE_TTL_MS, bridgeOf } from '../../src/relay/bridge.js';
+import { Bridge, BRIDGE_TTL_MS, bridgeOf, MAX_OPEN_BRIDGES } from '../../src/relay/bridge.js';
 import { CallRelay } from '../../src/relay/calls.js';
 import type { HostRequest } from '../../src/relay/types.js';
 
@@ -26,6 +26,9 @@ function hostRequest(): HostRequest & { cancel(): void } {
 
 const ask = (bridge: Bridge<unknown>, method: string, options: { signal?: AbortSignal; timeout?: number } = {}) =>
   (bridge.request.sendRequest as unknown as (r: { method: string; params?: unknown }, o: object) => Promise<unknown>)({ method, params: { n: method } }, options);
+
+/** An elicitation sent to the host request the relay routes an upstream's question to. */
+const askVia = (host: HostRequest) => (host.sendRequest as unknown as (r: object, o: object) => Promise<unknown>)({ method: 'elicitation/create', params: {} }, {});
 
 afterEach(() => vi.useRealTimers());
 
@@ -133,5 +136,50 @@ describe('CallRelay.during with a bridge', () => {
     expect(await relay.during(hostRequest(), 'up', call, { capabilities: {} })).toBe('ran');
     expect(called).toBe(1);
     expect(relay.inFlight.size).toBe(0);
+  });
+
+  it('a held call that ends with no retry is forgotten: it holds no place among the open bridges, and its state is told to call again', async () => {
+    const relay = new CallRelay({ mayUse: () => true, requestMs: 60_000 });
+    const capabilities = { elicitation: { form: {} } };
+    /** A call whose upstream asks, then gives up unanswered (as at timeouts.call_ms); its input_required once the call has ended. */
+    const abandoned = async (): Promise<InputRequiredResult> => {
+      let giveUp!: () => void;
+      const call = () =>
+        new Promise<string>((resolve) => {
+          askVia(relay.inFlight.askee('up', 'elicitation/create', () => true)).catch(() => undefined);
+          giveUp = () => resolve('upstream "up" failed on ask: Request timed out');
+        });
+      const asked = (await relay.during(hostRequest(), 'up', call, { capabilities })) as InputRequiredResult;
+      expect(asked.resultType).toBe('input_required');
+      giveUp();
+      await vi.waitFor(() => expect(relay.inFlight.size).toBe(0), { interval: 1 });
+      return asked;
+    };
+    const first = await abandoned();
+    for (let i = 1; i < MAX_OPEN_BRIDGES; i++) await abandoned();
+    // None of those calls is held any more: the next call's question still reaches its host.
+    expect(Object.keys((await abandoned()).inputRequests ?? {})).toEqual(['q1']);
+    // A retry after the call ended is told to call again (docs/PROTOCOL.md), not handed how the call ended.
+    await expect(
+      relay.during(hostRequest(), 'up', async () => 'ran again', { capabilities, resume: { bridge: first.requestState!, responses: { q1: { action: 'accept' } } } }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('requestState names questions no longer open on this gateway') });
+  });
+
+  it("progress the upstream reports during a retry reaches that retry under the retry's own progress token", async () => {
+    const relay = new CallRelay({ mayUse: () => true, requestMs: 60_000 });
+    const sent: { to: string; params: unknown }[] = [];
+    const withToken = (token: string): HostRequest => ({
+      ...hostRequest(),
+      progressToken: token,
+      sendNotification: async (n) => void sent.push({ to: token, params: n.params }),
+    });
+    const call = async (opts: { onprogress?: (p: { progress: number; total?: number }) => void }) => {
+      await askVia(relay.inFlight.askee('up', 'elicitation/create', () => true));
+      opts.onprogress?.({ progress: 1, total: 2 });
+      return 'done';
+    };
+    const first = (await relay.during(withToken('first'), 'up', call, { capabilities: { elicitation: { form: {} } } })) as InputRequiredResult;
+    expect(await relay.during(withToken('retry'), 'up', call, { capabilities: {}, resume: { bridge: first.requestState!, responses: { q1: { action: 'accept' } } } })).toBe('done');
+    expect(sent).toEqual([{ to: 'retry', params: { progress: 1, total: 2, progressToken: 'retry' } }]);
   });
 });
