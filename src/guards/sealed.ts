@@ -38,6 +38,8 @@ export interface SealedBinding {
   persona?: string;
   /** The user's account key (gateway/accounts.ts accountOf); undefined for a session without a user. */
   account?: string;
+  /** Without a user: the fingerprint of the static token the session came with (SessionIdentity.credential). */
+  credential?: string;
 }
 
 /** What a sealed state says, besides its binding. `data` is the sealer's own (JSON). */
@@ -72,7 +74,8 @@ export class SealedStateError extends Error {
 /** Whether `state` looks like one the gateway sealed (it may still fail to open). */
 export const isSealed = (state: unknown): state is string => typeof state === 'string' && state.startsWith(SEALED_PREFIX);
 
-const sameBinding = (a: SealedBinding, b: SealedBinding): boolean => (a.persona ?? null) === (b.persona ?? null) && (a.account ?? null) === (b.account ?? null);
+const sameBinding = (a: SealedBinding, b: SealedBinding): boolean =>
+  (a.persona ?? null) === (b.persona ?? null) && (a.account ?? null) === (b.account ?? null) && (a.credential ?? null) === (b.credential ?? null);
 
 /**
  * Seals and opens request states with the store's key (loaded once, on first use).

@@ -23,6 +23,11 @@ export interface SessionIdentity {
   confirmVia?: ConfirmVia;
   /** Who signed in with the organisation's identity provider (`http.oauth`); absent for static tokens, anonymous and stdio sessions. */
   principal?: Principal;
+  /**
+   * For a session opened with a static host token: a fingerprint of that token (never the
+   * token), which tells two tokens of one persona apart when neither names a user.
+   */
+  credential?: string;
 }
 
 /**

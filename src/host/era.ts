@@ -49,10 +49,18 @@ export const CACHE_HINTS: Partial<Record<'tools/list' | 'prompts/list' | 'resour
   'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
 };
 
-/** The authorization a sealed state is bound to: the session's persona and user account key. */
+/**
+ * The authorization a sealed state is bound to: the session's persona and user account key,
+ * and for a session without a user the static token it came with (its fingerprint): two
+ * tokens of one persona are two authorizations.
+ */
 export function bindingOf(identity: SessionIdentity): SealedBinding {
   const account = accountOf(identity);
-  return { ...(identity.persona !== undefined && { persona: identity.persona }), ...(account !== undefined && { account }) };
+  return {
+    ...(identity.persona !== undefined && { persona: identity.persona }),
+    ...(account !== undefined && { account }),
+    ...(account === undefined && identity.credential !== undefined && { credential: identity.credential }),
+  };
 }
 
 function envelopeOf(ctx: ServerContext): Record<string, unknown> {

@@ -9,6 +9,7 @@
  * unknown or closed session id. One Session per MCP session id, or one per request with
  * `http.stateless` (stateless.ts). /healthz, /readyz and /metrics are answered first (ops.ts).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
@@ -45,6 +46,11 @@ interface TokenEntry {
 
 /** Who a request is: a token's entry (or the anonymous identity, or a signed-in principal's), keyed for session ownership. */
 type Who = Pick<TokenEntry, 'persona' | 'user_id' | 'confirm_via'> & { key: string; principal?: Principal };
+
+/** A static token's fingerprint: SHA-256, the first 16 bytes in hex (never the token itself). */
+export function credentialOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex').slice(0, 32);
+}
 
 /** Session owner key of requests without a token under `http.anonymous` (never a valid token: tokens have 16+ characters). */
 const ANONYMOUS = 'anonymous';
@@ -184,6 +190,8 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     userId: who.user_id,
     transport: 'http',
     era,
+    // A static token (or the anonymous identity): what binds its sealed states when no user is named (host/era.ts bindingOf).
+    ...(!who.principal && { credential: credentialOf(who.key) }),
     ...(who.confirm_via && { confirmVia: who.confirm_via }),
     ...(who.principal && { principal: who.principal }),
   });

@@ -6,6 +6,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { isSealed, matches, RequestStateSealer, SealedStateError, SEALED_PREFIX } from '../../src/guards/sealed.js';
 import type { Store } from '../../src/store/index.js';
+import { bindingOf } from '../../src/host/era.js';
+import { credentialOf } from '../../src/host/http.js';
 import { BACKENDS, setupBackends } from '../helpers/stores.js';
 
 setupBackends();
@@ -75,5 +77,21 @@ describe.each(BACKENDS)('sealed requestState on $kind', (backend) => {
     t -= 1;
     // None of the refusals above spent it: its owner, in time, still gets it once.
     expect(await reasonOf(replicaA.take(state, ALICE))).toBe('resolved');
+  });
+
+  test('two static tokens of one persona without a user are two authorizations', async () => {
+    // What host/era.ts bindingOf gives their sessions: the persona and each token's fingerprint.
+    const tokenA = bindingOf({ sessionId: 's1', persona: 'student', credential: credentialOf('static-token-a-0123456789') });
+    const tokenB = bindingOf({ sessionId: 's2', persona: 'student', credential: credentialOf('static-token-b-0123456789') });
+    expect(tokenA).toEqual({ persona: 'student', credential: credentialOf('static-token-a-0123456789') });
+    expect(tokenA.credential).toMatch(/^[0-9a-f]{32}$/);
+    expect(tokenA.credential).not.toContain('static-token');
+    const state = await replicaA.seal(CONFIRM, tokenA, 60_000);
+    expect(await reasonOf(replicaA.take(state, tokenB))).toBe('other-authorization');
+    expect(await reasonOf(replicaA.take(state, { persona: 'student' }))).toBe('other-authorization');
+    expect(await reasonOf(replicaB.take(state, tokenA))).toBe('resolved');
+    // With a user named, the user is the authorization: the token it came with does not matter.
+    const alice = bindingOf({ sessionId: 's3', persona: 'student', userId: 'alice', credential: credentialOf('static-token-a-0123456789') });
+    expect(alice.credential).toBeUndefined();
   });
 });

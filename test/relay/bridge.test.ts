@@ -20,7 +20,10 @@ import { FULL_HOST, httpGateway, json, observations, record, relayConfig, ROOTS,
 
 const PIN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 /** The upstream waits for the host's retry: its call must not time out meanwhile on a loaded machine. */
-const config = () => relayConfig({ ...stdioUpstream(), protocol: '2025-11-25' }, { ...httpTokens, timeouts: { call_ms: 60_000, call_max_ms: 120_000 } });
+/** A second token of the first token's persona, naming no user either. */
+const TWIN = 'relay-token-twin-0123456789abcdef';
+const config = () =>
+  relayConfig({ ...stdioUpstream(), protocol: '2025-11-25' }, { http: { tokens: [...httpTokens.http.tokens, { token: TWIN, persona: 'host0' }] }, timeouts: { call_ms: 60_000, call_max_ms: 120_000 } });
 
 interface Asked {
   resultType: string;
@@ -36,10 +39,10 @@ describe("a 2025 upstream's questions for a 2026 host, over HTTP", () => {
   afterAll(() => gateway?.stop());
 
   /** A 2026 host; `manual`: its SDK hands back input_required instead of answering it. */
-  const host = async (capabilities: ClientCapabilities = FULL_HOST, manual = false): Promise<Host> => {
+  const host = async (capabilities: ClientCapabilities = FULL_HOST, manual = false, token = TOKENS[0]!): Promise<Host> => {
     const client = new Client({ name: 'host-2026', version: '1.0.0' }, { ...PIN, capabilities, ...(manual && { inputRequired: { autoFulfill: false } }) });
     const h = record(client, capabilities);
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.base), { requestInit: { headers: { Authorization: `Bearer ${TOKENS[0]}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.base), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     expect(client.getProtocolEra()).toBe('modern');
     return h;
   };
@@ -70,6 +73,18 @@ describe("a 2025 upstream's questions for a 2026 host, over HTTP", () => {
     // Spent: the same state again is refused before anything reaches the upstream.
     await expect(call({ inputResponses: answer, requestState: first.requestState })).rejects.toThrow(/Invalid or expired requestState/);
     await h.close();
+  });
+
+  it("another token of the same persona cannot continue the call: its retry is refused and the owner's still works", { timeout: 120_000 }, async () => {
+    const [owner, twin] = [await host(FULL_HOST, true), await host(FULL_HOST, true, TWIN)];
+    const call = (h: Host, extra: Record<string, unknown> = {}) =>
+      h.client.callTool({ name: 'elicit_form', arguments: { message: 'Whose call?' }, ...extra } as never, { allowInputRequired: true }) as Promise<unknown>;
+    const asked = (await call(owner)) as Asked;
+    const answer = { q1: { action: 'accept', content: { name: 'Mallory' } } };
+    await expect(call(twin, { inputResponses: answer, requestState: asked.requestState })).rejects.toThrow(/Invalid or expired requestState/);
+    const done = (await call(owner, { inputResponses: { q1: { action: 'accept', content: { name: 'Olive' } } }, requestState: asked.requestState })) as CallToolResult;
+    expect(json(done)).toEqual({ action: 'accept', content: { name: 'Olive', color: 'green' } });
+    await Promise.all([owner.close(), twin.close()]);
   });
 
   it('by hand: a retry that leaves the question out refuses it to the upstream, which says so in its result', { timeout: 120_000 }, async () => {
