@@ -46,6 +46,15 @@ function nextPut(cache: EmbeddingCache, embedderId: string, ms: number): Promise
   });
 }
 
+/**
+ * The texts each cache's embedDocuments calls of this process are embedding now, by
+ * `<embedder>\0<text>`. The store's claims are per process (renewed by their holder), so
+ * two builds at once in one process — a newer catalog arriving while the first embeds —
+ * would both hold a claim and both embed; the second skips these instead and waits for
+ * their vectors as it waits for another replica's. A failed call lets go of them at once.
+ */
+const embedding = new WeakMap<EmbeddingCache, Set<string>>();
+
 /** Unit vectors for `texts`, in order; duplicates are embedded once. `embedded`: how many this process computed. */
 export async function embedDocuments(
   embedder: Embedder,
@@ -77,11 +86,22 @@ export async function embedDocuments(
     await yieldToEventLoop();
   };
 
+  const busy = cache?.claim ? (embedding.get(cache) ?? embedding.set(cache, new Set()).get(cache)!) : undefined;
+  const keyOf = (t: string) => `${embedder.id}\0${t}`;
   while (missing.length > 0) {
     for (let at = 0; at < missing.length; at += EMBED_BATCH) {
-      const batch = missing.slice(at, at + EMBED_BATCH);
-      const mine = cache?.claim ? await cache.claim(embedder.id, batch, CLAIM_TTL_MS) : batch;
-      if (mine.length > 0) await embed(mine);
+      // What another call of this process embeds now is waited for below, like another replica's.
+      const batch = missing.slice(at, at + EMBED_BATCH).filter((t) => !busy?.has(keyOf(t)));
+      const mine = cache?.claim && batch.length > 0 ? await cache.claim(embedder.id, batch, CLAIM_TTL_MS) : batch;
+      if (mine.length === 0) continue;
+      const taken = mine.filter((t) => !busy?.has(keyOf(t)));
+      if (taken.length === 0) continue;
+      for (const t of taken) busy?.add(keyOf(t));
+      try {
+        await embed(taken);
+      } finally {
+        for (const t of taken) busy?.delete(keyOf(t));
+      }
     }
     const elsewhere = missing.filter((t) => !byText.has(t));
     if (elsewhere.length === 0 || !cache) break;

@@ -69,4 +69,20 @@ describe.each(BACKENDS)('embeddings on $kind', (backend) => {
       expect(r.vectors[1234]).toEqual(await embedder.embedQuery(texts[1234]!));
     }
   });
+
+  test('two builds at once in one process (a newer catalog while the first embeds) embed each text once', async () => {
+    const store = await another();
+    const first = Array.from({ length: 300 }, (_, i) => `tool ${i}: does thing number ${i}`);
+    // The newer catalog: the first one's tools and some more.
+    const second = [...first, ...Array.from({ length: 100 }, (_, i) => `tool ${300 + i}: does thing number ${300 + i}`)];
+    const seen = new Map<string, number>();
+    const embedder = countingEmbedder(seen);
+    const [a, b] = await Promise.all([embedDocuments(embedder, first, store.embeddings), embedDocuments(embedder, second, store.embeddings)]);
+    // Before: both builds held the store's one claim, and the first 300 texts were embedded twice.
+    expect([...seen.values()].filter((n) => n > 1)).toEqual([]);
+    expect(seen.size).toBe(400);
+    expect(a.embedded + b.embedded).toBe(400);
+    expect(b.vectors[42]).toEqual(await embedder.embedQuery(second[42]!));
+    expect(b.vectors[350]).toEqual(await embedder.embedQuery(second[350]!));
+  });
 });
