@@ -555,7 +555,11 @@ export class Gateway extends EventEmitter {
    */
   async findTools(query: string, persona: string | undefined, topK?: number, learnedScope?: string): Promise<Selection> {
     await this.catalogReady;
-    await Promise.race([this.ready, this.indexed, Promise.all([this.curator.whenSearchable(), this.denseGrace])]);
+    // The BM25 index of the current catalog, always (or its build failed: select() then says
+    // so). A build that a newer catalog superseded (an upstream arriving meanwhile) publishes
+    // nothing, yet its `indexed` — and `ready`, which waited for it — resolve all the same.
+    await this.curator.whenSearchable();
+    await Promise.race([this.ready, this.indexed, this.denseGrace]);
     const scope = this.learning && learnedScope !== undefined ? { learnedScope } : {};
     return this.finds.run(() => this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope }));
   }
