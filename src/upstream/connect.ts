@@ -3,7 +3,7 @@
  * remote server over Streamable HTTP with SSE as the fallback for older servers.
  */
 import {
-  Client,
+  type Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type ClientCapabilities,
@@ -21,6 +21,7 @@ import { stepUpRefusal } from './auth/stepUp.js';
 import type { Store } from '../store/types.js';
 import { boundedFetch } from './boundedFetch.js';
 import { ChildTransport } from './children.js';
+import { UpstreamClient } from './client.js';
 import { connectionKey, eraLabel, eraMemory, negotiation, probeCause, staleModernPrior, type UpstreamEra } from './era.js';
 import { StoreResponseCache } from './responseCache.js';
 import { readAbsentResultTypeAsComplete } from './resultType.js';
@@ -95,7 +96,7 @@ async function handshake(transport: Transport, timeoutMs: number, what: string, 
   const protocol = n.legacyTransport && n.cfg.protocol === 'auto' ? '2025-11-25' : n.cfg.protocol;
   const memory = await eraMemory(opts.memory?.eras, connectionKey(n.name, n.cfg, opts.principal), protocol);
   const maxBytes = opts.maxMessageBytes ?? DEFAULT_MAX_RESULT_BYTES;
-  const client = new Client(CLIENT_INFO, {
+  const client = new UpstreamClient(CLIENT_INFO, {
     capabilities: opts.capabilities ?? {},
     // Half the start-up time: a stdio server silent to the probe is a 2025 one, and initialize needs the rest.
     versionNegotiation: negotiation(protocol, Math.max(1, Math.floor(timeoutMs / 2))),
