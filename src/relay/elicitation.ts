@@ -7,13 +7,15 @@
  * same JSON-RPC error, and the completion of each URL it lists is routed the same way.
  *
  * This is the upstream's question, and the host's user is shown so: its message starts
- * with `[<upstream> asks]`, so it never reads as the gateway's own approval prompt. It is a
+ * with `[<upstream> asks]` (the configured name, also for a user's own connection), so it
+ * never reads as the gateway's own approval prompt. It is a
  * separate request from the gateway's own confirmation of an action
  * (guards/confirmation.ts), which is asked, and answered, before the call is forwarded at
  * all: nothing answered here approves anything.
  */
 import { UrlElicitationRequiredError, type Client } from '@modelcontextprotocol/client';
 import { log } from '../log.js';
+import { upstreamOfKey } from '../upstream/users.js';
 import { askOptions } from './ask.js';
 import type { InFlight } from './registry.js';
 import { RelayError, type HostSession } from './types.js';
@@ -54,7 +56,8 @@ export class UrlElicitations {
  * ```
  */
 export function marked(upstream: string, message: string): string {
-  return `[${upstream} asks] ${message.trimStart()}`;
+  // A user's own connection is keyed `<upstream>@<user>`: the user's key (issuer, subject) is not the host's to read.
+  return `[${upstreamOfKey(upstream)} asks] ${message.trimStart()}`;
 }
 
 export function relayElicitation(upstream: string, client: Client, inFlight: InFlight, urls: UrlElicitations, timeoutMs: number): void {

@@ -84,6 +84,9 @@ interface Entry {
 /** The relay key of a user's connection: questions it asks go only to that user's call. */
 export const userKey = (upstream: string, user: string) => `${upstream}@${user}`;
 
+/** The configured upstream of a relay key, a user's (`<upstream>@<user>`) or the shared one: upstream names have no `@` (config/schema.ts). */
+export const upstreamOfKey = (key: string) => key.split('@', 1)[0]!;
+
 export class UserConnections extends EventEmitter {
   /** By `upstream\0user`, least recently used first. */
   private readonly entries = new Map<string, Entry>();

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type ElicitRequestURLParams } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import type { UpstreamProtocol } from '../../src/config/schema.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/host/http.js';
 import { personKey } from '../../src/store/people.js';
@@ -64,13 +65,21 @@ export interface PerUserGateway {
 /**
  * Starts everything on `backend` with `personas` (personas.yaml text; the persona `staff`,
  * which every host's token lands in), the identity provider's `users` and, beside them,
- * static `tokens` (http.tokens); `upstreamOptions` for the upstream (stateful sessions).
+ * static `tokens` (http.tokens); `upstreamOptions` for the upstream (stateful sessions, its
+ * own MCP server) and the revision the gateway speaks to it (`protocol`, default `auto`).
  */
-export async function startPerUserGateway(backend: Backend, personas: string, users: string[], tokens: { token: string; persona: string; user_id: string }[] = [], upstreamOptions: ProtectedServerOptions = {}): Promise<PerUserGateway> {
+export async function startPerUserGateway(
+  backend: Backend,
+  personas: string,
+  users: string[],
+  tokens: { token: string; persona: string; user_id: string }[] = [],
+  upstreamOptions: ProtectedServerOptions & { protocol?: UpstreamProtocol } = {},
+): Promise<PerUserGateway> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const resource = `${base}/mcp`;
-  const upstream = await startProtectedServer(upstreamOptions);
+  const { protocol, ...serverOptions } = upstreamOptions;
+  const upstream = await startProtectedServer(serverOptions);
   const idp = await startIdp({
     resources: [resource],
     scope: 'mcp:tools',
@@ -83,7 +92,7 @@ export async function startPerUserGateway(backend: Backend, personas: string, us
   const dir = mkdtempSync(join(tmpdir(), 'tc-peruser-'));
   writeFileSync(join(dir, 'personas.yaml'), personas);
   const config = {
-    upstreams: { tracker: { url: upstream.mcpUrl, auth: { oauth: {}, per_user: true } } },
+    upstreams: { tracker: { url: upstream.mcpUrl, auth: { oauth: {}, per_user: true }, ...(protocol && { protocol }) } },
     curator: { mode: 'none' },
     store: await backend.fresh(),
     policy: { personas: join(dir, 'personas.yaml') },
