@@ -49,6 +49,7 @@ import { UserConnections } from '../upstream/users.js';
 import { PerUserCalls } from './consent.js';
 import { forwardTo } from './forward.js';
 import { Learning } from '../learning/learning.js';
+import type { UpstreamView } from '../guards/nameGuard.js';
 import { upstreamView } from './upstreamView.js';
 import { Admission } from './admission.js';
 
@@ -103,6 +104,8 @@ export class Gateway extends EventEmitter {
   readonly approvals: ApprovalsPart;
   /** How this gateway checks a person's decision before a parked call runs (guards/approver.ts); the approvals page shows voided approvals by it. */
   readonly approver: ApproverCheck;
+  /** Which upstreams are configured, and why one that is not ready is not (upstreamView.ts). */
+  readonly upstreams: UpstreamView;
   /** Resources, templates, prompts and completion of the upstreams (src/relay/relay.ts). */
   readonly relay: Relay;
   /** Progress, log messages, questions and cancellation between hosts and upstreams during a call (src/relay/calls.ts). */
@@ -222,6 +225,12 @@ export class Gateway extends EventEmitter {
     const relayBounds = { pageSize: relay.page_size, maxReadBytes: relay.max_read_bytes, callMs: timeouts.call_ms };
     this.relay = new Relay(pool, this.policy, relayBounds, Object.keys(upstreams), new StoredRelayNames(store), relayPerUser, this.calls);
     this.approver = approverCheck(keyPath, () => loaded.config.http.approvals_token, () => approverPolicy(loaded.config));
+    this.upstreams = upstreamView(pool, {
+      configured: Object.keys(upstreams),
+      formerOwner: (name) => this.formerOwners.get(name),
+      startedAt: () => this.startedAt,
+      startupMs: (server) => upstreams[server]?.startup_timeout_ms ?? timeouts.startup_ms,
+    });
     this.callPath = createCallPath({
       tools: () => this.catalog,
       policy: this.policy,
@@ -233,12 +242,7 @@ export class Gateway extends EventEmitter {
       // Beside the approver key: outside the store, so rewriting its rows cannot make a restarted gateway forget a use.
       usedLedger: fileLedger(join(dirname(keyPath), 'approvals-used')),
       approvalsPage: () => this.approvalsPage,
-      upstreams: upstreamView(pool, {
-        configured: Object.keys(upstreams),
-        formerOwner: (name) => this.formerOwners.get(name),
-        startedAt: () => this.startedAt,
-        startupMs: (server) => upstreams[server]?.startup_timeout_ms ?? timeouts.startup_ms,
-      }),
+      upstreams: this.upstreams,
       held: (name) => this.held.get(name),
       secrets: secrets.redactor,
     });
@@ -562,6 +566,17 @@ export class Gateway extends EventEmitter {
     await Promise.race([this.ready, this.indexed, this.denseGrace]);
     const scope = this.learning && learnedScope !== undefined ? { learnedScope } : {};
     return this.finds.run(() => this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope }));
+  }
+
+  /** The upstreams the persona may reach that are not ready now, with why: their tools are in no find_tools result meanwhile. */
+  unavailableFor(persona: string | undefined): { upstream: string; why: string }[] {
+    return this.upstreams
+      .names()
+      .filter((server) => this.policy.mayReach(persona, server))
+      .flatMap((upstream) => {
+        const why = this.upstreams.unavailable(upstream);
+        return why === undefined ? [] : [{ upstream, why }];
+      });
   }
 
   /**

@@ -130,8 +130,22 @@ export interface FindResultFields {
   message?: string;
   /** Tools that did not fit the limit, best first. */
   cut?: string[];
-  /** How to get the cut tools. */
+  /** How to get the cut tools; and that an upstream in `unavailable` may hold what was asked for. */
   hint?: string;
+  /** Upstreams the persona may use that are not ready (still starting, failed, waiting for authorization): their tools are not in this result. */
+  unavailable?: { upstream: string; why: string }[];
+}
+
+/**
+ * Adds to `fields` the upstreams whose tools a result cannot include now, and a sentence
+ * for the model: an answer without them (a no-match included) is not the catalog's last word.
+ */
+export function withUnavailable(fields: FindResultFields, down: { upstream: string; why: string }[]): void {
+  if (down.length === 0) return;
+  fields.unavailable = down;
+  const which = down.map((d) => `"${d.upstream}" (${d.why})`).join(', ');
+  const note = `${down.length === 1 ? `Upstream ${which} is` : `Upstreams ${which} are`} not ready, so ${down.length === 1 ? 'its' : 'their'} tools are not in this result; search again once ${down.length === 1 ? 'it has' : 'they have'} started.`;
+  fields.hint = fields.hint ? `${fields.hint} ${note}` : note;
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   findToolsDefinitionFor,
   parseCallTool,
   findResult,
+  withUnavailable,
   parseFindTools,
 } from '../gateway/metaTools.js';
 
@@ -239,6 +240,7 @@ export class Session {
     const selection = await this.gateway.findTools(parsed.query, this.identity.persona, parsed.limit, scopeOf(this.identity));
     const limit = parsed.limit ?? this.gateway.loaded.config.curator.top_k;
     const found = findResult(selection, limit);
+    withUnavailable(found.fields, this.gateway.unavailableFor(this.identity.persona));
     const all = found.shown.map((t) => {
       const d = this.definition(t);
       // Static mode: the result is the only place the host sees the tool, so it gets all of it.

@@ -62,6 +62,9 @@ export function parsePattern(pattern: string): CompiledPattern {
 
 const compile = parsePattern;
 
+/** What the glob `*` compiles to: every name. */
+const ALL = globToRegExp('*');
+
 /**
  * A resource or prompt pattern. URIs hold dots of their own (`file:///a.txt`), so the part
  * before the first dot is a server only when it reads as an upstream name (or `*`).
@@ -168,6 +171,20 @@ export class Policy {
     const p = name === undefined ? undefined : this.personas[name];
     if (!p) throw new UnknownPersonaError(String(name), Object.keys(this.personas));
     return p;
+  }
+
+  /**
+   * Whether any tool of `server` could be allowed to the persona, before its tools are
+   * known (an upstream still starting): an allow pattern over that server, any server, or
+   * no server, and no deny of all its tools (`<server>.*`).
+   * @returns true for an open policy; false for an unknown persona.
+   */
+  mayReach(persona: string | undefined, server: string): boolean {
+    if (this.open) return true;
+    const c = persona === undefined ? undefined : this.compiled.get(persona);
+    if (!c) return false;
+    const over = (p: CompiledPattern) => p.server === undefined || p.server === '*' || p.server === server;
+    return c.allow.some(over) && !c.deny.some((p) => over(p) && p.name.source === ALL.source);
   }
 
   isAllowed(persona: string | undefined, tool: ToolRecord): boolean {

@@ -66,8 +66,17 @@ describe('a call while an upstream is hung at start-up', () => {
     (await host.callTool({ name: 'call_tool', arguments: { name, arguments: args } }, REQUEST)) as CallToolResult;
 
   it("finds and calls the healthy upstream's tools while the hung one is still connecting", async () => {
-    const found = JSON.parse(text((await host.callTool({ name: 'find_tools', arguments: { query: 'return the text echo' } }, REQUEST)) as CallToolResult)) as { tools: { name: string }[] };
+    const found = JSON.parse(text((await host.callTool({ name: 'find_tools', arguments: { query: 'return the text echo' } }, REQUEST)) as CallToolResult)) as {
+      tools: { name: string }[];
+      unavailable?: { upstream: string; why: string }[];
+      hint?: string;
+    };
     expect(found.tools.map((t) => t.name)).toContain('echo');
+    // The result says whose tools it cannot include yet: an answer without them is not the catalog's last word.
+    expect(found.unavailable).toHaveLength(1);
+    expect(found.unavailable![0]!.upstream).toBe('hung');
+    expect(found.unavailable![0]!.why).toMatch(new RegExp(`^${STARTING}$`));
+    expect(found.hint).toMatch(new RegExp(`Upstream "hung" \\(${STARTING}\\) is not ready, so its tools are not in this result; search again once it has started\\.$`));
     expect(text(await call('echo', { text: 'hello' }))).toBe('hello');
     expect(state('hung')).toBe('connecting');
   }, 150_000);

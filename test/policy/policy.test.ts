@@ -18,6 +18,17 @@ describe('Policy', () => {
     expect(policy.isAllowed('auditor', byName('admin_delete_student'))).toBe(false);
   });
 
+  test('which upstreams a persona may reach before their tools are known (find_tools names those not ready)', () => {
+    // The student's patterns name academics, attendance and finance; `*.admin_*` denies some tools, not a whole upstream.
+    expect(['academics', 'attendance', 'finance', 'administration', 'hostel'].filter((s) => policy.mayReach('student', s))).toEqual(['academics', 'attendance', 'finance']);
+    // `*` reaches every upstream but the one denied whole.
+    expect(['academics', 'administration', 'hostel'].filter((s) => policy.mayReach('auditor', s))).toEqual(['academics', 'hostel']);
+    expect(policy.mayReach('visitor', 'academics')).toBe(false);
+    expect(new Policy({}).mayReach(undefined, 'anything')).toBe(true);
+    // A bare glob names no upstream: it may match a tool of any.
+    expect(new Policy({ reader: { allow: ['get_*'], deny: [], confirm: 'actions' } } as never).mayReach('reader', 'library')).toBe(true);
+  });
+
   test('an unknown persona is allowed nothing, and asking for it throws with the known ones', () => {
     expect(policy.allowed('visitor', catalog)).toEqual([]);
     expect(() => policy.persona('visitor')).toThrow(UnknownPersonaError);
