@@ -18,7 +18,7 @@ import { approvalsPage } from '../pages/approvals.js';
 import { ApproverSessions } from '../pages/approverSignIn.js';
 import { checkContinue, MAX_BODY_BYTES, readBody, reply } from './body.js';
 import type { ProtocolEra } from './era.js';
-import { announceChanges } from './listen.js';
+import { announceChanges, isListen, listenSlots } from './listen.js';
 import { checkPerUser, consentBaseOf, consentPage } from '../pages/consent.js';
 import { hostGuard, isLoopback } from './hostGuard.js';
 import { checkApprovers, checkHostOAuth } from './auth/config.js';
@@ -206,6 +206,7 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror: (err) => log.debug({ err: err.message }, '2026 request refused or failed') },
   );
   const stopAnnouncing = announceChanges(gateway, modern.notify);
+  const listens = listenSlots(max_sessions_per_token);
   const serveModern = toNodeHandler(modern, { maxRequestBodySize: MAX_BODY_BYTES, onerror: (err) => log.error({ err: err.stack }, '2026 request failed') });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -231,6 +232,10 @@ export async function serveHttp(gateway: Gateway, port: number, host = gateway.l
     const posted = req.method === 'POST' ? await readBody(req, res) : undefined;
     if (posted && !posted.ok) return;
     if (posted && !(await isLegacyRequest(await toWebRequest(req, posted.body), posted.body, { maxRequestBodySize: MAX_BODY_BYTES }))) {
+      if (isListen(posted.body) && !listens.take(who.key, res)) {
+        const message = `this token has ${listens.open(who.key)} open subscriptions/listen streams, the most http.max_sessions_per_token allows; close one first`;
+        return reply(res, 429, { jsonrpc: '2.0', error: { code: -32000, message }, id: (posted.body as { id?: unknown }).id ?? null });
+      }
       const auth: AuthInfo = { token: who.key, clientId: who.principal?.clientId ?? 'host', scopes: [], extra: { who } };
       return serveModern(Object.assign(req, { auth }), res, posted.body);
     }

@@ -14,6 +14,7 @@
  * changed, never whose or what: it re-lists with its own authorization. (A per-user
  * upstream's change reaches every listener of the replica: the SDK's bus has no per-listener filter.)
  */
+import type { ServerResponse } from 'node:http';
 import type { ServerNotifier } from '@modelcontextprotocol/server';
 import type { Gateway } from '../gateway/gateway.js';
 import type { ListKind } from '../upstream/lists.js';
@@ -48,4 +49,38 @@ export function announceChanges(gateway: Gateway, notify: ServerNotifier): () =>
     gateway.off('catalog', onCatalog);
     gateway.relay.off('list-changed', onList);
   };
+}
+
+/**
+ * Open `subscriptions/listen` streams per token, bounded like a token's 2025 sessions
+ * (`http.max_sessions_per_token`): the SDK's own bound (1,024 streams) is per handler, so
+ * without this one token could hold every place and every other host's listen would be refused.
+ *
+ * ### Usage
+ * ```ts
+ * const slots = listenSlots(64);
+ * if (isListen(body) && !slots.take(token, res)) return reply(res, 429, ...); // freed when res closes
+ * ```
+ */
+export function listenSlots(max: number): { take(key: string, res: ServerResponse): boolean; open(key: string): number } {
+  const open = new Map<string, number>();
+  return {
+    open: (key) => open.get(key) ?? 0,
+    take(key, res) {
+      const now = open.get(key) ?? 0;
+      if (now >= max) return false;
+      open.set(key, now + 1);
+      res.once('close', () => {
+        const left = (open.get(key) ?? 1) - 1;
+        if (left > 0) open.set(key, left);
+        else open.delete(key);
+      });
+      return true;
+    },
+  };
+}
+
+/** Whether a posted body is a `subscriptions/listen` request. */
+export function isListen(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'subscriptions/listen';
 }

@@ -256,7 +256,8 @@ export class Relay extends EventEmitter {
     const mayReceive = this.mayReceive(who.persona, target.server);
     const contents = mayReceive ? readableContents(answer.contents, target.uri, mayReceive) : answer.contents;
     if (contents.length === 0 && answer.contents.length > 0) throw notFound();
-    const result = contents === answer.contents ? answer : { ...answer, contents };
+    // What the gateway answers depends on the persona: `private` to the host whatever the upstream's hint says (its ttlMs is kept).
+    const result = { ...answer, contents, ...('cacheScope' in answer && { cacheScope: 'private' as const }) };
     if (target.exposed === target.uri) return result;
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
   }
