@@ -40,8 +40,19 @@ export const SERVER_INFO = { name: 'tool-curator', version: '0.1.0' };
 /** The retrievers behind each curator mode, as find_tools reports them. */
 const RETRIEVERS: Record<Selection['mode'], string[]> = { hybrid: ['bm25', 'dense'], dense: ['dense'], bm25: ['bm25'], none: [] };
 
-/** What the gateway offers a host: its own tools (with list_changed), the upstreams' log messages (relay/logging.ts), and the resources, prompts and completions the upstreams offer (relay/relay.ts). */
-function hostCapabilities(relayed: ServerCapabilities): ServerCapabilities {
+/**
+ * What the gateway offers a host: its own tools (with list_changed), the upstreams' log
+ * messages (relay/logging.ts), and the resources, prompts and completions the upstreams
+ * offer (relay/relay.ts). A 2026 host is not offered resource subscriptions: it would ask
+ * for them in `subscriptions/listen` (`resourceSubscriptions`), whose streams carry no
+ * `resources/updated` from the gateway (host/listen.ts), and the SDK acknowledges the
+ * URIs of a filter whenever `subscribe` is offered.
+ */
+function hostCapabilities(relayed: ServerCapabilities, era: ProtocolEra): ServerCapabilities {
+  if (era === 'modern' && relayed.resources?.subscribe) {
+    const { subscribe: _, ...resources } = relayed.resources;
+    return { tools: { listChanged: true }, logging: {}, ...relayed, resources };
+  }
   return { tools: { listChanged: true }, logging: {}, ...relayed };
 }
 
@@ -107,7 +118,7 @@ export class Session {
     const sealer = sealerFor(gateway.store.sealing);
     const binding = bindingOf(this.identity);
     this.server = new Server(SERVER_INFO, {
-      capabilities: hostCapabilities(relayedCaps),
+      capabilities: hostCapabilities(relayedCaps, era),
       instructions: INSTRUCTIONS[this.mode],
       cacheHints: CACHE_HINTS,
       // A sealed requestState opens only for this authorization, once (guards/sealed.ts).

@@ -75,6 +75,21 @@ describe('the HTTP face, both eras on one endpoint', () => {
     await Promise.all([modern.close(), legacy.close()]);
   });
 
+  it('a 2026 host is not offered resource subscriptions, which its listen streams would never deliver; a 2025 host is', async () => {
+    const modern = new Client({ name: 'host-2026', version: '1.0.0' }, PIN);
+    await modern.connect(http(face));
+    expect(modern.getServerCapabilities()?.resources).toEqual({ listChanged: true });
+    const listening = await modern.listen({ resourcesListChanged: true, resourceSubscriptions: ['test://watched-resource'] });
+    // The acknowledgement promises only what comes: list changes, no URI.
+    expect(listening.honoredFilter.resourcesListChanged).toBe(true);
+    expect(listening.honoredFilter.resourceSubscriptions ?? []).toEqual([]);
+    await listening.close();
+    const legacy = new Client({ name: 'host-2025', version: '1.0.0' });
+    await legacy.connect(http(face));
+    expect(legacy.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: true });
+    await Promise.all([modern.close(), legacy.close()]);
+  });
+
   it('confirms a 2026 call through input_required: accepted it runs, declined it does not', async () => {
     const asked: string[] = [];
     const yes = modernHost('accept', asked);
