@@ -59,6 +59,13 @@ export interface RelayBounds {
   callMs: number;
 }
 
+/**
+ * The longest `ttlMs` a relayed resources/read carries to the host: the lists' (host/era.ts
+ * LIST_TTL_MS). The answer depends on the persona, which a live personas edit changes; an
+ * upstream's own hint (up to the SDK's 24 h) would let a host keep a withdrawn resource that long.
+ */
+export const READ_TTL_MAX_MS = 60_000;
+
 /** Where a host's request goes: the owning upstream and its own URI. */
 export interface UriTarget {
   server: string;
@@ -256,8 +263,15 @@ export class Relay extends EventEmitter {
     const mayReceive = this.mayReceive(who.persona, target.server);
     const contents = mayReceive ? readableContents(answer.contents, target.uri, mayReceive) : answer.contents;
     if (contents.length === 0 && answer.contents.length > 0) throw notFound();
-    // What the gateway answers depends on the persona: `private` to the host whatever the upstream's hint says (its ttlMs is kept).
-    const result = { ...answer, contents, ...('cacheScope' in answer && { cacheScope: 'private' as const }) };
+    // What the gateway answers depends on the persona: `private` to the host whatever the upstream's hint says, and kept
+    // no longer than the lists are (a personas edit reaches a caching host within READ_TTL_MAX_MS).
+    const ttl = (answer as { ttlMs?: unknown }).ttlMs;
+    const result = {
+      ...answer,
+      contents,
+      ...('cacheScope' in answer && { cacheScope: 'private' as const }),
+      ...(typeof ttl === 'number' && ttl > READ_TTL_MAX_MS && { ttlMs: READ_TTL_MAX_MS }),
+    };
     if (target.exposed === target.uri) return result;
     return { ...result, contents: result.contents.map((c) => ({ ...c, uri: prefixUri(target.server, c.uri) })) };
   }

@@ -2,7 +2,8 @@
  * A 2026 upstream may call its resources/read result `public` (the same for every user of
  * the upstream), but what the gateway answers depends on the persona (a denied URI is not
  * found, a withheld content is left out): a 2026 host must get it as `private`, with the
- * upstream's ttlMs kept (docs/PROTOCOL.md, "Cache hints": `public` is never used). The built
+ * upstream's ttlMs cut to the lists' minute (docs/PROTOCOL.md, "Cache hints": `public` is
+ * never used; a personas edit reaches a caching host within the minute). The built
  * gateway over HTTP in front of a separate 2026-only upstream process.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -43,12 +44,12 @@ describe('resources/read of a 2026 upstream that says public', () => {
     upstream?.kill();
   });
 
-  it('reaches a 2026 host as private, with the upstream ttlMs', { timeout: 60_000 }, async () => {
+  it('reaches a 2026 host as private, its hour of ttlMs cut to a minute', { timeout: 60_000 }, async () => {
     const host = new Client({ name: 'host-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await host.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
     const read = await host.readResource({ uri: 'shared://notice' }, { cacheMode: 'bypass' });
     expect(read.contents).toEqual([{ uri: 'shared://notice', mimeType: 'text/plain', text: 'the library closes at 8 pm' }]);
-    expect(read).toMatchObject({ ttlMs: 3_600_000, cacheScope: 'private' });
+    expect(read).toMatchObject({ ttlMs: 60_000, cacheScope: 'private' });
     await host.close();
   });
 });
