@@ -568,11 +568,17 @@ export class Gateway extends EventEmitter {
     return this.finds.run(() => this.curator.select(query, this.allowedFor(persona), { topK: topK ?? this.loaded.config.curator.top_k, ...scope }));
   }
 
-  /** The upstreams the persona may reach that are not ready now, with why: their tools are in no find_tools result meanwhile. */
+  /**
+   * The upstreams the persona may reach that are not ready now and whose tools the catalog
+   * does not hold, with why: their tools are in no find_tools result meanwhile. An upstream
+   * that lost its connection keeps its tools in the catalog (a call says it is unavailable),
+   * so a result that ranks them is not missing them.
+   */
   unavailableFor(persona: string | undefined): { upstream: string; why: string }[] {
+    const held = new Set(this.catalog.map((t) => t.server));
     return this.upstreams
       .names()
-      .filter((server) => this.policy.mayReach(persona, server))
+      .filter((server) => !held.has(server) && this.policy.mayReach(persona, server))
       .flatMap((upstream) => {
         const why = this.upstreams.unavailable(upstream);
         return why === undefined ? [] : [{ upstream, why }];

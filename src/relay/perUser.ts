@@ -8,6 +8,7 @@
  */
 import { ProtocolErrorCode, type Client } from '@modelcontextprotocol/client';
 import type { RemoteUpstreamConfig } from '../config/schema.js';
+import { personText } from '../store/people.js';
 import { NeedsAuthorizationError } from '../upstream/auth/errors.js';
 import type { ListKind } from '../upstream/lists.js';
 import type { RelayedUpstream } from '../upstream/types.js';
@@ -82,7 +83,7 @@ export class PerUserRelay {
     try {
       return await run(user, cfg);
     } catch (err) {
-      if (err instanceof NeedsAuthorizationError) throw refused(`upstream "${server}" still refuses the account user "${user}" connected (${err.reason}); ${again} again for a new link`);
+      if (err instanceof NeedsAuthorizationError) throw refused(`upstream "${server}" still refuses the account ${personText(user)} connected (${err.reason}); ${again} again for a new link`);
       throw err;
     }
   }
