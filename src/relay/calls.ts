@@ -78,6 +78,8 @@ export class CallRelay {
   readonly inFlight = new InFlight();
   private readonly sessions = new Set<HostSession>();
   private readonly upstreams = new Map<string, Client>();
+  /** Users' own connections (`<upstream>@<user>`) still open, for `logging/setLevel`; no more than upstream/users.ts keeps open, closed ones dropped. */
+  private readonly own = new Map<string, Client>();
   private readonly urls = new UrlElicitations();
   /** Most verbose level asked for so far; applied to upstreams that connect later too. */
   private upstreamLevel: LoggingLevel | undefined;
@@ -98,11 +100,14 @@ export class CallRelay {
    * Installs the relay's handlers on a newly connected upstream client (also after a reconnect).
    * @param shared false for a connection of one user (upstream/users.ts, key `<upstream>@<user>`):
    *   its questions and log messages reach only that user's calls, and it takes no part in
-   *   roots changes or `logging/setLevel` of all sessions.
+   *   roots changes. It follows `logging/setLevel` as the shared ones do, for as long as it
+   *   is open: the level decides what the upstream sends, each session's own level what
+   *   reaches it.
    * @param server the configured upstream behind the connection, whose resource rules apply; default `upstream`.
    */
   attach(upstream: string, client: Client, shared = true, server = upstream): void {
     if (shared) this.upstreams.set(upstream, client);
+    else this.ownConnections(upstream, client);
     keepArrivalOrder(client);
     relaySampling(upstream, client, this.inFlight, this.opts.requestMs, (persona) => this.opts.mayReceive?.(persona, server));
     relayElicitation(upstream, client, this.inFlight, this.urls, this.opts.requestMs);
@@ -243,6 +248,13 @@ export class CallRelay {
     const level = mostVerbose([...this.sessions].map((s) => s.logLevel));
     if (level === undefined || level === this.upstreamLevel) return;
     this.upstreamLevel = level;
-    await setUpstreamLevel(this.upstreams, level, this.setLevelMs);
+    await setUpstreamLevel(new Map([...this.upstreams, ...this.ownConnections()]), level, this.setLevelMs);
+  }
+
+  /** Records a user's own connection under its key (a reconnect replaces it); returns those still open. */
+  private ownConnections(key?: string, client?: Client): Map<string, Client> {
+    for (const [k, c] of this.own) if (c.transport === undefined) this.own.delete(k);
+    if (key !== undefined && client !== undefined) this.own.set(key, client);
+    return this.own;
   }
 }
