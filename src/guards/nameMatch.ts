@@ -109,6 +109,25 @@ function reversedBy(long: string, short: string): boolean {
   );
 }
 
+/**
+ * `long` is the whole of `short` with one letter put before it — `nack` (a negative
+ * acknowledgement) of `ack`, `async` of `sync`: another thing, often the opposite, not a
+ * slip. A doubled first letter (`ggrade`) is a key pressed twice, so still a slip.
+ */
+function letterPrefixed(long: string, short: string): boolean {
+  return long.length === short.length + 1 && long.slice(1) === short && long[0] !== short[0];
+}
+
+/** A role ending: `grantee`/`grantor`, `payee`/`payer`, `lessee`/`lessor` are the two sides of one relation. */
+const ROLE_ENDING = /^(.{3,}?)(ee|or|er)$/;
+
+/** `a` and `b` name the two parties of one relation: the same stem, one ending `-ee`, the other `-or` or `-er`. */
+function otherParty(a: string, b: string): boolean {
+  const ma = ROLE_ENDING.exec(a);
+  const mb = ROLE_ENDING.exec(b);
+  return !!ma && !!mb && ma[1] === mb[1] && ma[2] !== mb[2] && (ma[2] === 'ee' || mb[2] === 'ee');
+}
+
 let dictionary: WordCheck | undefined;
 
 /**
@@ -137,6 +156,7 @@ export function tokenTypo(a: string, b: string, isWord: WordCheck = words()): bo
   if (VERBS.has(a) && VERBS.has(b)) return false;
   if (OPPOSITE.get(a)?.has(b)) return false;
   if (reversedBy(a, b) || reversedBy(b, a)) return false;
+  if (letterPrefixed(a, b) || letterPrefixed(b, a) || otherParty(a, b)) return false;
   // Digits carry meaning (v1/v2, ids): a changed number is another tool.
   if (a.replace(/\D/g, '') !== b.replace(/\D/g, '')) return false;
   // In a token of three letters or fewer a changed letter makes another token (`az`/`al`, `de`/`dc`, `on`/`in`): only a swap is a slip there.

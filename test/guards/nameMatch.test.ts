@@ -51,6 +51,13 @@ describe('classifyPair', () => {
     // A changed letter in a token of three letters or fewer is another token.
     ['gas_prices_az', 'gas_prices_al'],
     ['get_user_id', 'get_user_ip'],
+    // A letter put before a whole token makes another, often the opposite (attack8): a negative acknowledgement, the other mode.
+    ['ack_message', 'nack_message'],
+    ['run_sync', 'run_async'],
+    // The other party of one relation.
+    ['grantee_list', 'grantor_list'],
+    ['get_lessee', 'get_lessor'],
+    ['get_employee', 'get_employer'],
   ])('%s → %s is different (never silently corrected)', (requested, candidate) => {
     expect(classifyPair(requested, candidate)).toBe('different');
   });
@@ -69,6 +76,8 @@ describe('classifyPair', () => {
     ['GetAttendanceSummary', 'get_attendance_summary'], // PascalCase
     ['get_fee_due', 'get_fee_dues'], // the singular of the same word
     ['gte_fee_dues', 'get_fee_dues'], // a swap in a three-letter token
+    ['ggrade_report', 'grade_report'], // a first letter doubled
+    ['get_adaptor', 'get_adapter'], // a spelling variant: no -ee in it
   ])('%s → %s is a typo', (requested, candidate) => {
     expect(classifyPair(requested, candidate)).toBe('typo');
   });
