@@ -1,6 +1,6 @@
 /**
  * The credentials a configuration gives the gateway (with `${ENV}` already expanded):
- * remote upstreams' static header values, stdio upstreams' env values marked secret
+ * remote upstreams' static header values and the credentials in their URLs, stdio upstreams' env values marked secret
  * (`secret_env`, or a name matching `audit.redact`), upstream OAuth client secrets and
  * private keys, host tokens, the approvals and metrics tokens, the identity provider's
  * introspection and sign-in client secrets, the embedder's API key and the store's password.
@@ -16,6 +16,29 @@ import type { HeldValue } from './held.js';
  * Every other static header value is held (an API key header has no standard name).
  */
 const DESCRIPTIVE_HEADERS = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-type', 'mcp-protocol-version', 'user-agent']);
+
+/** A query parameter that carries a key (`key`, `apiKey`, `exaApiKey`, `subscription-key`), beside the names of `audit.redact`. */
+const KEY_PARAM = /key$/i;
+
+/**
+ * The credentials written into a remote upstream's URL, as many hosted MCP servers take
+ * them: the password of its user info (`https://u:pw@…`) and the value of each query
+ * parameter named as a credential (`?api_key=…`, `?token=…`, `?exaApiKey=…`). An upstream
+ * (or its error page) that echoes the request URL would otherwise hand them to the host.
+ */
+function urlCredentials(url: string, secretName: (key: string) => boolean): { value: string; label: string }[] {
+  const out: { value: string; label: string }[] = [];
+  const password = urlPassword(url);
+  if (password) out.push({ value: password, label: 'URL password' });
+  let params: URLSearchParams;
+  try {
+    params = new URL(url).searchParams;
+  } catch {
+    return out;
+  }
+  for (const [key, value] of params) if (value && (secretName(key) || KEY_PARAM.test(key))) out.push({ value, label: `URL parameter ${key}` });
+  return out;
+}
 
 type ConfigPart = Pick<GatewayConfig, 'upstreams' | 'http' | 'per_user' | 'confirmation' | 'audit' | 'curator' | 'store'>;
 
@@ -39,6 +62,7 @@ export function configSecrets(config: ConfigPart): HeldValue[] {
       continue;
     }
     for (const [key, value] of Object.entries(up.headers ?? {})) if (!DESCRIPTIVE_HEADERS.has(key.toLowerCase())) add(value, `header ${key} of upstream ${name}`);
+    for (const { value, label } of urlCredentials(up.url, secretName)) add(value, `${label} of upstream ${name}`);
     const auth = up.auth;
     if (auth && 'oauth' in auth) add(auth.oauth.client_secret, `OAuth client secret of upstream ${name}`);
     if (auth && 'client_credentials' in auth) {

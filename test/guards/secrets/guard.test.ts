@@ -85,6 +85,27 @@ describe('configSecrets', () => {
     ]);
   });
 
+  test("the credentials in a remote upstream's URL are held: its password and each query parameter named as a key or token (attack8)", () => {
+    const config = gatewayConfigSchema.parse({
+      upstreams: {
+        exa: { url: 'https://mcp.exa.example/mcp?exaApiKey=exa-key-7f3e2d1c&profile=web-search', transport: 'streamable-http' },
+        hosted: { url: 'https://svc:basic-pass-4b5c6d@mcp.hosted.example/mcp?access_token=tok%2Fen-9a8b7c6d&region=eu-west-1' },
+        plain: { url: 'https://plain.example/mcp?mode=readonly-everything' },
+      },
+    });
+    expect(configSecrets(config)).toEqual([
+      { value: 'exa-key-7f3e2d1c', label: 'URL parameter exaApiKey of upstream exa' },
+      { value: 'basic-pass-4b5c6d', label: 'URL password of upstream hosted' },
+      { value: 'tok/en-9a8b7c6d', label: 'URL parameter access_token of upstream hosted' },
+    ]);
+    const held = new HeldSecrets();
+    held.set('c', configSecrets(config));
+    expect(new SecretRedactor(held, 'off').redactText('rejected GET /mcp?exaApiKey=exa-key-7f3e2d1c&profile=web-search')).toBe(
+      'rejected GET /mcp?exaApiKey=[secret removed: URL parameter exaApiKey of upstream exa]&profile=web-search',
+    );
+    expect(new SecretRedactor(held, 'off').redactText('GET /mcp?access_token=tok%2Fen-9a8b7c6d')).toBe('GET /mcp?access_token=[secret removed: URL parameter access_token of upstream hosted]');
+  });
+
   test('the env password inside a URL is removed on its own too', () => {
     const held = new HeldSecrets();
     held.set('c', [{ value: 'postgres://u:db-pass-123@db/x', label: 'env DATABASE_URL of upstream gh' }]);

@@ -1,0 +1,25 @@
+// Host over stdio: records every raw message from the gateway, exercises many surfaces, greps for secrets.
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+const [config, ...secrets] = process.argv.slice(2);
+const t = new StdioClientTransport({ command: process.execPath, args: ['../dist/src/cli.js', 'serve', '--config', config], stderr: 'pipe' });
+const raw = [];
+const orig = Object.getOwnPropertyDescriptor(t, 'onmessage');
+let deliver; Object.defineProperty(t, 'onmessage', { configurable: true, get: () => deliver && ((m, e) => { raw.push(JSON.stringify(m)); deliver(m, e); }), set: (f) => { deliver = f; } });
+const c = new Client({ name: 'h', version: '1' }, { capabilities: {} });
+await c.connect(t);
+const tryit = async (label, f) => { try { const r = await f(); console.log(label, JSON.stringify(r).slice(0, 400)); } catch (e) { console.log(label, 'ERR', e.message.slice(0, 300)); } };
+console.log('instructions', c.getInstructions?.());
+await tryit('tools/list', () => c.listTools());
+await tryit('find', () => c.callTool({ name: 'find_tools', arguments: { query: 'weather lookup' } }));
+await tryit('call', () => c.callTool({ name: 'lookup_weather', arguments: { city: 'Oslo' } }));
+await tryit('fail', () => c.callTool({ name: 'fail_weather', arguments: {} }));
+await tryit('prompts', () => c.listPrompts());
+await tryit('prompt', () => c.getPrompt({ name: 'p', arguments: { n: 'x' } }));
+await tryit('templates', () => c.listResourceTemplates());
+await tryit('resources', () => c.listResources());
+await tryit('complete', () => c.complete({ ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'n', value: '' } }));
+await tryit('read', () => c.readResource({ uri: 'w://given' }));
+const all = raw.join('\n') + JSON.stringify(c.getInstructions?.() ?? '');
+for (const s of secrets) console.log('LEAK?', s, all.includes(s) ? 'YES ' + (all.match(new RegExp('.{0,80}' + s, 'g')) ?? []).slice(0, 5).join(' || ') : 'no');
+await c.close();
