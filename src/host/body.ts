@@ -18,7 +18,33 @@ export function reply(res: ServerResponse, status: number, body: unknown, header
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
+/**
+ * Deepest nesting of arrays and objects a body may have: 1,000 levels. MCP messages nest a
+ * few levels, the fuzz sends 150; past about 4,400 the SDK's own `JSON.stringify` of the
+ * body (to build its web request) overflows the stack, which answered 500 "internal error"
+ * and logged a stack trace per request (attack8).
+ */
+export const MAX_BODY_DEPTH = 1000;
+
 class BodyTooLarge extends Error {}
+class BodyTooDeep extends Error {}
+
+/** Whether `text` (JSON) nests arrays and objects deeper than `max`; one pass, strings skipped. */
+export function nestedDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -32,6 +58,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     chunks.push(c as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');
+  if (nestedDeeper(text, MAX_BODY_DEPTH)) throw new BodyTooDeep();
   return text ? JSON.parse(text) : undefined;
 }
 
@@ -63,12 +90,13 @@ async function refuseTooLarge(req: IncomingMessage, res: ServerResponse): Promis
   if (!whole) res.once('finish', () => req.socket.destroy());
 }
 
-/** The parsed POST body, or `ok: false` once `res` has been answered (413, or 400 for a body that is not JSON). */
+/** The parsed POST body, or `ok: false` once `res` has been answered (413, or 400 for a body that is not JSON or nests deeper than MAX_BODY_DEPTH). */
 export async function readBody(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; body: unknown } | { ok: false }> {
   try {
     return { ok: true, body: await readJson(req) };
   } catch (err) {
     if (err instanceof BodyTooLarge) await refuseTooLarge(req, res);
+    else if (err instanceof BodyTooDeep) reply(res, 400, { jsonrpc: '2.0', error: { code: -32600, message: `invalid request: JSON nested deeper than ${MAX_BODY_DEPTH} levels` }, id: null });
     else reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'parse error: body is not JSON' }, id: null });
     return { ok: false };
   }

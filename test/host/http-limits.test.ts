@@ -85,6 +85,32 @@ describe('HTTP face limits', () => {
     expect(outcomes.filter((o) => !o.big).map((o) => o.status)).toEqual(Array(180).fill(200));
   }, 300_000);
 
+  it('a body nested deeper than 1,000 levels gets 400 -32600 in both eras, not 500; 1,000 levels and the next request are served (attack8)', async () => {
+    // The other token: this test's session must not count against the session cap tested below.
+    const session = new RawHttp(gateway.url, OTHER);
+    await session.initialize();
+    // The message, its params and _meta are three levels; `depth` arrays inside make 3 + depth.
+    const nested = (depth: number, meta: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: '2.0', id: depth, method: 'tools/list', params: { _meta: { ...meta, deep: 'DEEP' } } }).replace('"DEEP"', '['.repeat(depth) + ']'.repeat(depth));
+    const modern = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const send = async (body: string, era: '2025' | '2026') => {
+      const headers: Record<string, string> = { authorization: `Bearer ${OTHER}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      if (era === '2025') Object.assign(headers, { 'mcp-session-id': session.sessionId!, 'mcp-protocol-version': '2025-11-25' });
+      else Object.assign(headers, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+      const res = await fetch(gateway.url, { method: 'POST', headers, body });
+      const text = await res.text();
+      return { status: res.status, error: res.status === 400 ? (JSON.parse(text) as { error: { code: number; message: string } }).error : undefined };
+    };
+    for (const era of ['2025', '2026'] as const) {
+      const meta = era === '2026' ? modern : {};
+      expect(await send(nested(5000, meta), era)).toEqual({ status: 400, error: { code: -32600, message: 'invalid request: JSON nested deeper than 1000 levels' } });
+      expect(await send(nested(998, meta), era)).toMatchObject({ status: 400 });
+      expect((await send(nested(997, meta), era)).status).toBe(200);
+    }
+    // Brackets inside strings are text, not nesting.
+    expect((await send(JSON.stringify({ jsonrpc: '2.0', id: 'str', method: 'tools/list', params: { _meta: { ...modern, note: '['.repeat(5000) } } }), '2026')).status).toBe(200);
+  }, 60_000);
+
   it('a body announced over the limit (Expect: 100-continue) is refused with 413 before it is sent', async () => {
     const outcome = await new Promise<{ status?: number; continued: boolean }>((resolve) => {
       let continued = false;

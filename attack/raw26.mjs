@@ -1,0 +1,42 @@
+// Raw 2026-07-28 requests with malformed inputs against serve --http; prints status and body head for each.
+const [base, token] = process.argv.slice(2);
+const env = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+let n = 0;
+async function send(label, body, headers = {}) {
+  const r = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const t = await r.text();
+  console.log(`${label}: ${r.status} ${t.slice(0, 260).replace(/\n/g, ' ')}`);
+  return t;
+}
+const req = (method, params = {}, meta = env) => ({ jsonrpc: '2.0', id: ++n, method, params: { ...params, _meta: meta } });
+const H = (method, name) => ({ 'mcp-method': method, ...(name && { 'mcp-name': name }) });
+await send('ok tools/list', req('tools/list'), H('tools/list'));
+await send('logLevel bogus', req('tools/list', {}, { ...env, 'io.modelcontextprotocol/logLevel': 'verbose!!' }), H('tools/list'));
+await send('capabilities string', req('tools/call', { name: 'find_tools', arguments: { query: 'x' } }, { ...env, 'io.modelcontextprotocol/clientCapabilities': 'all' }), H('tools/call', 'find_tools'));
+await send('capabilities elicitation weird', req('tools/call', { name: 'bump', arguments: {} }, { ...env, 'io.modelcontextprotocol/clientCapabilities': { elicitation: 5 } }), H('tools/call', 'bump'));
+await send('find_tools args not object', req('tools/call', { name: 'find_tools', arguments: 'weather' }), H('tools/call', 'find_tools'));
+await send('find_tools query number', req('tools/call', { name: 'find_tools', arguments: { query: 42 } }), H('tools/call', 'find_tools'));
+await send('find_tools query huge', req('tools/call', { name: 'find_tools', arguments: { query: 'weather '.repeat(100000) } }), H('tools/call', 'find_tools'));
+await send('call_tool name missing', req('tools/call', { name: 'call_tool', arguments: {} }), H('tools/call', 'call_tool'));
+await send('call_tool nested call_tool', req('tools/call', { name: 'call_tool', arguments: { name: 'call_tool', arguments: { name: 'lookup_weather', arguments: { city: 'Oslo' } } } }), H('tools/call', 'call_tool'));
+await send('call_tool to find_tools', req('tools/call', { name: 'call_tool', arguments: { name: 'find_tools', arguments: { query: 'weather' } } }), H('tools/call', 'call_tool'));
+await send('requestState junk', req('tools/call', { name: 'bump', arguments: {}, requestState: 'tcs1.AAAA' }), H('tools/call', 'bump'));
+await send('requestState object', req('tools/call', { name: 'bump', arguments: {}, requestState: { a: 1 } }), H('tools/call', 'bump'));
+await send('inputResponses junk', req('tools/call', { name: 'bump', arguments: {}, inputResponses: 'x' }), H('tools/call', 'bump'));
+await send('inputResponses confirm w/o state', req('tools/call', { name: 'bump', arguments: {}, inputResponses: { 'tool-curator/confirm': { action: 'accept', content: { confirm: true } } } }, { ...env, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } }), H('tools/call', 'bump'));
+await send('resources/read bad uri', req('resources/read', { uri: 'not a uri' }), H('resources/read', 'not a uri'));
+await send('resources/read huge uri', req('resources/read', { uri: 'docs://' + 'a'.repeat(20000) }), H('resources/read'));
+await send('prompts/get unknown', req('prompts/get', { name: 'nope' }), H('prompts/get', 'nope'));
+await send('completion bad ref', req('completion/complete', { ref: { type: 'ref/zzz' }, argument: { name: 'a', value: 'b' } }), H('completion/complete'));
+await send('completion prompt', req('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } }), H('completion/complete'));
+await send('batch', JSON.stringify([req('tools/list'), req('tools/list')]), H('tools/list'));
+await send('id null', { ...req('tools/list'), id: null }, H('tools/list'));
+await send('id object', { ...req('tools/list'), id: { a: 1 } }, H('tools/list'));
+await send('notification only', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: env } }, H('notifications/cancelled'));
+await send('deep _meta', JSON.stringify(req('tools/list', {}, { ...env, deep: 'DEEP' })).replace('"DEEP"', '['.repeat(5000) + ']'.repeat(5000)), H('tools/list'));
+await send('deep args', JSON.stringify(req('tools/call', { name: 'find_tools', arguments: { query: 'x', deep: 'DEEP' } })).replace('"DEEP"', '['.repeat(100000) + ']'.repeat(100000)), H('tools/call', 'find_tools'));
+await send('ping', req('ping'), H('ping'));
+await send('unknown method', req('foo/bar'), H('foo/bar'));
+await send('tools/list cursor junk', req('tools/list', { cursor: 'zzz' }), H('tools/list'));
+await send('resources/list cursor junk', req('resources/list', { cursor: '!!!' }), H('resources/list'));
+await send('after all: tools/list', req('tools/list'), H('tools/list'));
