@@ -228,6 +228,7 @@ export class Gateway extends EventEmitter {
     this.upstreams = upstreamView(pool, {
       configured: Object.keys(upstreams),
       formerOwner: (name) => this.formerOwners.get(name),
+      remembered: () => this.formerOwners,
       startedAt: () => this.startedAt,
       startupMs: (server) => upstreams[server]?.startup_timeout_ms ?? timeouts.startup_ms,
     });

@@ -21,6 +21,8 @@ export interface UpstreamViewOptions {
   configured: readonly string[];
   /** The upstream whose tool was last exposed under a name (the remembered name map). */
   formerOwner(name: string): string | undefined;
+  /** Every remembered exposed name with its upstream (the remembered name map). */
+  remembered?(): Iterable<[name: string, server: string]>;
   /** When the gateway started its upstreams (epoch ms). */
   startedAt(): number;
   /** An upstream's start-up timeout in ms (`startup_timeout_ms`, else `timeouts.startup_ms`). */
@@ -51,5 +53,6 @@ export function upstreamView(pool: UpstreamPool, opts: UpstreamViewOptions): Ups
     },
     starting: () => opts.configured.filter((server) => stateOf(server) === 'connecting').map((server) => ({ server, why: starting(server) })),
     formerOwner: opts.formerOwner,
+    ...(opts.remembered && { remembered: opts.remembered }),
   };
 }

@@ -90,9 +90,36 @@ export interface UpstreamView {
   starting(): { server: string; why: string }[];
   /** The upstream whose tool was last exposed as `name` (the remembered name map), if any. */
   formerOwner(name: string): string | undefined;
+  /** Every remembered exposed name with its upstream; default none. */
+  remembered?(): Iterable<[name: string, server: string]>;
 }
 
 const NO_UPSTREAMS: UpstreamView = { names: () => [], unavailable: () => undefined, starting: () => [], formerOwner: () => undefined };
+
+/**
+ * The remembered tool of an upstream that is unavailable now that `requested` is a typo
+ * of (nameMatch.ts, at CORRECT_AT or more), if any: a slip on the name of a tool whose
+ * upstream is down is not corrected onto a ready upstream's look-alike (`serch_repo` with
+ * gh down must not run bb's `search_repos`). Only looked for while an upstream is down.
+ */
+function nearUnavailable(requested: string, upstreams: UpstreamView, inCatalog: (name: string) => boolean): { name: string; server: string; why: string; ratio: number } | undefined {
+  const down = new Map<string, string>();
+  for (const server of upstreams.names()) {
+    const why = upstreams.unavailable(server);
+    if (why !== undefined) down.set(server, why);
+  }
+  if (down.size === 0 || !upstreams.remembered) return undefined;
+  const words = wordsOf(requested);
+  let best: { name: string; server: string; why: string; ratio: number } | undefined;
+  for (const [name, server] of upstreams.remembered()) {
+    const why = down.get(server);
+    if (why === undefined || inCatalog(name) || Math.abs(name.length - requested.length) > name.length / 2) continue;
+    if (classifyPair(requested, name) !== 'typo') continue;
+    const ratio = nameRatio(wordsOf(name), words);
+    if (ratio >= CORRECT_AT && (!best || ratio > best.ratio)) best = { name, server, why, ratio };
+  }
+  return best;
+}
 
 /** The upstream a name asked for belongs to: its `<upstream>__` prefix (any case, the longest), else the upstream that held it. */
 function ownerOf(requested: string, upstreams: UpstreamView): string | undefined {
@@ -161,6 +188,16 @@ export function nameGuard(tools: () => ToolRecord[], policy: Policy, upstreams: 
       .filter((c) => c.ratio >= CORRECT_AT)
       .sort((a, b) => b.ratio - a.ratio);
     const best = typos[0];
+    // A slip on the name of a tool whose upstream is down, at least as near as any ready tool, is answered with that
+    // upstream's state: never corrected onto another upstream's look-alike because its own is down.
+    const slip = owner === undefined ? nearUnavailable(requested, upstreams, (name) => index.get(name) !== undefined) : undefined;
+    if (slip && !(typos[0] && typos[0].ratio > slip.ratio)) {
+      ctx.decisions.push('refused');
+      ctx.notes.push(`near ${slip.name} of upstream ${slip.server}, unavailable (${slip.why})`);
+      return errorResult(
+        `unknown tool ${shown}; it looks like ${slip.name} of upstream "${slip.server}", which is unavailable (${slip.why}); nothing was run, and it was not resolved to another upstream's tool. Try again later, or call find_tools for the tools available now.`,
+      );
+    }
     // Two typos equally near (`get_fee_due` for get_fee_dues and get_fee_due_s) are a question, not a correction.
     if (best && !(typos[1] && typos[1].ratio === best.ratio)) {
       ctx.tool = best.tool;

@@ -170,3 +170,38 @@ describe('nameGuard', () => {
     expect(calls.map((c) => c.tool)).toEqual(['admin_override_attendance']);
   });
 });
+
+describe('a slip on the name of a tool whose upstream is down (attack8)', () => {
+  // gh (down) had search_repo; bb (ready) has search_repos. With gh up, serch_repo is corrected to gh's search_repo.
+  const bb: ToolRecord = { server: 'bb', upstreamName: 'search_repos', name: 'search_repos', description: 'Search repositories on Bitbucket', inputSchema: { type: 'object' }, isAction: false };
+  const open = new Policy({ anyone: { allow: ['*'], deny: [], confirm: 'none', withhold: [] } } as never);
+  const view = (ghDown: boolean) => ({
+    names: () => ['gh', 'bb'],
+    unavailable: (server: string) => (server === 'gh' && ghDown ? 'not connected' : undefined),
+    starting: () => [],
+    formerOwner: (name: string) => (name === 'search_repo' ? 'gh' : name === 'search_repos' ? 'bb' : undefined),
+    remembered: () => new Map([['search_repo', 'gh'], ['search_repos', 'bb']]),
+  });
+  const run = async (name: string, ghDown: boolean) => {
+    const upstream = recordingUpstream();
+    const ctx = context(name, {}, { persona: 'anyone' });
+    const result = await compose([nameGuard(() => [bb], open, view(ghDown))], upstream.forward)(ctx);
+    return { ctx, result, calls: upstream.calls };
+  };
+
+  test.each(['serch_repo', 'search_repoo', 'searchrepo'])('%s is answered with gh\'s state, never resolved to bb\'s search_repos', async (name) => {
+    const { ctx, result, calls } = await run(name, true);
+    expect(calls).toEqual([]);
+    expect(ctx.decisions).toEqual(['refused']);
+    expect(text(result)).toBe(
+      `unknown tool ${name}; it looks like search_repo of upstream "gh", which is unavailable (not connected); nothing was run, and it was not resolved to another upstream's tool. Try again later, or call find_tools for the tools available now.`,
+    );
+  });
+
+  test("a slip on bb's own name is still corrected while gh is down; with every upstream up nothing changes", async () => {
+    expect((await run('search_reposs', true)).calls.map((c) => c.tool)).toEqual(['search_repos']);
+    // Nearer bb's search_repos than gh's search_repo: bb's.
+    expect((await run('serch_repos', true)).calls.map((c) => c.tool)).toEqual(['search_repos']);
+    expect((await run('serch_repos', false)).calls.map((c) => c.tool)).toEqual(['search_repos']);
+  });
+});
