@@ -40,6 +40,26 @@ function urlCredentials(url: string, secretName: (key: string) => boolean): { va
   return out;
 }
 
+/**
+ * The credentials on a stdio upstream's command line, as many servers take them
+ * (`--api-key ${KEY}`, `--token=${TOKEN}`): the value of each option named as a credential
+ * (by `audit.redact`, or ending in `key`). A server that prints how it was started would
+ * otherwise hand them to the host.
+ */
+function argCredentials(args: readonly string[], secretName: (key: string) => boolean): { value: string; label: string }[] {
+  const out: { value: string; label: string }[] = [];
+  const named = (option: string) => secretName(option) || KEY_PARAM.test(option);
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--?([A-Za-z][\w.-]*)(?:=(.*))?$/s.exec(args[i]!);
+    if (!m || !named(m[1]!)) continue;
+    const value = m[2] ?? args[i + 1];
+    if (value === undefined || (m[2] === undefined && value.startsWith('-'))) continue;
+    out.push({ value, label: `argument ${args[i]!.split('=')[0]}` });
+    if (m[2] === undefined) i++;
+  }
+  return out;
+}
+
 type ConfigPart = Pick<GatewayConfig, 'upstreams' | 'http' | 'per_user' | 'confirmation' | 'audit' | 'curator' | 'store'>;
 
 /**
@@ -59,6 +79,7 @@ export function configSecrets(config: ConfigPart): HeldValue[] {
     if ('command' in up) {
       const marked = new Set(up.secret_env);
       for (const [key, value] of Object.entries(up.env ?? {})) if (marked.has(key) || secretName(key)) add(value, `env ${key} of upstream ${name}`);
+      for (const { value, label } of argCredentials(up.args ?? [], secretName)) add(value, `${label} of upstream ${name}`);
       continue;
     }
     for (const [key, value] of Object.entries(up.headers ?? {})) if (!DESCRIPTIVE_HEADERS.has(key.toLowerCase())) add(value, `header ${key} of upstream ${name}`);

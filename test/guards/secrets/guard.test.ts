@@ -106,6 +106,16 @@ describe('configSecrets', () => {
     expect(new SecretRedactor(held, 'off').redactText('GET /mcp?access_token=tok%2Fen-9a8b7c6d')).toBe('GET /mcp?access_token=[secret removed: URL parameter access_token of upstream hosted]');
   });
 
+  test("the credentials on a stdio upstream's command line are held: --api-key VALUE, --token=VALUE; other options are not (attack8)", () => {
+    const config = gatewayConfigSchema.parse({
+      upstreams: { argy: { command: 'npx', args: ['@vendor/server', '--api-key', 'arg-key-5e4d3c2b1a', '--token=arg-token-0f9e8d7c', '--verbose', '--port', '8080', '-k', 'short-key-value'] } },
+    });
+    expect(configSecrets(config)).toEqual([
+      { value: 'arg-key-5e4d3c2b1a', label: 'argument --api-key of upstream argy' },
+      { value: 'arg-token-0f9e8d7c', label: 'argument --token of upstream argy' },
+    ]);
+  });
+
   test('the env password inside a URL is removed on its own too', () => {
     const held = new HeldSecrets();
     held.set('c', [{ value: 'postgres://u:db-pass-123@db/x', label: 'env DATABASE_URL of upstream gh' }]);
