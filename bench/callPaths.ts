@@ -12,8 +12,17 @@ import { schedOf } from './processes.js';
 
 /** Timed calls per path (BENCH_OVERHEAD_CALLS, default 300). */
 export const CALLS = Number(process.env.BENCH_OVERHEAD_CALLS ?? 300);
-/** Untimed calls per path first: connections, JIT and caches warm. */
+/** Untimed calls per path first: connections and caches warm, the JIT not yet (see WARM). */
 export const WARMUP = 50;
+/**
+ * Untimed calls per path between the first timed window and the second (BENCH_OVERHEAD_WARM,
+ * default 3,000; 0 skips the second window). V8 optimizes a function once it has run
+ * enough bytecode, and the call path's functions run once or twice per call: a gateway's
+ * code is still being tiered up by its thousandth call (2026-12-06, docs/PERFORMANCE.md).
+ * The first window is a process's calls WARMUP + 1 … WARMUP + CALLS, the second what a
+ * gateway that has served thousands of calls costs.
+ */
+export const WARM = Number(process.env.BENCH_OVERHEAD_WARM ?? 3000);
 /** Calls per path in a row before the next path's turn. */
 export const BLOCK = 25;
 /** Longest wait for one call. */
@@ -59,18 +68,8 @@ async function call(client: Client, c: ToolCall): Promise<CallToolResult> {
 /** The text of a result's content, non-text parts as [type]. */
 export const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ');
 
-/** WARMUP calls per path (the first checked for the upstream's echo), then CALLS each in interleaved blocks. */
-export async function timeCalls(paths: Path[], c: ToolCall): Promise<Map<Path, Timed>> {
-  const once = async (p: Path) => {
-    const r = await call(p.client, c);
-    if (r.isError) throw new Error(`${p.label}: ${c.name} failed: ${text(r)}`);
-    return r;
-  };
-  for (const p of paths) {
-    const echoed = text(await once(p));
-    if (!echoed.includes(`"tool":"${c.name}"`)) throw new Error(`${p.label}: expected the upstream's echo of ${c.name}, got ${echoed.slice(0, 200)}`);
-    for (let i = 1; i < WARMUP; i++) await once(p);
-  }
+/** CALLS per path in interleaved blocks, each path's time and its process's CPU and run-queue wait. */
+async function timedWindow(paths: Path[], once: (p: Path) => Promise<unknown>): Promise<Map<Path, Timed>> {
   const times = new Map(paths.map((p) => [p, [] as number[]]));
   const before = paths.map((p) => schedOf(p.pid));
   for (let done = 0; done < CALLS; done += BLOCK) {
@@ -89,6 +88,36 @@ export async function timeCalls(paths: Path[], c: ToolCall): Promise<Map<Path, T
       return [p, { ms: [...taken].sort((a, b) => a - b), taken, cpu: after.cpu - before[i]!.cpu, wait: after.wait - before[i]!.wait }];
     }),
   );
+}
+
+/** Both timed windows of `timeCalls`: `warm` is absent when WARM is 0. */
+export interface Windows {
+  cold: Map<Path, Timed>;
+  warm?: Map<Path, Timed>;
+}
+
+/**
+ * WARMUP calls per path (the first checked for the upstream's echo), then CALLS each in
+ * interleaved blocks (`cold`); then WARM more per path, untimed and interleaved, and CALLS
+ * each again (`warm`).
+ */
+export async function timeCalls(paths: Path[], c: ToolCall): Promise<Windows> {
+  const once = async (p: Path) => {
+    const r = await call(p.client, c);
+    if (r.isError) throw new Error(`${p.label}: ${c.name} failed: ${text(r)}`);
+    return r;
+  };
+  for (const p of paths) {
+    const echoed = text(await once(p));
+    if (!echoed.includes(`"tool":"${c.name}"`)) throw new Error(`${p.label}: expected the upstream's echo of ${c.name}, got ${echoed.slice(0, 200)}`);
+    for (let i = 1; i < WARMUP; i++) await once(p);
+  }
+  const cold = await timedWindow(paths, once);
+  if (WARM <= 0) return { cold };
+  for (let done = 0; done < WARM; done += BLOCK) {
+    for (const p of paths) for (let i = 0; i < Math.min(BLOCK, WARM - done); i++) await once(p);
+  }
+  return { cold, warm: await timedWindow(paths, once) };
 }
 
 /**

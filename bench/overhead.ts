@@ -17,7 +17,9 @@
  *    (any allowed tool can be, in either exposure mode). Overhead = a path's percentile
  *    minus the direct path's of the same era (a 2026 host's against the 2026 client's
  *    direct path: what the gateway adds, not what the newer revision costs the upstream
- *    itself), from the same run.
+ *    itself), from the same run. Then WARM more calls per path, untimed, and CALLS again: the
+ *    first window is a gateway's early calls (V8 still optimizing its call path), the
+ *    second a gateway that has served thousands (BENCH_OVERHEAD_WARM=0 skips it).
  * 2. N = 100,000, empty store, curator `bm25` (no embedder): from spawning the gateway,
  *    when initialize, tools/list and the first find_tools answer; the gateway's own
  *    start-up timings; a misspelled tool name's call (name guard); the gateway's VmRSS /
@@ -44,7 +46,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CallToolResult, Client, ClientOptions } from '@modelcontextprotocol/client';
 import { dump } from 'js-yaml';
-import { BLOCK, CALLS, callOf, misspelledCall, ms, overheadTable, text, timeCalls, WARMUP, type Path } from './callPaths.js';
+import { BLOCK, CALLS, callOf, misspelledCall, ms, overheadTable, text, timeCalls, WARM, WARMUP, type Path } from './callPaths.js';
 import { benchConcurrent } from './concurrent.js';
 import { generatedTool } from './fixtures/manyTools.js';
 import { hwmOf, rssOf } from './http.js';
@@ -170,10 +172,15 @@ async function smallCatalog(n: number, dirs: string[]): Promise<string[]> {
       c,
     );
     return [
-      `N = ${n} tools; every path calls \`${c.name}\` ${JSON.stringify(c.arguments)}; ${WARMUP} warm-up calls, then ${CALLS} in blocks of ${BLOCK} interleaved across paths; ${before} before, ${load()} after.`,
+      `N = ${n} tools; every path calls \`${c.name}\` ${JSON.stringify(c.arguments)}; ${before} before, ${load()} after.`,
       '',
-      ...overheadTable(times),
+      `First window: ${WARMUP} warm-up calls, then ${CALLS} in blocks of ${BLOCK} interleaved across paths (each process's calls ${WARMUP + 1}–${WARMUP + CALLS}: V8 is still optimizing the call path).`,
       '',
+      ...overheadTable(times.cold),
+      '',
+      ...(times.warm
+        ? [`Warm window: ${WARM} more calls per path (interleaved, untimed), then ${CALLS} again (each process's calls ${WARMUP + CALLS + WARM + 1}–${WARMUP + 2 * CALLS + WARM}: a gateway that has served thousands of calls).`, '', ...overheadTable(times.warm), '']
+        : []),
       `Name guard at N = ${n} (gateway stdio, bm25): ${await misspelledCall(gw.client, c)}.`,
     ];
   } finally {
@@ -249,11 +256,12 @@ async function bigCatalog(dirs: string[]): Promise<string[]> {
       `| gateway's own log: upstreams listed / index built, from its start | bm25 | ${ready.upstreamsMs} / ${ready.indexedMs} ms |`,
       `| gateway VmRSS / VmHWM after the first find_tools | bm25 | ${rssAfterFind} |`,
       `| misspelled name through the gateway | bm25 | ${guard} |`,
-      `| gateway VmRSS / VmHWM after ${WARMUP + CALLS + 6} calls | bm25 | ${memory(gw.pid)} |`,
+      `| gateway VmRSS / VmHWM after ${WARMUP + CALLS + 6 + (times.warm ? WARM + CALLS : 0)} calls | bm25 | ${memory(gw.pid)} |`,
       '',
       `Call overhead at N = ${BIG.toLocaleString('en')}: \`${c.name}\` ${JSON.stringify(c.arguments)}; ${before} before, ${load()} after.`,
       '',
-      ...overheadTable(times),
+      ...overheadTable(times.cold),
+      ...(times.warm ? ['', `Warm window (${WARM} calls later):`, '', ...overheadTable(times.warm)] : []),
     );
     await gw.stop();
     await direct.stop();
