@@ -303,18 +303,20 @@ class Curator implements ToolCurator {
       return passThrough(allowed, 'fallback', options.explain, topK);
     }
     const { mask, indices: pool, tools: poolTools } = poolOf(index, allowed);
-    if (this.mode === 'none' || pool.length <= topK) return passThrough(poolTools, 'passthrough', options.explain);
+    if (this.mode === 'none') return passThrough(poolTools, 'passthrough', options.explain);
     if (query.trim() === '') return passThrough(poolTools, 'blank', options.explain, topK);
+    // A pool within the limit is ranked all the same: its order, and the no-match judgement, are the query's (wholePool).
+    const whole = (s: Selection) => (pool.length <= topK ? wholePool(s, poolTools, options.explain) : s);
     // Fail-open, in steps: a failing dense stage (or fusion) → BM25 alone → the allowed pool.
     const wantExplain = options.explain === true;
     const scope = options.learnedScope;
     try {
-      return await this.rank(index, query, mask, pool, topK, wantExplain, true, scope);
+      return whole(await this.rank(index, query, mask, pool, topK, wantExplain, true, scope));
     } catch (err) {
       if (index.dense && this.mode !== 'bm25') {
         log.error({ err }, 'curator: dense retrieval failed, BM25 alone for this query');
         try {
-          return await this.rank(index, query, mask, pool, topK, wantExplain, false, scope);
+          return whole(await this.rank(index, query, mask, pool, topK, wantExplain, false, scope));
         } catch (again) {
           err = again;
         }
@@ -434,9 +436,26 @@ export function rankingDepth(topK: number): number {
 }
 
 /**
- * The pool as given, unranked: no retriever ran. Mode 'none' and a pool within the limit
- * return it whole (confidence 1: nothing left out); a blank query and the fail-open
- * fallbacks return its first `limit` tools in catalog order and name the rest in `cut`.
+ * A ranked selection of a pool within the limit, made whole: the ranking's tools first, in
+ * its order, then the pool's others in catalog order (`addedBy` 'pool'), at confidence 1
+ * (nothing is left out). A no-match answer stays as it is (read-only candidates only): a
+ * catalog small enough to show whole is no reason to offer its state-changing tools for a
+ * request it cannot answer.
+ */
+function wholePool(ranked: Selection, all: ToolRecord[], wantExplain?: boolean): Selection {
+  if (ranked.noMatch) return ranked;
+  const shown = new Set(ranked.tools.map((t) => t.name));
+  const rest = all.filter((t) => !shown.has(t.name));
+  const selection: Selection = { ...ranked, tools: [...ranked.tools, ...rest], confidence: 1 };
+  delete selection.cut;
+  if (wantExplain) selection.explanations = [...(ranked.explanations ?? []), ...rest.map((t) => ({ name: t.name, addedBy: 'pool' }))];
+  return selection;
+}
+
+/**
+ * The pool as given, unranked: no retriever ran. Mode 'none' returns it whole
+ * (confidence 1: nothing left out); a blank query and the fail-open fallbacks return its
+ * first `limit` tools in catalog order and name the rest in `cut`.
  */
 function passThrough(all: ToolRecord[], why: string, wantExplain?: boolean, limit = Infinity): Selection {
   const tools = all.slice(0, limit);

@@ -85,11 +85,31 @@ describe('curator.select', () => {
     expect(bm25.trust).toBeUndefined();
   });
 
-  test('pass-through when the allowed pool is no larger than top_k', async () => {
+  test("a pool within top_k is ranked all the same: the query's tool first, the rest after, nothing left out", async () => {
     const { curator } = await hybrid();
-    const s = await curator.select('anything', CATALOG.slice(0, 3), { topK: 3 });
-    expect(names(s)).toEqual(['get_fee_dues', 'make_payment', 'get_grades']);
-    expect([s.confidence, s.mode]).toEqual([1, 'none']); // nothing left out
+    const pool = CATALOG.slice(0, 3);
+    const s = await curator.select('show my letter grades', pool, { topK: 5, explain: true });
+    expect(names(s)[0]).toBe('get_grades');
+    expect(names(s).sort()).toEqual(names({ tools: pool }).sort());
+    expect([s.confidence, s.mode, s.cut]).toEqual([1, 'hybrid', undefined]); // nothing left out
+    // The ranking's tools keep their reasons; a tool the ranking did not reach is there as one of the pool.
+    expect(s.explanations!.map((e) => e.name)).toEqual(names(s));
+    expect(s.explanations![0]!.addedBy).not.toBe('pool');
+  });
+
+  test('a pool within top_k still gets the no-match answer: read-only candidates, never its actions', async () => {
+    const curator = createCurator({ mode: 'bm25', embedder: null });
+    const pool = [tool('get_fee_dues', 'outstanding tuition fees owed'), { ...tool('make_payment', 'pay a fee by card'), isAction: true }, tool('get_grades', 'marks and letter grades per course')];
+    await curator.buildIndex(pool);
+    const off = await curator.select('book a flight to lisbon', pool, { topK: 10 });
+    expect(off.noMatch).toBeDefined();
+    expect(names(off)).not.toContain('make_payment');
+    expect(off.tools.length).toBeLessThanOrEqual(3);
+    // The same pool, a request it answers: every tool, the action included, the payment first.
+    const on = await curator.select('pay my fee by card', pool, { topK: 10 });
+    expect(on.noMatch).toBeUndefined();
+    expect(names(on)[0]).toBe('make_payment');
+    expect(on.tools).toHaveLength(3);
   });
 
   test('blank query returns the allowed pool up to the limit, the rest named in cut', async () => {
