@@ -20,23 +20,50 @@ const DESCRIPTIVE_HEADERS = new Set(['accept', 'accept-encoding', 'accept-langua
 /** A query parameter that carries a key (`key`, `apiKey`, `exaApiKey`, `subscription-key`), beside the names of `audit.redact`. */
 const KEY_PARAM = /key$/i;
 
+/** Shortest URL path segment held as a token (TOKEN_SEGMENT). */
+const MIN_TOKEN_SEGMENT = 20;
+
+/**
+ * Whether a URL path segment reads as a token rather than a name: hosted MCP servers that
+ * put the credential in the path (`/api/mcp/s/<token>/mcp`, `/<uuid>/gmail`, `/bot<token>/`)
+ * use long runs of token characters mixing letters and digits; a name (`team-tools-2024`,
+ * `github-enterprise-server`) is words and short numbers. At least MIN_TOKEN_SEGMENT
+ * characters of `[A-Za-z0-9_~.+=:-]`, a letter and a digit, and not made only of parts
+ * (split at `-`, `_`, `.`) that are lowercase words or numbers of at most four digits.
+ */
+export function tokenLikeSegment(segment: string): boolean {
+  if (segment.length < MIN_TOKEN_SEGMENT || !/^[\w~.+=:-]+$/.test(segment)) return false;
+  if (!/[A-Za-z]/.test(segment) || !/\d/.test(segment)) return false;
+  return !segment.split(/[-_.]+/).every((part) => part === '' || /^[a-z]+$/.test(part) || /^\d{1,4}$/.test(part));
+}
+
 /**
  * The credentials written into a remote upstream's URL, as many hosted MCP servers take
- * them: the password of its user info (`https://u:pw@…`) and the value of each query
- * parameter named as a credential (`?api_key=…`, `?token=…`, `?exaApiKey=…`). An upstream
- * (or its error page) that echoes the request URL would otherwise hand them to the host.
+ * them: the password of its user info (`https://u:pw@…`), the value of each query
+ * parameter named as a credential (`?api_key=…`, `?token=…`, `?exaApiKey=…`) and each path
+ * segment that reads as a token (tokenLikeSegment). An upstream (or its error page) that
+ * echoes the request URL would otherwise hand them to the host.
  */
 function urlCredentials(url: string, secretName: (key: string) => boolean): { value: string; label: string }[] {
   const out: { value: string; label: string }[] = [];
   const password = urlPassword(url);
   if (password) out.push({ value: password, label: 'URL password' });
-  let params: URLSearchParams;
+  let parsed: URL;
   try {
-    params = new URL(url).searchParams;
+    parsed = new URL(url);
   } catch {
     return out;
   }
-  for (const [key, value] of params) if (value && (secretName(key) || KEY_PARAM.test(key))) out.push({ value, label: `URL parameter ${key}` });
+  for (const [key, value] of parsed.searchParams) if (value && (secretName(key) || KEY_PARAM.test(key))) out.push({ value, label: `URL parameter ${key}` });
+  for (const raw of parsed.pathname.split('/')) {
+    let segment = raw;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      // A malformed escape: the segment as written.
+    }
+    if (tokenLikeSegment(segment)) out.push({ value: segment, label: 'URL path token' });
+  }
   return out;
 }
 

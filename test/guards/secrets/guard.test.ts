@@ -106,6 +106,26 @@ describe('configSecrets', () => {
     expect(new SecretRedactor(held, 'off').redactText('GET /mcp?access_token=tok%2Fen-9a8b7c6d')).toBe('GET /mcp?access_token=[secret removed: URL parameter access_token of upstream hosted]');
   });
 
+  test("a token in a remote upstream's URL path is held; names, versions and short ids in the path are not", () => {
+    const config = gatewayConfigSchema.parse({
+      upstreams: {
+        zap: { url: 'https://mcp.zap.example/api/mcp/s/NzQ3YjE2ZmItODk0Ni00OWZl/mcp' },
+        pipe: { url: 'https://mcp.pipe.example/6f1c2a9e-3b7d-4e58-a0c4-9d2e7b1f5a36/gmail' },
+        named: { url: 'https://tools.example/v1/github-enterprise-server/team-tools-2024/mcp' },
+        short: { url: 'https://tools.example/tenant/a1b2c3/mcp' },
+      },
+    });
+    expect(configSecrets(config)).toEqual([
+      { value: 'NzQ3YjE2ZmItODk0Ni00OWZl', label: 'URL path token of upstream zap' },
+      { value: '6f1c2a9e-3b7d-4e58-a0c4-9d2e7b1f5a36', label: 'URL path token of upstream pipe' },
+    ]);
+    const held = new HeldSecrets();
+    held.set('c', configSecrets(config));
+    expect(new SecretRedactor(held, 'off').redactText('404 for POST https://mcp.zap.example/api/mcp/s/NzQ3YjE2ZmItODk0Ni00OWZl/mcp')).toBe(
+      '404 for POST https://mcp.zap.example/api/mcp/s/[secret removed: URL path token of upstream zap]/mcp',
+    );
+  });
+
   test("the credentials on a stdio upstream's command line are held: --api-key VALUE, --token=VALUE; other options are not (attack8)", () => {
     const config = gatewayConfigSchema.parse({
       upstreams: { argy: { command: 'npx', args: ['@vendor/server', '--api-key', 'arg-key-5e4d3c2b1a', '--token=arg-token-0f9e8d7c', '--verbose', '--port', '8080', '-k', 'short-key-value'] } },
