@@ -11,7 +11,8 @@
  *            `enroll`, `deregister` ↔ `register`), a verb or antonym swap (`get` ↔ `post`,
  *            `enable` ↔ `disable`), or another word, however few letters it differs by
  *            (`grades` ↔ `profile`, and `nodes` ↔ `notes`, `chart` ↔ `charity`: two real
- *            words, not a slip of one; english.ts's dictionary tells them apart)
+ *            words, not a slip of one; english.ts's dictionary tells them apart; and
+ *            `mysql` ↔ `mssql`: two products, PRODUCT_NAMES)
  *
  * Only `same` and `typo` may be corrected silently; `different` is at most a "did you mean".
  */
@@ -128,6 +129,28 @@ function otherParty(a: string, b: string): boolean {
   return !!ma && !!mb && ma[1] === mb[1] && ma[2] !== mb[2] && (ma[2] === 'ee' || mb[2] === 'ee');
 }
 
+/**
+ * Names of products, services, formats and protocols that tools are named after. They are not
+ * English words, but two of them a letter apart are two things, not a slip of one
+ * (`query_mysql` ↔ `query_mssql`, `redis` ↔ `reddit`): tokenTypo treats them as words.
+ */
+const PRODUCT_NAMES = new Set(
+  ('mysql mssql mariadb postgres postgresql psql sqlite sqlserver oracle redis valkey memcached mongo mongodb dynamo dynamodb ' +
+    'cassandra scylla couchdb couchbase neo4j clickhouse bigquery redshift snowflake databricks duckdb influxdb timescale ' +
+    'elastic elasticsearch opensearch solr kafka rabbitmq nats sqs sns pubsub kinesis ' +
+    'aws gcp azure gcs s3 ec2 ecs eks lambda cloudflare vercel netlify heroku fly render ' +
+    'github gitlab gitea bitbucket jira confluence linear asana trello notion airtable clickup monday basecamp ' +
+    'slack discord teams zoom webex gmail outlook exchange imap smtp pop3 twilio sendgrid mailgun mailchimp ' +
+    'stripe paypal braintree square adyen klarna shopify woocommerce magento salesforce hubspot zendesk intercom freshdesk ' +
+    'docker podman kubernetes k8s k3s helm terraform pulumi ansible vagrant nomad consul vault ' +
+    'npm pnpm yarn pip pypi conda cargo maven gradle nuget gem gems ' +
+    'java javascript typescript python ruby rust golang kotlin swift scala php perl lua dart elixir erlang haskell ' +
+    'json jsonl yaml yml toml xml csv tsv html xhtml css scss sass markdown pdf docx xlsx pptx png jpeg jpg gif webp svg ' +
+    'http https ftp ftps sftp ssh scp tcp udp grpc graphql websocket mqtt amqp ldap ldaps saml oauth oidc ' +
+    'ipv4 ipv6 dns dhcp vpn wifi bluetooth ' +
+    'reddit twitter linkedin facebook instagram youtube tiktok mastodon bluesky spotify figma canva miro dropbox box onedrive sharepoint').split(' '),
+);
+
 let dictionary: WordCheck | undefined;
 
 /**
@@ -163,7 +186,8 @@ export function tokenTypo(a: string, b: string, isWord: WordCheck = words()): bo
   if (Math.max(a.length, b.length) <= 3 && a.length === b.length && !isSwap(a, b)) return false;
   const limit = allowedEdits(a, b);
   if (Math.min(a.length, b.length) <= limit || editDistance(a, b, limit) > limit) return false;
-  return sStem(a) === sStem(b) || !(isWord(a) && isWord(b));
+  const known = (t: string) => PRODUCT_NAMES.has(t) || isWord(t);
+  return sStem(a) === sStem(b) || !(known(a) && known(b));
 }
 
 /**

@@ -58,6 +58,11 @@ describe('classifyPair', () => {
     ['grantee_list', 'grantor_list'],
     ['get_lessee', 'get_lessor'],
     ['get_employee', 'get_employer'],
+    // Two products, services or formats a letter apart are two things.
+    ['query_mysql', 'query_mssql'],
+    ['search_redis', 'search_reddit'],
+    ['export_yaml', 'export_yml'],
+    ['convert_to_json', 'convert_to_jsonl'],
   ])('%s → %s is different (never silently corrected)', (requested, candidate) => {
     expect(classifyPair(requested, candidate)).toBe('different');
   });
@@ -78,6 +83,8 @@ describe('classifyPair', () => {
     ['gte_fee_dues', 'get_fee_dues'], // a swap in a three-letter token
     ['ggrade_report', 'grade_report'], // a first letter doubled
     ['get_adaptor', 'get_adapter'], // a spelling variant: no -ee in it
+    ['query_mysqll', 'query_mysql'], // a slip in a product's name is still a slip
+    ['backup_postgress', 'backup_postgres'],
   ])('%s → %s is a typo', (requested, candidate) => {
     expect(classifyPair(requested, candidate)).toBe('typo');
   });
