@@ -7,7 +7,7 @@
  * every call, and any allowed tool can be called by name in either mode.
  */
 import { randomUUID } from 'node:crypto';
-import { Server, type CallToolResult, type LoggingLevel, type ServerCapabilities, type ServerContext, type Tool, type Transport } from '@modelcontextprotocol/server';
+import { type CallToolResult, type LoggingLevel, type ServerCapabilities, type ServerContext, type Tool, type Transport } from '@modelcontextprotocol/server';
 import { fitBytes } from '../catalog/bounds.js';
 import type { ToolRecord } from '../catalog/types.js';
 import type { Selection } from '../curator/types.js';
@@ -22,6 +22,7 @@ import { attachRelay } from '../relay/handlers.js';
 import { accountOf } from '../gateway/accounts.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { scopeOf, type SessionEvidence } from '../learning/learning.js';
+import { HostServer } from './invalidParams.js';
 import { bindingOf, CACHE_HINTS, callFieldsOf, modernLogFilter, requestLogLevel, type ProtocolEra } from './era.js';
 import {
   CALL_TOOL,
@@ -73,7 +74,7 @@ function signInNotes({ principal, userId, persona }: SessionIdentity): string[] 
  * answer must not meet an upstream's arrival. Nothing is lost: a host lists and
  * subscribes after initializing, and sees the catalog as it is then.
  */
-function holdUntilInitialized(server: Server): void {
+function holdUntilInitialized(server: HostServer): void {
   let initialized = false;
   const previous = server.oninitialized;
   server.oninitialized = () => {
@@ -89,7 +90,7 @@ function holdUntilInitialized(server: Server): void {
 export type SessionOptions = Omit<SessionIdentity, 'sessionId'> & { sessionId?: string; era?: ProtocolEra };
 
 export class Session {
-  readonly server: Server;
+  readonly server: HostServer;
   readonly identity: SessionIdentity;
   /** `modern`: this Session serves one 2026-07-28 request (static exposure, no notifications of its own). */
   readonly era: ProtocolEra;
@@ -117,7 +118,8 @@ export class Session {
     const relayedCaps = gateway.relay.capabilities();
     const sealer = sealerFor(gateway.store.sealing);
     const binding = bindingOf(this.identity);
-    this.server = new Server(SERVER_INFO, {
+    // Invalid params of any method get -32602 with a short message (invalidParams.ts).
+    this.server = new HostServer(SERVER_INFO, {
       capabilities: hostCapabilities(relayedCaps, era),
       instructions: INSTRUCTIONS[this.mode],
       cacheHints: CACHE_HINTS,
@@ -347,7 +349,7 @@ export class Session {
    * The server, for an SDK entry that connects it itself (createMcpHandler, serveStdio):
    * whatever transport the entry gives it passes the same outbound steps as `connect`.
    */
-  served(): Server {
+  served(): HostServer {
     const connect = this.server.connect.bind(this.server);
     this.server.connect = (transport) => connect(this.outbound(transport));
     return this.server;

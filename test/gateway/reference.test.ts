@@ -111,9 +111,12 @@ describe('gateway over the reference servers, stdio host', () => {
     expect(text(wrongType)).toMatch(/invalid arguments for read_text_file: .*path.*string/);
     // Malformed tools/call params are a protocol error, -32602 invalid params, not -32603.
     const malformed = client.request({ method: 'tools/call', params: { name: 42, arguments: 'x' } } as never, CallToolResultSchema);
-    await expect(malformed).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Invalid tools\/call request/) });
+    await expect(malformed).rejects.toMatchObject({
+      code: -32602,
+      message: 'Invalid params for tools/call: params.name: expected string, received number; params.arguments: expected record, received string',
+    });
     const noParams = client.request({ method: 'tools/call' } as never, CallToolResultSchema);
-    await expect(noParams).rejects.toMatchObject({ code: -32602 });
+    await expect(noParams).rejects.toMatchObject({ code: -32602, message: 'Invalid params for tools/call: params is required' });
     const ok = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 1 } });
     expect(text(ok)).toContain('2');
   });
