@@ -4,6 +4,9 @@
  * bounded value says it was cut and by how much, so a reader never mistakes it for whole.
  */
 
+/** What replaces a part of a value nested too deep to keep (here past 32 levels; redact.ts past 256). */
+export const DEEP_MARKER = '…[truncated: nested too deep]';
+
 /** Default of `audit.max_value_bytes`: 4 KiB per stored argument value. */
 export const DEFAULT_MAX_VALUE_BYTES = 4096;
 
@@ -48,7 +51,7 @@ export function boundValue<T>(value: T, maxBytes: number = DEFAULT_MAX_VALUE_BYT
       budget -= 8;
       return v;
     }
-    if (depth > 32) return '…[truncated: nested too deep]';
+    if (depth > 32) return DEEP_MARKER;
     if (Array.isArray(v)) {
       const out = v.slice(0, maxEntries).map((x) => walk(x, depth + 1));
       if (v.length > maxEntries) out.push(`…[${v.length - maxEntries} more items]`);

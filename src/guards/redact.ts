@@ -10,6 +10,7 @@
  * values redacted from the call's arguments wherever they are echoed, `name: value` /
  * `name=value` / `"name": "value"` pairs of a matching name, and `Bearer`/`Basic` credentials.
  */
+import { DEEP_MARKER } from './bound.js';
 
 /** The placeholder written instead of a redacted value. */
 export const REDACTED = '[redacted]';
@@ -62,7 +63,16 @@ function predicateOf(names: string[]): (key: string) => boolean {
 }
 
 /**
- * A copy of `value` with the values of matching keys, at any depth, replaced by REDACTED.
+ * Depth past which `redact` replaces a part by DEEP_MARKER rather than recursing into it: a
+ * value from a host may be nested thousands of levels deep (JSON.parse takes it), deeper
+ * than the stack lets a recursion walk. Everything redacted is stored or shown bounded
+ * to 32 levels anyway (bound.ts), so nothing kept is lost.
+ */
+export const REDACT_MAX_DEPTH = 256;
+
+/**
+ * A copy of `value` with the values of matching keys, at any depth, replaced by REDACTED;
+ * a part nested deeper than REDACT_MAX_DEPTH is replaced by DEEP_MARKER.
  *
  * ### Usage
  * ```ts
@@ -72,29 +82,34 @@ function predicateOf(names: string[]): (key: string) => boolean {
  */
 export function redact<T>(value: T, names: string[]): T {
   const hides = predicateOf(names);
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, hides(k) ? REDACTED : walk(x)]));
-    }
-    return v;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (!v || typeof v !== 'object') return v;
+    if (depth >= REDACT_MAX_DEPTH) return DEEP_MARKER;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, hides(k) ? REDACTED : walk(x, depth + 1)]));
   };
-  return walk(value) as T;
+  return walk(value, 0) as T;
 }
 
 /** Secret values shorter than this are not searched for in text (they would hide common words). */
 const MIN_ECHOED = 4;
 
-/** The string values `redact` hides in `value`: what an upstream may echo back in its error text. */
+/**
+ * The string values `redact` hides in `value`: what an upstream may echo back in its error
+ * text. Walked with a list rather than a recursion, so a value nested however deep is
+ * searched whole (its secrets are found past REDACT_MAX_DEPTH too) and never overflows the stack.
+ */
 export function redactedValues(value: unknown, names: string[]): string[] {
   const hides = predicateOf(names);
   const found: string[] = [];
-  const collect = (v: unknown, hidden: boolean): void => {
-    if (Array.isArray(v)) for (const x of v) collect(x, hidden);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) collect(x, hidden || hides(k));
+  // Children are pushed last first, so the values come in the order they are written.
+  const pending: [unknown, boolean][] = [[value, false]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, hidden] = next;
+    if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], hidden]);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v).reverse()) pending.push([x, hidden || hides(k)]);
     else if (hidden && (typeof v === 'string' || typeof v === 'number') && String(v).length >= MIN_ECHOED) found.push(String(v));
-  };
-  collect(value, false);
+  }
   return found;
 }
 

@@ -19,6 +19,7 @@ import { log } from '../log.js';
 import { RelayError, type HostRequest, type HostSession } from '../relay/calls.js';
 import type { RequestFields } from '../relay/types.js';
 import { attachRelay } from '../relay/handlers.js';
+import { ArgumentsNotSentError } from '../upstream/call.js';
 import { accountOf } from '../gateway/accounts.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { scopeOf, type SessionEvidence } from '../learning/learning.js';
@@ -307,6 +308,8 @@ export class Session {
     } catch (err) {
       // An upstream's protocol error meant for the host (URL elicitation required) goes out as that error.
       if (err instanceof RelayError) throw err;
+      // Arguments too deeply nested to send: the host's to change, not a failure of the gateway (the audit row says so).
+      if (err instanceof ArgumentsNotSentError) return errorResult(`the gateway could not complete ${name}: ${err.message}`);
       log.error({ tool: name, err: (err as Error).stack }, 'tools/call failed inside the gateway');
       return errorResult(`the gateway could not complete ${name}: ${(err as Error).message}`);
     }

@@ -49,6 +49,30 @@ export function sessionGone(err: unknown): boolean {
   return err.status === 404 || (err.status === 400 && /session/i.test(err.message));
 }
 
+/**
+ * The call's arguments could not be serialized to JSON (nested deeper than JSON.stringify
+ * can walk): nothing was sent, so the tool has not run. Thrown rather than made an error
+ * result, so that the call is not counted as having reached the upstream.
+ */
+export class ArgumentsNotSentError extends Error {
+  constructor(
+    readonly server: string,
+    readonly tool: string,
+  ) {
+    super(`its arguments could not be sent to upstream "${server}": they are nested too deep to serialize as JSON, so ${tool} has not run; send them less deeply nested`);
+  }
+}
+
+/** Whether `value` serializes to JSON here (a stack overflow on a deeply nested value does not). */
+function serializes(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** What a forwarded call answers: the tool's result, or (with `allowInputRequired`) a 2026 upstream's request for input. */
 export type UpstreamOutcome = CallToolResult | InputRequiredResult;
 
@@ -63,7 +87,8 @@ function bounded(server: string, tool: string, result: UpstreamOutcome, limit: n
 /**
  * Forwards `tool` with `args` to `target`. Resolves to the upstream's result or an error
  * result; throws only UrlElicitationRequiredError (-32042) and MissingRequiredClientCapabilityError
- * (-32021, a 2026 upstream needs a capability the host did not declare), which ask the host to act.
+ * (-32021, a 2026 upstream needs a capability the host did not declare), which ask the host to act,
+ * and ArgumentsNotSentError when `args` cannot be serialized (nothing reached the upstream).
  */
 export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions & { allowInputRequired: true }, limits: CallLimits): Promise<UpstreamOutcome>;
 export async function forwardCall(target: CallTarget, tool: string, args: Record<string, unknown>, relayed: CallOptions, limits: CallLimits): Promise<CallToolResult>;
@@ -86,6 +111,8 @@ export async function forwardCall(target: CallTarget, tool: string, args: Record
   const failed = (err: unknown): CallToolResult => {
     // Both are the host's to act on: passed on as errors, never turned into a failed call.
     if (err instanceof UrlElicitationRequiredError || err instanceof MissingRequiredClientCapabilityError) throw err;
+    // A stack overflow while sending: the request never left (checked only on failure, so a call that succeeds is not serialized twice).
+    if (err instanceof RangeError && !serializes(params)) throw new ArgumentsNotSentError(server, tool);
     const size = tooLarge(err);
     if (size) return errorResult(tooLargeMessage(server, tool, size));
     const explained = target.conn()?.explain?.(err) ?? (err as Error);

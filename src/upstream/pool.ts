@@ -365,7 +365,8 @@ export class UpstreamPool extends EventEmitter {
 
   /**
    * Forwards a tools/call (call.ts): upstream errors come back as MCP error results, never
-   * as exceptions, except -32042 (URL elicitation required), thrown for the relay to pass on.
+   * as exceptions, except -32042 (URL elicitation required), thrown for the relay to pass on,
+   * and ArgumentsNotSentError for arguments that cannot be serialized (call.ts).
    * @param relayed the host's cancellation signal, progress relay and `_meta` (relay/calls.ts).
    */
   async call(server: string, tool: string, args: Record<string, unknown>, relayed: CallOptions & { allowInputRequired: true }): Promise<UpstreamOutcome>;
