@@ -231,6 +231,7 @@ export class Gateway extends EventEmitter {
       remembered: () => this.formerOwners,
       startedAt: () => this.startedAt,
       startupMs: (server) => upstreams[server]?.startup_timeout_ms ?? timeouts.startup_ms,
+      remote: (server) => upstreams[server] !== undefined && 'url' in upstreams[server],
     });
     this.callPath = createCallPath({
       tools: () => this.catalog,

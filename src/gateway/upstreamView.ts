@@ -1,14 +1,15 @@
 /**
  * The upstreams as the name guard sees them (guards/nameGuard.ts UpstreamView): who is
  * configured, which can be reached now, which are still starting (since when, until
- * when), and whose tool each remembered exposed name was.
+ * when), which failed to start or lost their connection (since when, what to check), and
+ * whose tool each remembered exposed name was.
  */
 import type { UpstreamView } from '../guards/nameGuard.js';
+import { notConnected } from '../upstream/notConnected.js';
 import type { UpstreamPool, UpstreamState } from '../upstream/pool.js';
 
-/** Why a tool of an upstream in this state cannot be called, as the name guard says it (a starting one: `starting` below). */
-const UNAVAILABLE: Record<Exclude<UpstreamState, 'ready' | 'connecting'>, string> = {
-  failed: 'not connected',
+/** Why a tool of an upstream in this state cannot be called, as the name guard says it (a starting one: `starting` below; a failed one: notConnected). */
+const UNAVAILABLE: Record<Exclude<UpstreamState, 'ready' | 'connecting' | 'failed'>, string> = {
   needs_authorization: "waiting for a person's authorization",
   closed: 'closed',
 };
@@ -27,6 +28,8 @@ export interface UpstreamViewOptions {
   startedAt(): number;
   /** An upstream's start-up timeout in ms (`startup_timeout_ms`, else `timeouts.startup_ms`). */
   startupMs(server: string): number;
+  /** Whether an upstream is reached at a URL (else it is a command the gateway runs): what its operator checks when it is not connected. */
+  remote(server: string): boolean;
 }
 
 /**
@@ -37,7 +40,8 @@ export interface UpstreamViewOptions {
 export function upstreamView(pool: UpstreamPool, opts: UpstreamViewOptions): UpstreamView {
   const connectedOnce = new Set<string>();
   pool.on('connected', (name: string) => connectedOnce.add(name));
-  const stateOf = (server: string) => pool.status().find((u) => u.name === server)?.state ?? 'ready';
+  const statusOf = (server: string) => pool.status().find((u) => u.name === server);
+  const stateOf = (server: string) => statusOf(server)?.state ?? 'ready';
   const starting = (server: string): string => {
     if (connectedOnce.has(server)) return 'reconnecting';
     const since = opts.startedAt();
@@ -47,8 +51,10 @@ export function upstreamView(pool: UpstreamPool, opts: UpstreamViewOptions): Ups
   return {
     names: () => opts.configured,
     unavailable: (server) => {
-      const state = stateOf(server);
+      const status = statusOf(server);
+      const state = status?.state ?? 'ready';
       if (state === 'ready') return undefined;
+      if (state === 'failed') return notConnected(status?.down, opts.remote(server));
       return state === 'connecting' ? starting(server) : UNAVAILABLE[state];
     },
     starting: () => opts.configured.filter((server) => stateOf(server) === 'connecting').map((server) => ({ server, why: starting(server) })),

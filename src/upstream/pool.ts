@@ -15,6 +15,7 @@ import { log } from '../log.js';
 import { authMethod, isPerUser, NeedsAuthorizationError, UpstreamAuthError } from './auth/index.js';
 import { StoreOAuthProvider } from './auth/provider.js';
 import { moreScope } from './auth/stepUp.js';
+import { notConnected, type Down } from './notConnected.js';
 import { errorResult, forwardCall, sessionGone, type CallTarget, type UpstreamOutcome } from './call.js';
 import { connectUpstream, withTimeout, type Connection } from './connect.js';
 import { EMPTY_LISTS, fetchLists, type ListKind, type RelayLists } from './lists.js';
@@ -38,6 +39,8 @@ interface Upstream {
   /** The current connection's changes and resource subscriptions (listen.ts). */
   watch?: ResourceWatch;
   error?: string;
+  /** Since when it is `failed`, and whether it had been connected (notConnected.ts). */
+  down?: Down;
   retries: number;
   retryTimer?: NodeJS.Timeout;
   authState?: UpstreamAuthStatus['state'];
@@ -159,7 +162,7 @@ export class UpstreamPool extends EventEmitter {
       if (u.provider instanceof StoreOAuthProvider) await u.provider.pendingScope().catch(() => undefined);
       const version = conn.client.getServerVersion();
       const info: ServerInfo = { title: version?.title ?? version?.name, instructions: conn.client.getInstructions() };
-      Object.assign(u, { conn, tools, caps, info, lists, state: 'ready', error: undefined, retries: 0, authState: 'ok' });
+      Object.assign(u, { conn, tools, caps, info, lists, state: 'ready', error: undefined, down: undefined, retries: 0, authState: 'ok' });
       conn.client.setNotificationHandler('notifications/tools/list_changed', () => this.noticed(u, u.toolsRelist));
       conn.client.setNotificationHandler('notifications/resources/list_changed', () => this.noticed(u, u.listsRelist, 'resources'));
       conn.client.setNotificationHandler('notifications/prompts/list_changed', () => this.noticed(u, u.listsRelist, 'prompts'));
@@ -182,6 +185,8 @@ export class UpstreamPool extends EventEmitter {
       if (err instanceof NeedsAuthorizationError) return this.awaitConsent(u, err);
       u.state = 'failed';
       u.error = (err as Error).message;
+      // A failed retry keeps the time of the first failure (or of the loss).
+      u.down ??= { since: Date.now(), lost: false };
       u.authState = err instanceof UpstreamAuthError ? 'refused' : u.authState;
       log.error({ upstream: u.name, err: u.error }, `upstream "${u.name}" failed to start; serving the others`);
       this.scheduleReconnect(u);
@@ -270,6 +275,7 @@ export class UpstreamPool extends EventEmitter {
     u.conn = undefined;
     u.state = 'failed';
     u.error = 'connection closed; reconnecting';
+    u.down = { since: Date.now(), lost: true };
     log.warn({ upstream: u.name }, `upstream "${u.name}" went away; reconnecting`);
     this.scheduleReconnect(u);
   }
@@ -354,6 +360,7 @@ export class UpstreamPool extends EventEmitter {
       error: u.error,
       pid: u.conn?.pid,
       era: u.conn?.era,
+      ...(u.state === 'failed' && u.down && { down: u.down }),
       ...('url' in u.cfg && { auth: this.authStatus(u, u.cfg) }),
     }));
   }
@@ -377,6 +384,7 @@ export class UpstreamPool extends EventEmitter {
     if (u && isPerUser(u.cfg)) return errorResult(`upstream "${server}" acts with each user's own account; the gateway's own authorization only lists its tools`);
     // A new session is being opened in place of a forgotten one: the call waits for it (as long as a start may take).
     if (u?.reinit) await u.reinit;
+    if (u?.state === 'failed') return errorResult(`upstream "${server}" is unavailable (${notConnected(u.down, 'url' in u.cfg)}); nothing was run. Try again later.`);
     if (!u?.conn || u.state !== 'ready') return errorResult(`upstream "${server}" is unavailable${u?.error ? `: ${u.error}` : ''}; try again later`);
     const target: CallTarget = {
       server,

@@ -7,6 +7,7 @@ import type { ClientCapabilities, Progress, ServerCapabilities } from '@modelcon
 import type { AuthMethod, UpstreamAuth } from './auth/index.js';
 import type { Store } from '../store/types.js';
 import type { UpstreamEra } from './era.js';
+import type { Down } from './notConnected.js';
 import type { RelayLists } from './lists.js';
 
 /**
@@ -50,6 +51,8 @@ export interface UpstreamStatus {
   auth?: UpstreamAuthStatus;
   /** The protocol era of the current connection (era.ts); unset while none is open. */
   era?: UpstreamEra;
+  /** `failed` only: when it failed to start or lost its connection (notConnected.ts). */
+  down?: Down;
 }
 
 export interface PoolOptions {

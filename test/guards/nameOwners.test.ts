@@ -60,9 +60,11 @@ describe('with a down', () => {
   afterAll(() => client?.close());
 
   it("a's names, plain or qualified, are answered with a's state; b's tools still run", async () => {
-    expect(await said(client, 'whoami')).toBe('whoami belongs to upstream "a", which is unavailable (not connected); nothing was run. Try again later.');
-    expect(await said(client, 'a__whoami')).toBe('a__whoami belongs to upstream "a", which is unavailable (not connected); nothing was run. Try again later.');
-    expect(await said(client, 'A__list_items')).toBe('A__list_items belongs to upstream "a", which is unavailable (not connected); nothing was run. Try again later.');
+    // Since when (ISO time, UTC) and what its operator checks (docs/PROTOCOL.md, "Start-up").
+    const why = /^whoami belongs to upstream "a", which is unavailable \((not connected since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, when it failed to start; .*)\); nothing was run\. Try again later\.$/.exec(await said(client, 'whoami'))?.[1];
+    expect(why).toMatch(/; `tool-curator doctor` tells its operator why \(check its command in the config\)$/);
+    expect(await said(client, 'a__whoami')).toBe(`a__whoami belongs to upstream "a", which is unavailable (${why}); nothing was run. Try again later.`);
+    expect(await said(client, 'A__list_items')).toBe(`A__list_items belongs to upstream "a", which is unavailable (${why}); nothing was run. Try again later.`);
     expect(await said(client, 'b__whoami')).toBe('b');
   });
 });
