@@ -4,8 +4,9 @@
  * stream's subscription id and honours its filter).
  *
  *   tools      a 2026 host's tools/list is the meta tools and the persona's pinned tools
- *              (era.ts): announced when a pinned tool's definition comes, goes or changes;
- *              other catalog changes do not change any 2026 list (find_tools reaches them).
+ *              (era.ts): announced when a pinned tool's definition comes, goes or changes,
+ *              or a personas edit changes which pinned tools a persona may use; other
+ *              catalog changes do not change any 2026 list (find_tools reaches them).
  *   prompts,   the relayed lists (relay/), when an upstream announces a change.
  *   resources
  *
@@ -19,10 +20,21 @@ import type { ServerNotifier } from '@modelcontextprotocol/server';
 import type { Gateway } from '../gateway/gateway.js';
 import type { ListKind } from '../upstream/lists.js';
 
-/** The pinned tools' definitions as one string: what every 2026 tools/list is made of, besides the meta tools. */
+/**
+ * What every 2026 tools/list is made of, besides the meta tools, as one string: the pinned
+ * tools' definitions, and which of them each persona (and a host without one) may use. A
+ * personas edit that denies or allows a pinned tool changes a list as surely as a changed
+ * definition does.
+ */
 function pinnedFingerprint(gateway: Gateway): string {
   const pinned = new Set(gateway.loaded.config.exposure.pinned);
-  return JSON.stringify(gateway.catalog.filter((t) => pinned.has(t.name)).map((t) => [t.server, t.name, t.title, t.description, t.inputSchema, t.outputSchema, t.annotations]));
+  const defs = gateway.catalog.filter((t) => pinned.has(t.name));
+  const personas = [undefined, ...Object.keys(gateway.policy.personas)];
+  const mayUse = personas.map((persona) => {
+    const allowed = new Set(gateway.allowedFor(persona).map((t) => t.name));
+    return [persona ?? '', defs.filter((t) => allowed.has(t.name)).map((t) => t.name)];
+  });
+  return JSON.stringify([defs.map((t) => [t.server, t.name, t.title, t.description, t.inputSchema, t.outputSchema, t.annotations]), mayUse]);
 }
 
 /**
@@ -35,7 +47,9 @@ function pinnedFingerprint(gateway: Gateway): string {
  * ```
  */
 export function announceChanges(gateway: Gateway, notify: ServerNotifier): () => void {
-  let tools = pinnedFingerprint(gateway);
+  // The first catalog is announced to nobody (gateway.ts): what it makes the lists is the baseline.
+  let tools: string | undefined;
+  void gateway.catalogReady.then(() => (tools ??= pinnedFingerprint(gateway)));
   const onCatalog = () => {
     const now = pinnedFingerprint(gateway);
     if (now === tools) return;
