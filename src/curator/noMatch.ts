@@ -148,7 +148,7 @@ export function judgeMatch(signals: MatchSignals, embedderId: string | undefined
   if (signals.coverage > 0 || !denseWeak) return undefined;
   return {
     reason: 'no-match',
-    message: 'No tool matches this request well: none shares its key words and none is close in meaning, so any tool listed may not help (none may be). ' + REPHRASE,
+    message: 'No tool matches this request well: none shares its key words and none is close in meaning, so any tool listed here may not help. ' + REPHRASE,
   };
 }
 
