@@ -105,7 +105,7 @@ export function parseFindTools(args: Record<string, unknown> | undefined): FindT
   const unknown = Object.keys(args ?? {}).filter((k) => k !== 'query' && k !== 'limit');
   if (unknown.length > 0) return `find_tools takes "query" and "limit" only; unknown: ${unknown.map((k) => JSON.stringify(k)).join(', ')}`;
   const query = args?.query;
-  if (typeof query !== 'string') return `find_tools needs "query" as a string, got ${query === undefined ? 'nothing' : typeof query}`;
+  if (typeof query !== 'string') return `find_tools needs "query" as a string, got ${query === undefined ? 'nothing' : Array.isArray(query) ? 'an array' : query === null ? 'null' : typeof query}`;
   if (!query.trim()) return 'find_tools needs a non-empty "query": say what you want to do, e.g. "read the contents of a file"';
   if (query.length > MAX_QUERY_CHARS) return `find_tools "query" is ${query.length} characters; at most ${MAX_QUERY_CHARS}: say in a sentence or two what you want to do`;
   const limit = args?.limit;

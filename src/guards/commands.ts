@@ -232,6 +232,6 @@ export async function auditCommand(args: string[], store: Pick<Store, 'audit'>, 
     compact(r.args, 80),
     r.notes.join('; '),
   ]);
-  io.out(table(['TIME', 'PERSONA', 'USER', 'TOOL', 'DECISION', 'OUTCOME', 'UPSTREAM', 'ARGUMENTS', 'NOTES'], rows));
+  io.out(table(['TIME', 'PERSONA', 'USER', 'TOOL', 'DECISION', 'OUTCOME', 'UPSTREAM TIME', 'ARGUMENTS', 'NOTES'], rows));
   return 0;
 }

@@ -101,6 +101,8 @@ describe('gateway over the reference servers, stdio host', () => {
     const notString = await client.callTool({ name: 'find_tools', arguments: { query: 42 } });
     expect(notString.isError).toBe(true);
     expect(text(notString)).toMatch(/"query" as a string, got number/);
+    const anArray = await client.callTool({ name: 'find_tools', arguments: { query: ['pay', 'fees'] } });
+    expect(text(anArray)).toMatch(/"query" as a string, got an array/);
     const huge = await client.callTool({ name: 'find_tools', arguments: { query: 'pay fees '.repeat(30_000) } });
     expect(huge.isError).toBe(true);
     expect(text(huge)).toMatch(/"query" is 270000 characters; at most 2000/);
