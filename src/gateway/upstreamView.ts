@@ -5,14 +5,17 @@
  * whose tool each remembered exposed name was.
  */
 import type { UpstreamView } from '../guards/nameGuard.js';
-import { notConnected } from '../upstream/notConnected.js';
+import { isoTime, notConnected } from '../upstream/notConnected.js';
 import type { UpstreamPool, UpstreamState } from '../upstream/pool.js';
 
 /** Why a tool of an upstream in this state cannot be called, as the name guard says it (a starting one: `starting` below; a failed one: notConnected). */
-const UNAVAILABLE: Record<Exclude<UpstreamState, 'ready' | 'connecting' | 'failed'>, string> = {
-  needs_authorization: "waiting for a person's authorization",
+const UNAVAILABLE: Record<Exclude<UpstreamState, 'ready' | 'connecting' | 'failed' | 'needs_authorization'>, string> = {
   closed: 'closed',
 };
+
+/** An upstream waiting for OAuth consent: since when, and the command its operator runs (docs/AUTH.md). */
+const awaitingConsent = (server: string, since: number | undefined) =>
+  `waiting for a person's authorization${since === undefined ? '' : ` since ${isoTime(since)}`}; its operator runs \`tool-curator auth ${server}\``;
 
 /** A time of day as the messages give it: UTC to the second (`12:53:41Z`). */
 const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)}Z`;
@@ -55,6 +58,7 @@ export function upstreamView(pool: UpstreamPool, opts: UpstreamViewOptions): Ups
       const state = status?.state ?? 'ready';
       if (state === 'ready') return undefined;
       if (state === 'failed') return notConnected(status?.down, opts.remote(server));
+      if (state === 'needs_authorization') return awaitingConsent(server, status?.down?.since);
       return state === 'connecting' ? starting(server) : UNAVAILABLE[state];
     },
     starting: () => opts.configured.filter((server) => stateOf(server) === 'connecting').map((server) => ({ server, why: starting(server) })),

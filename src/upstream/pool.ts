@@ -208,6 +208,8 @@ export class UpstreamPool extends EventEmitter {
   private awaitConsent(u: Upstream, err: NeedsAuthorizationError): false {
     const first = u.state !== 'needs_authorization';
     Object.assign(u, { state: 'needs_authorization', error: err.message, authState: 'needs_authorization', conn: undefined });
+    // Unusable since the first of its failure, its loss or this wait.
+    u.down ??= { since: Date.now(), lost: false };
     if (first) log.warn({ upstream: u.name }, err.message);
     if (u.tools.length > 0) {
       u.tools = [];
@@ -360,7 +362,7 @@ export class UpstreamPool extends EventEmitter {
       error: u.error,
       pid: u.conn?.pid,
       era: u.conn?.era,
-      ...(u.state === 'failed' && u.down && { down: u.down }),
+      ...((u.state === 'failed' || u.state === 'needs_authorization') && u.down && { down: u.down }),
       ...('url' in u.cfg && { auth: this.authStatus(u, u.cfg) }),
     }));
   }

@@ -51,7 +51,7 @@ export interface UpstreamStatus {
   auth?: UpstreamAuthStatus;
   /** The protocol era of the current connection (era.ts); unset while none is open. */
   era?: UpstreamEra;
-  /** `failed` only: when it failed to start or lost its connection (notConnected.ts). */
+  /** `failed` and `needs_authorization` only: since when it has not been usable (notConnected.ts). */
   down?: Down;
 }
 

@@ -59,6 +59,11 @@ describe('a remote upstream behind OAuth (authorization code + PKCE)', () => {
     const r = await callTool(running.client, 'whoami');
     expect(r.isError).toBe(true);
     expect(running.stderr()).toContain('needs authorization: run tool-curator auth secure');
+    // find_tools names the upstream it could not include: since when, and what its operator runs.
+    const found = (await running.client.callTool({ name: 'find_tools', arguments: { query: 'who am i' } }, { timeout: 120_000 })) as CallToolResult;
+    expect(found.isError, text(found)).toBeFalsy();
+    const unavailable = (JSON.parse(text(found)) as { unavailable?: { upstream: string; why: string }[] }).unavailable;
+    expect(unavailable?.find((u) => u.upstream === 'secure')?.why).toMatch(/^waiting for a person's authorization since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; its operator runs `tool-curator auth secure`$/);
     // Nothing was registered at the authorization server from serve.
     expect(server.provider.authorizations).toBe(0);
   }, 120_000);
