@@ -16,17 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { Session } from '../../src/host/session.js';
+import { resultText as text, type Found } from '../helpers/found.js';
 import { until } from '../helpers/reference.js';
 
 const BULKY = join(import.meta.dirname, '../upstream/fixtures/bulky.mjs');
 const REQUEST = { timeout: 120_000 };
-const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-interface Found {
-  tools: { name: string }[];
-  unavailable?: { upstream: string; why: string }[];
-  hint?: string;
-}
 
 describe('find_tools while an upstream that was connected is down', () => {
   let dir: string;

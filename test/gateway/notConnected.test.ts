@@ -17,18 +17,12 @@ import { loadConfig } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpFace } from '../../src/host/http.js';
 import { isoTime } from '../../src/upstream/notConnected.js';
+import { resultText as text, type Found } from '../helpers/found.js';
 import { until } from '../helpers/reference.js';
 
 const BULKY = join(import.meta.dirname, '../upstream/fixtures/bulky.mjs');
 const TOKEN = 'not-connected-token-0123456789';
 const REQUEST = { timeout: 120_000 };
-const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-interface Found {
-  tools: { name: string }[];
-  unavailable?: { upstream: string; why: string }[];
-  hint?: string;
-}
 
 describe('an upstream that is not connected, since when and what to check', () => {
   let dir: string;

@@ -12,18 +12,11 @@ import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformanceConfig } from '../helpers/conformance.js';
 import { startHttpGateway } from '../helpers/raw.js';
+import { until } from '../helpers/reference.js';
 
 const TOKEN = 'listen-personas-token-0123456789';
 const PIN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 const PINNED = 'test_image_content';
-
-/** Resolves once `predicate` holds, checking every 50 ms; rejects after `ms` with `what`. */
-async function until(predicate: () => boolean, ms: number, what: string): Promise<void> {
-  for (const end = Date.now() + ms; !predicate(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('subscriptions/listen and a personas edit', () => {
   let child: ChildProcess;
@@ -68,15 +61,15 @@ describe('subscriptions/listen and a personas edit', () => {
     // An edit that denies a tool nobody has pinned: no 2026 list changes.
     const before = reloads();
     personas(['conformance.test_audio_content']);
-    await until(() => reloads() > before, 60_000, 'the first reload');
+    await until(() => reloads() > before, 'the first reload');
 
     personas(['conformance.test_audio_content', `conformance.${PINNED}`]);
-    await until(() => changes > 0, 60_000, 'a tools list_changed after the pinned tool was denied');
+    await until(() => changes > 0, 'a tools list_changed after the pinned tool was denied');
     expect(changes).toBe(1);
     expect(await listed()).toEqual(['find_tools', 'call_tool']);
 
     personas([]);
-    await until(() => changes > 1, 60_000, 'a tools list_changed after the pinned tool was allowed again');
+    await until(() => changes > 1, 'a tools list_changed after the pinned tool was allowed again');
     expect(await listed()).toEqual(['find_tools', 'call_tool', PINNED]);
 
     await stream.close();
