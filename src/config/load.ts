@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import type { z } from 'zod';
 import { unknownServerPatterns } from '../policy/patterns.js';
+import { sharedCredential } from './credentials.js';
 import { ConfigError, resolveFrom } from './errors.js';
 import { explainIssue } from './suggest.js';
 
@@ -113,13 +114,16 @@ function expandDocument(doc: unknown, file: string, env: NodeJS.ProcessEnv): { d
  * Loads gateway.config.yaml and the policy files it names.
  * @throws ConfigError for a missing file, malformed YAML/JSON, an unset `${ENV}` (outside
  *   the `http` block, see `httpError`), a value that does not fit the schema, a personas
- *   file that defines no persona, or a persona pattern naming an upstream the config lacks.
+ *   file that defines no persona, a persona pattern naming an upstream the config lacks, or
+ *   an `http` secret that is also another's (credentials.ts).
  */
 export function loadConfig(configPath: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = resolve(configPath);
   const baseDir = dirname(file);
   const { doc, httpError } = expandDocument(readDocument(file), configPath, env);
   const config = parseWith(gatewayConfigSchema, doc, configPath);
+  const shared = sharedCredential(config.http);
+  if (shared) throw new ConfigError(configPath, shared.key, shared.message);
   /** A policy file named by `policy.<key>`; a missing one is reported against that key of the config. */
   const load = <S extends z.ZodType>(key: keyof GatewayConfig['policy'], schema: S, empty: z.infer<S>): z.infer<S> => {
     const p = config.policy[key];
