@@ -1,15 +1,16 @@
 /**
- * One credential, one job: the approvals and metrics tokens of the `http` block must differ
- * from the host tokens and from each other, or one holder silently gets another's power. A
- * host token that is also `http.approvals_token` lets a host approve its own parked calls on
- * the approvals page; a metrics token that is also a host or the approvals token lets a
- * scraper act as that host or approve calls. Messages name the keys and the identities,
- * never the value.
+ * One credential, one job: the bearer secrets of the `http` block (host tokens, the
+ * approvals token, the metrics token) must all differ, or one holder silently gets another's
+ * power. A host token that is also `http.approvals_token` lets a host approve its own parked
+ * calls on the approvals page; a metrics token that is also a host or the approvals token
+ * lets a scraper act as that host or approve calls; two host tokens with one value give
+ * every request the first entry's identity, whatever the second says. Messages name the
+ * keys and the identities, never the value.
  */
 import type { GatewayConfig } from './schema.js';
 
 export interface CredentialIssue {
-  /** Key path in gateway.config.yaml: `http.approvals_token`, `http.metrics.token`. */
+  /** Key path in gateway.config.yaml: `http.approvals_token`, `http.tokens.1.token`. */
   key: string;
   message: string;
 }
@@ -23,12 +24,24 @@ function hostToken(http: Http, i: number): string {
 }
 
 /**
- * The first secret of the `http` block that is also another credential's, if any.
- * @returns undefined when the approvals and metrics tokens differ from every host token and from each other.
+ * The first secret of the `http` block that is also another's, if any.
+ * @returns undefined when every host token, the approvals token and the metrics token differ.
  */
 export function sharedCredential(http: Http): CredentialIssue | undefined {
   const hosts = new Map<string, number>();
-  for (const [i, t] of http.tokens.entries()) if (!hosts.has(t.token)) hosts.set(t.token, i);
+  for (const [i, t] of http.tokens.entries()) {
+    const first = hosts.get(t.token);
+    if (first === undefined) {
+      hosts.set(t.token, i);
+      continue;
+    }
+    return {
+      key: `http.tokens.${i}.token`,
+      message:
+        `has the same value as the token of ${hostToken(http, first)}, so every request with it would act as that first entry and ${hostToken(http, i)} could never be used. ` +
+        'Give each host its own token',
+    };
+  }
   const approvals = http.approvals_token;
   const approvalsHost = approvals === undefined ? undefined : hosts.get(approvals);
   if (approvalsHost !== undefined) {

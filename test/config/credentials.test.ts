@@ -1,8 +1,8 @@
 /**
  * One credential, one job (src/config/credentials.ts): a host token that is also the
- * approvals token and a metrics token that is also a host's or the approvals token are
- * refused when the config loads, by every command, exit 2, naming both keys and never the
- * value.
+ * approvals token, a metrics token that is also a host's or the approvals token, and two
+ * host tokens with one value are refused when the config loads, by every command, exit 2,
+ * naming both keys and never the value.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -25,9 +25,9 @@ function configWith(http: Record<string, unknown>): string {
   return configPath;
 }
 
-const tokens = () => [
+const tokens = (second = STUDENT2) => [
   { token: STUDENT, persona: 'student', user_id: 'S0001' },
-  { token: STUDENT2, persona: 'student', user_id: 'S0002' },
+  { token: second, persona: 'student', user_id: 'S0002' },
 ];
 
 function loadError(http: Record<string, unknown>): ConfigError {
@@ -46,6 +46,14 @@ describe('http secrets that are also another credential', () => {
     expect(e.keyPath).toBe('http.approvals_token');
     expect(e.expectation).toMatch(/^has the same value as the token of http\.tokens\.1 \(persona student, user S0002\): that host could approve its own parked calls/);
     expect(e.message).not.toContain(STUDENT2);
+  });
+
+  it('two host tokens with one value are refused, naming both entries by index and user', () => {
+    const e = loadError({ tokens: tokens(STUDENT), approvals_token: APPROVALS });
+    expect(e.keyPath).toBe('http.tokens.1.token');
+    expect(e.expectation).toContain('the token of http.tokens.0 (persona student, user S0001)');
+    expect(e.expectation).toContain('http.tokens.1 (persona student, user S0002) could never be used');
+    expect(e.message).not.toContain(STUDENT);
   });
 
   it('the metrics token equal to a host token or to the approvals token is refused', () => {
