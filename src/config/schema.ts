@@ -138,6 +138,12 @@ export const upstreamSchema = z.unknown().transform((input, ctx): StdioUpstreamC
       : !obj || !('command' in obj || 'url' in obj)
         ? 'expected a stdio upstream {command, args?, env?, cwd?} or a remote one {url, headers?, auth?, transport?}'
         : undefined;
+  // Neither key, but one neither shape takes (`comand: node`): an unknown key, which gets the closest accepted one (config/suggest.ts).
+  const unknown = obj && !('command' in obj || 'url' in obj) ? Object.keys(obj).filter((k) => !(k in stdioUpstreamSchema.shape || k in remoteUpstreamSchema.shape)) : [];
+  if (unknown.length > 0) {
+    ctx.addIssue({ code: 'unrecognized_keys', keys: unknown, input: obj, message: `Unrecognized key${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => `"${k}"`).join(', ')}` });
+    return z.NEVER;
+  }
   if (message) {
     ctx.addIssue({ code: 'custom', message });
     return z.NEVER;

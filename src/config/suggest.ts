@@ -34,8 +34,12 @@ function namedBy(option: z.ZodType, data: unknown): boolean {
 
 /** The keys the object at `path` of `schema` accepts ([] where the schema takes any key or none is known). */
 export function keysAt(schema: z.ZodType, path: readonly PropertyKey[], data: unknown): string[] {
-  // An upstream is one of two shapes, picked by its keys (schema.ts upstreamSchema).
-  if (schema === upstreamSchema) return keysAt(child(data, 'command') !== undefined ? stdioUpstreamSchema : remoteUpstreamSchema, path, data);
+  // An upstream is one of two shapes, picked by its keys (schema.ts upstreamSchema); with neither `command` nor `url`, the keys of both.
+  if (schema === upstreamSchema) {
+    if (child(data, 'command') !== undefined) return keysAt(stdioUpstreamSchema, path, data);
+    if (child(data, 'url') !== undefined) return keysAt(remoteUpstreamSchema, path, data);
+    return [...new Set([...keysAt(stdioUpstreamSchema, path, data), ...keysAt(remoteUpstreamSchema, path, data)])];
+  }
   const def = defOf(schema);
   const [head, ...rest] = path;
   switch (def.type) {

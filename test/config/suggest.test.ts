@@ -41,6 +41,18 @@ describe('unknown config keys', () => {
     expect([remote.keyPath, remote.expectation]).toEqual(['upstreams.api.header', 'unknown key "header"; did you mean "headers"? (upstreams.api takes url, headers, auth, transport, startup_timeout_ms, protocol)']);
   });
 
+  it('in an upstream with neither command nor url, among the keys of both shapes', () => {
+    const e = loadError('upstreams:\n  academics: { comand: node, args: [server.js] }\n');
+    expect([e.keyPath, e.expectation]).toEqual([
+      'upstreams.academics.comand',
+      'unknown key "comand"; did you mean "command"? (upstreams.academics takes command, args, env, secret_env, cwd, startup_timeout_ms, protocol, url, headers, auth, transport)',
+    ]);
+    const remote = loadError('upstreams:\n  api: { ulr: "https://example.com/mcp" }\n');
+    expect([remote.keyPath, remote.expectation.split(' (')[0]]).toEqual(['upstreams.api.ulr', 'unknown key "ulr"; did you mean "url"?']);
+    const neither = loadError('upstreams:\n  api: { args: [server.js] }\n');
+    expect([neither.keyPath, neither.expectation]).toEqual(['upstreams.api', 'expected a stdio upstream {command, args?, env?, cwd?} or a remote one {url, headers?, auth?, transport?}']);
+  });
+
   it('in the embedder, among the keys of the provider it names', () => {
     const e = loadError('upstreams: {}\ncurator: { embedder: { provider: use, worker: 2 } }\n');
     expect([e.keyPath, e.expectation]).toEqual(['curator.embedder.worker', 'unknown key "worker"; did you mean "workers"? (curator.embedder takes workers, queryWorkers, batchSize, provider)']);
