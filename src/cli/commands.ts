@@ -13,8 +13,10 @@ export interface FlagSpec {
   value?: string;
   /** The only values accepted. */
   choices?: readonly string[];
-  /** A number: `count` a positive integer, `port` 0–65535 (0: any free port). */
+  /** A number: `count` a positive integer up to `max`, `port` 0–65535 (0: any free port). */
   int?: 'count' | 'port';
+  /** Largest value of a `count` flag: a larger one is refused as a usage error before it reaches a query or the store. */
+  max?: number;
   /** One line for `tool-curator <command> --help`. */
   help: string;
 }
@@ -33,7 +35,7 @@ const FUSIONS = ['score', 'rrf'] as const;
 const persona = { type: 'string', value: 'P', help: 'persona from personas.yaml (default: session.persona of the config)' } as const;
 const json = { type: 'boolean', help: 'machine-readable output (JSON on stdout)' } as const;
 const strict = { type: 'boolean', help: 'a persona pattern that matches no tool of a connected upstream is an error, not a warning' } as const;
-const topK = { type: 'string', value: 'N', int: 'count', help: 'the most tools a shortlist holds (default: curator.top_k)' } as const;
+const topK = { type: 'string', value: 'N', int: 'count', max: 10_000, help: 'the most tools a shortlist holds (default: curator.top_k)' } as const;
 const fusion = { type: 'string', choices: FUSIONS, help: 'how hybrid fuses dense and BM25 (default: curator.fusion)' } as const;
 const refresh = { type: 'boolean', help: 'start the upstreams and list their tools, instead of reading the catalog snapshot' } as const;
 
@@ -87,7 +89,7 @@ export const COMMANDS = {
       mode: { type: 'string', choices: [...MODES, 'all'], help: 'one mode, or all (default)' },
       fusion,
       'top-k': topK,
-      sample: { type: 'string', value: 'N', int: 'count', help: 'about N cases: a suite takes a category-stratified slice, a data set every k-th query' },
+      sample: { type: 'string', value: 'N', int: 'count', max: 1_000_000, help: 'about N cases: a suite takes a category-stratified slice, a data set every k-th query' },
       approximate: { type: 'boolean', help: 'search the public sets through the HNSW graph whatever their size' },
       replay: { type: 'boolean', help: 'learning from use: score the test half, replay the traffic half as users\' sessions, score it again (docs/LEARNING.md)' },
       off: { type: 'string', value: 'LIST', help: 'switch mechanisms off to measure their share, comma-separated: servers, lexical, lexical-head, result-steps, spelling, gloss' },
@@ -129,7 +131,7 @@ export const COMMANDS = {
   },
   audit: {
     summary: 'the audit log: every call and search with its decision',
-    flags: { tail: { type: 'string', value: 'N', int: 'count', help: 'the last N entries (default 50)' }, json },
+    flags: { tail: { type: 'string', value: 'N', int: 'count', max: 1_000_000, help: 'the last N entries (default 50)' }, json },
   },
   learned: {
     summary: 'what learning from use learned: list the (query, tool) pairs, or forget some (docs/LEARNING.md)',

@@ -70,9 +70,31 @@ function checkValue(name: CommandName, flag: string, f: FlagSpec, raw: string): 
   if (f.choices && !f.choices.includes(raw)) fail(name, `--${flag} ${JSON.stringify(raw)} is not one of ${f.choices.join(', ')}`);
   if (!f.int) return raw;
   const n = Number(raw);
-  if (f.int === 'count' && !(Number.isInteger(n) && n >= 1 && /^\d+$/.test(raw))) fail(name, `--${flag} needs a positive integer, got ${JSON.stringify(raw)}`);
+  const max = f.max ?? Number.MAX_SAFE_INTEGER;
+  if (f.int === 'count' && !(/^\d+$/.test(raw) && n >= 1 && n <= max)) fail(name, `--${flag} needs a positive integer (at most ${max}), got ${JSON.stringify(raw)}`);
   if (f.int === 'port' && !(Number.isInteger(n) && n >= 0 && n < 65536 && /^\d+$/.test(raw))) fail(name, `--${flag} needs a port number (0–65535), got ${JSON.stringify(raw)}`);
   return n;
+}
+
+/**
+ * `--tail -5` as `--tail=-5`: parseArgs reads a value that starts with a dash as a flag and
+ * refuses the line as ambiguous, so a negative number after a number flag is taken as its
+ * value here, and checkValue refuses it with the same message as any other wrong number.
+ */
+function joinNegativeNumbers(args: readonly string[], all: Record<string, FlagSpec>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const flag = arg.startsWith('--') ? all[arg.slice(2)] : undefined;
+    if (flag?.int && next !== undefined && /^-[\d.]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /**
@@ -95,7 +117,7 @@ export function parseCommandLine(argv: string[]): CommandLine {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: rest,
+      args: joinNegativeNumbers(rest, all),
       options: Object.fromEntries(Object.entries(all).map(([n, f]) => [n, { type: f.type, ...(f.short && { short: f.short }) }])),
       allowPositionals: true,
       strict: true,

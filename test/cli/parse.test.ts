@@ -53,11 +53,26 @@ describe('parseCommandLine', () => {
   it('checks values: choices, positive counts, ports', () => {
     expect(refused(['select', 'x', '--mode', 'bogus']).split('\n')[0]).toBe('select: --mode "bogus" is not one of none, bm25, dense, hybrid');
     expect(refused(['serve', '--exposure', 'sometimes']).split('\n')[0]).toBe('serve: --exposure "sometimes" is not one of static, dynamic');
-    expect(refused(['eval', 'dev', '--sample', '0']).split('\n')[0]).toBe('eval: --sample needs a positive integer, got "0"');
-    expect(refused(['select', 'x', '--top-k', '2.5']).split('\n')[0]).toBe('select: --top-k needs a positive integer, got "2.5"');
+    expect(refused(['eval', 'dev', '--sample', '0']).split('\n')[0]).toBe('eval: --sample needs a positive integer (at most 1000000), got "0"');
+    expect(refused(['select', 'x', '--top-k', '2.5']).split('\n')[0]).toBe('select: --top-k needs a positive integer (at most 10000), got "2.5"');
     expect(refused(['serve', '--http', '70000']).split('\n')[0]).toBe('serve: --http needs a port number (0–65535), got "70000"');
     expect(refused(['serve', '--log-format', 'xml']).split('\n')[0]).toBe('serve: --log-format "xml" is not one of json, pretty');
     expect(refused(['serve', '--http']).split('\n')[0]).toMatch(/^serve: Option '--http <value>' argument missing/);
+  });
+
+  it('bounds every count and reads a negative number after a number flag as its value', () => {
+    const first = (argv: string[]) => refused(argv).split('\n')[0];
+    expect(first(['audit', '--tail', '99999999999999999999'])).toBe('audit: --tail needs a positive integer (at most 1000000), got "99999999999999999999"');
+    expect(first(['audit', '--tail', '1000001'])).toBe('audit: --tail needs a positive integer (at most 1000000), got "1000001"');
+    expect(parseCommandLine(['audit', '--tail', '1000000'])).toEqual({ command: 'audit', flags: { tail: 1_000_000 }, args: [] });
+    expect(first(['audit', '--tail', '-5'])).toBe('audit: --tail needs a positive integer (at most 1000000), got "-5"');
+    expect(first(['audit', '--tail=-5'])).toBe('audit: --tail needs a positive integer (at most 1000000), got "-5"');
+    expect(first(['select', 'x', '--top-k', '-2'])).toBe('select: --top-k needs a positive integer (at most 10000), got "-2"');
+    expect(first(['select', 'x', '--top-k', '10001'])).toBe('select: --top-k needs a positive integer (at most 10000), got "10001"');
+    expect(first(['eval', 'dev', '--sample', '-1.5'])).toBe('eval: --sample needs a positive integer (at most 1000000), got "-1.5"');
+    expect(first(['serve', '--http', '-1'])).toBe('serve: --http needs a port number (0–65535), got "-1"');
+    // Only the value of a number flag: a query that starts with a dash is still refused as a flag.
+    expect(first(['select', '--top-k', '3', '-5'])).toBe('select: unknown flag --5');
   });
 
   it('checks the arguments: a query for select, one target for eval, none for serve', () => {
@@ -92,6 +107,15 @@ describe('the built CLI', () => {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`tool-curator: serve: unknown flag --mode (a flag of select, eval, lint)\nusage: ${usageLine('serve')}\n(tool-curator serve --help lists the flags)\n`);
+  });
+
+  it('audit --tail out of bounds exits 2 with the usage, before the store is read', () => {
+    for (const tail of ['99999999999999999999', '-5']) {
+      const r = spawnSync(process.execPath, [CLI, 'audit', '--tail', tail, '--config', 'no-such-config.yaml'], { encoding: 'utf8', timeout: 60_000 });
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`tool-curator: audit: --tail needs a positive integer (at most 1000000), got "${tail}"\nusage: ${usageLine('audit')}\n(tool-curator audit --help lists the flags)\n`);
+    }
   });
 
   it('eval refuses --sample where it cannot honour it', () => {
