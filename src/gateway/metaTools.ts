@@ -14,8 +14,27 @@ export const FIND_TOOLS = 'find_tools';
 export const CALL_TOOL = 'call_tool';
 /** Upper bound of find_tools' `limit`: more definitions than this defeat the purpose. */
 export const MAX_LIMIT = 50;
-/** Longest find_tools query, in characters: a request, not a document (and retrieval cost grows with length). */
+/**
+ * Longest find_tools query, in characters as its inputSchema's `maxLength` counts them (code
+ * points: an emoji is one): a request, not a document (and retrieval cost grows with length).
+ * At most 4 UTF-8 bytes each, so a query is at most 8,000 bytes.
+ */
 export const MAX_QUERY_CHARS = 2000;
+
+/** `s.length` in code points, as JSON Schema counts a string's length (a surrogate pair is one), without copying `s`. */
+export function codePointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const high = s.charCodeAt(i);
+    if (high < 0xd800 || high > 0xdbff) continue;
+    const low = s.charCodeAt(i + 1);
+    if (low >= 0xdc00 && low <= 0xdfff) {
+      n--;
+      i++;
+    }
+  }
+  return n;
+}
 
 export const findToolsDefinition: Tool = {
   name: FIND_TOOLS,
@@ -107,7 +126,9 @@ export function parseFindTools(args: Record<string, unknown> | undefined): FindT
   const query = args?.query;
   if (typeof query !== 'string') return `find_tools needs "query" as a string, got ${query === undefined ? 'nothing' : Array.isArray(query) ? 'an array' : query === null ? 'null' : typeof query}`;
   if (!query.trim()) return 'find_tools needs a non-empty "query": say what you want to do, e.g. "read the contents of a file"';
-  if (query.length > MAX_QUERY_CHARS) return `find_tools "query" is ${query.length} characters; at most ${MAX_QUERY_CHARS}: say in a sentence or two what you want to do`;
+  // Code points: a UTF-16 count would refuse 1,001 emoji that the advertised maxLength allows.
+  const chars = query.length > MAX_QUERY_CHARS ? codePointLength(query) : query.length;
+  if (chars > MAX_QUERY_CHARS) return `find_tools "query" is ${chars} characters; at most ${MAX_QUERY_CHARS}: say in a sentence or two what you want to do`;
   const limit = args?.limit;
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {
     return `find_tools "limit" must be an integer from 1 to ${MAX_LIMIT}, got ${JSON.stringify(limit)}`;

@@ -43,6 +43,21 @@ describe('find_tools result fields', () => {
     expect(r.tools[0]!.name).toBe('list_directory_with_sizes');
   });
 
+  it('the query bound counts characters as the inputSchema\'s maxLength does: an emoji is one, not two', async () => {
+    const { inputSchema } = (await client.listTools()).tools.find((t) => t.name === 'find_tools')!;
+    expect((inputSchema.properties as { query: { maxLength: number } }).query.maxLength).toBe(2000);
+    const query = (emoji: number) => `read a file ${'💸'.repeat(emoji)}`;
+    expect([[...query(1000)].length, query(1000).length]).toEqual([1012, 2012]);
+    const fits = await client.callTool({ name: 'find_tools', arguments: { query: query(1000) } });
+    expect(fits.isError).toBeFalsy();
+    expect(found(fits).tools.length).toBeGreaterThan(0);
+    const atBound = await client.callTool({ name: 'find_tools', arguments: { query: query(1988) } });
+    expect(atBound.isError).toBeFalsy();
+    const over = await client.callTool({ name: 'find_tools', arguments: { query: query(1989) } });
+    expect(over.isError).toBe(true);
+    expect((over.content[0] as { text: string }).text).toBe('find_tools "query" is 2001 characters; at most 2000: say in a sentence or two what you want to do');
+  });
+
   it('a request in another script: a message, at most three tools, none added to the tool list', async () => {
     const before = (await client.listTools()).tools.map((t) => t.name);
     const r = found(await client.callTool({ name: 'find_tools', arguments: { query: 'ファイルの内容を読みたい' } }));
