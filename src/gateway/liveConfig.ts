@@ -36,7 +36,7 @@ export async function reloadAndLog(gateway: Gateway, why: string): Promise<void>
     if (widened.length > 0) log.warn({ why, widened }, `configuration reloaded: the personas now allow more: ${widened.join('; ')}`);
     else if (applied.length > 0) log.info({ why, applied }, `configuration reloaded: ${applied.join(', ')} in force`);
     else log.info({ why }, 'configuration reloaded: nothing that applies live changed');
-    if (restart.length > 0) log.warn({ keys: restart }, `gateway.config.yaml: ${restart.join(', ')} changed; restart the gateway to apply`);
+    if (restart.length > 0) log.warn({ keys: restart }, `${gateway.loaded.file}: ${restart.join(', ')} changed; restart the gateway to apply`);
   } catch (err) {
     log.error({ why, err: (err as Error).message }, `configuration edit rejected, the last good configuration keeps running: ${(err as Error).message}`);
   }
