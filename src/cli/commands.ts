@@ -34,7 +34,7 @@ const FUSIONS = ['score', 'rrf'] as const;
 
 const persona = { type: 'string', value: 'P', help: 'persona from personas.yaml (default: session.persona of the config)' } as const;
 const json = { type: 'boolean', help: 'machine-readable output (JSON on stdout)' } as const;
-const strict = { type: 'boolean', help: 'a persona pattern that matches no tool of a connected upstream is an error, not a warning' } as const;
+const strict = { type: 'boolean', help: 'a persona pattern that matches no tool of a connected upstream, or a pinned tool name (exposure.pinned) of no tool, is an error, not a warning' } as const;
 const topK = { type: 'string', value: 'N', int: 'count', max: 10_000, help: 'the most tools a shortlist holds (default: curator.top_k)' } as const;
 const fusion = { type: 'string', choices: FUSIONS, help: 'how hybrid fuses dense and BM25 (default: curator.fusion)' } as const;
 const refresh = { type: 'boolean', help: 'start the upstreams and list their tools, instead of reading the catalog snapshot' } as const;

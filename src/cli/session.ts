@@ -1,11 +1,11 @@
 /**
  * What the commands share: the config a command line names, the persona and user id of
  * a session, the checks that refuse a session that could not make a single call, and
- * `--strict`'s refusal of persona patterns that match nothing.
+ * `--strict`'s refusal of persona patterns and pinned names that match nothing.
  */
 import type { ToolRecord } from '../catalog/types.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
-import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
+import { unmatchedPatterns, unmatchedPinned, type PatternIssue } from '../policy/patterns.js';
 import { MissingIdentityError, Policy, UnknownPersonaError } from '../policy/policy.js';
 import { UsageError } from './parse.js';
 
@@ -62,15 +62,16 @@ export function checkSession(loaded: LoadedConfig, persona: string | undefined, 
   }
 }
 
-/** `--strict`: the first persona pattern matching no tool, as a ConfigError; undefined when every pattern matches. */
+/** `--strict`: the first persona pattern or pinned name matching no tool, as a ConfigError; undefined when every one matches. */
 export function strictError(loaded: LoadedConfig, issues: readonly PatternIssue[]): ConfigError | undefined {
   const issue = issues[0];
   if (!issue) return undefined;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more, logged above)` : '';
+  if (issue.file === 'config') return new ConfigError(loaded.file, issue.key, `${issue.message}${more}; --strict refuses pinned names that match no tool`);
   return new ConfigError(loaded.config.policy.personas ?? 'personas', issue.key, `${issue.message}${more}; --strict refuses patterns that match nothing`);
 }
 
-/** The pattern issues of a catalog read from a snapshot, where every upstream counts as connected. */
+/** The pattern and pinned-name issues of a catalog read from a snapshot, where every upstream counts as connected. */
 export function snapshotPatternIssues(loaded: LoadedConfig, tools: readonly ToolRecord[]): PatternIssue[] {
-  return unmatchedPatterns(loaded.personas, tools, new Set(Object.keys(loaded.config.upstreams)));
+  return [...unmatchedPatterns(loaded.personas, tools, new Set(Object.keys(loaded.config.upstreams))), ...unmatchedPinned(loaded.config.exposure.pinned, tools)];
 }

@@ -29,7 +29,7 @@ import { nameIndexOf } from '../guards/nameIndex.js';
 import type { CallHandler } from '../guards/types.js';
 import { Coalescer } from '../coalesce.js';
 import { log } from '../log.js';
-import { unmatchedPatterns, type PatternIssue } from '../policy/patterns.js';
+import { unmatchedPatterns, unmatchedPinned, type PatternIssue } from '../policy/patterns.js';
 import { ActionRules } from '../policy/actions.js';
 import { Policy } from '../policy/policy.js';
 import { widenings } from '../policy/widening.js';
@@ -133,7 +133,7 @@ export class Gateway extends EventEmitter {
   consentBase: string | undefined;
   /** One connection per (upstream, user) for per-user upstreams; undefined when there are none. */
   readonly users: UserConnections | undefined;
-  /** Persona patterns matching no tool of a connected upstream, as of the latest catalog (logged as warnings; `--strict` refuses them). */
+  /** Persona patterns matching no tool of a connected upstream and pinned names of no tool, as of the latest catalog (logged as warnings; `--strict` refuses them). */
   patternIssues: PatternIssue[] = [];
   /** Exposed names that could not be kept since this gateway started (logged; for `doctor`). */
   readonly renamed: NameChange[] = [];
@@ -417,17 +417,24 @@ export class Gateway extends EventEmitter {
     this.overrideWarnings = new Set(issues);
   }
 
-  /** Warns once per pattern that matches no tool of a connected upstream (a typo silently changes access otherwise). */
+  /**
+   * Warns once per pattern that matches no tool of a connected upstream (a typo silently
+   * changes access otherwise) and per pinned name that is no tool's (a typo is silently never shown).
+   */
   private checkPatterns(catalog: ToolRecord[]): void {
     const status = this.pool.status();
     const connected = new Set(status.filter((s) => s.state === 'ready').map((s) => s.name));
-    const before = new Set(this.patternIssues.map((i) => i.key));
-    // A pattern without a server is judged only once every upstream is connected: a tool of
-    // one still starting (or failed) may be the one it matches.
+    const before = new Set(this.patternIssues.map((i) => `${i.file}:${i.key}`));
+    // A pattern without a server, or a pinned name, is judged only once every upstream is
+    // connected: a tool of one still starting (or failed) may be the one it matches.
     const all = connected.size === status.length;
-    this.patternIssues = unmatchedPatterns(this.loaded.personas, catalog, connected).filter((i) => all || /^[^*.][^.]*\./.test(i.pattern));
+    this.patternIssues = [
+      ...unmatchedPatterns(this.loaded.personas, catalog, connected).filter((i) => all || /^[^*.][^.]*\./.test(i.pattern)),
+      ...(all ? unmatchedPinned(this.loaded.config.exposure.pinned, catalog, new Set(this.held.keys())) : []),
+    ];
     for (const issue of this.patternIssues) {
-      if (!before.has(issue.key)) log.warn({ file: this.loaded.config.policy.personas, key: issue.key }, `${this.loaded.config.policy.personas}: ${issue.key}: ${issue.message}`);
+      const file = issue.file === 'config' ? this.loaded.file : this.loaded.config.policy.personas;
+      if (!before.has(`${issue.file}:${issue.key}`)) log.warn({ file, key: issue.key }, `${file}: ${issue.key}: ${issue.message}`);
     }
   }
 

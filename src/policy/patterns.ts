@@ -5,7 +5,9 @@
  * - a pattern naming an upstream that gateway.config.yaml does not define
  *   (`finanse.get_fee_dues`) is an error, always: it can never match anything;
  * - a pattern naming a tool that no connected upstream lists (`attendance.get_attendence_*`)
- *   is a warning at start, and an error under `--strict`.
+ *   is a warning at start, and an error under `--strict`; so is a pinned tool name
+ *   (`exposure.pinned` of gateway.config.yaml) that no tool has, since a misspelt pin is
+ *   silently never shown.
  *
  * Patterns are parsed exactly as policy.ts parses them.
  */
@@ -15,8 +17,11 @@ import { editDistance } from '../guards/nameMatch.js';
 import { matchesPattern, parsePattern } from './policy.js';
 
 export interface PatternIssue {
-  persona: string;
-  /** Key path in personas.yaml: `student.allow.3`. */
+  /** The file the key is in: personas.yaml (`policy.personas`), or gateway.config.yaml for a pinned name. */
+  file: 'personas' | 'config';
+  /** The persona of a pattern; undefined for a pinned name. */
+  persona?: string;
+  /** Key path in its file: `student.allow.3`, `exposure.pinned.0`. */
   key: string;
   pattern: string;
   message: string;
@@ -48,6 +53,7 @@ export function unknownServerPatterns(personas: Personas, upstreams: string[]): 
     if (server === undefined || server === '*' || upstreams.includes(server)) continue;
     const near = closest(server, upstreams);
     issues.push({
+      file: 'personas',
       persona,
       key,
       pattern,
@@ -73,6 +79,7 @@ export function unmatchedPatterns(personas: Personas, catalog: readonly ToolReco
     const glob = p.server === undefined ? pattern : pattern.slice(pattern.indexOf('.') + 1);
     const near = glob.includes('*') ? undefined : closest(glob, pool);
     issues.push({
+      file: 'personas',
       persona,
       key,
       pattern,
@@ -80,4 +87,18 @@ export function unmatchedPatterns(personas: Personas, catalog: readonly ToolReco
     });
   }
   return issues;
+}
+
+/**
+ * Pinned tool names (`exposure.pinned`, exposed names) that no tool of the catalog has.
+ * Judge them only with every upstream connected: a pin may name a tool of one still starting.
+ * @param held exposed names of tools held back for a changed definition: they exist, out of the catalog for now.
+ */
+export function unmatchedPinned(pinned: readonly string[], catalog: readonly ToolRecord[], held: ReadonlySet<string> = new Set()): PatternIssue[] {
+  const names = catalog.map((t) => t.name);
+  return pinned.flatMap((name, i) => {
+    if (held.has(name) || names.includes(name)) return [];
+    const near = closest(name, names);
+    return [{ file: 'config' as const, key: `exposure.pinned.${i}`, pattern: name, message: `pinned tool "${name}" is the name of no tool${near ? `; did you mean "${near}"?` : ''}` }];
+  });
 }

@@ -92,7 +92,7 @@ describe('parseCommandLine', () => {
       'build the embeddings index and exit (a progress bar on a terminal)',
       '',
       expect.stringMatching(/^ {2}--write-vectors F +also embed every text of the catalog afresh/),
-      expect.stringMatching(/^ {2}--strict +a persona pattern that matches no tool/),
+      expect.stringMatching(/^ {2}--strict +a persona pattern that matches no tool of a connected upstream, or a pinned tool name \(exposure\.pinned\) of no tool, is an error/),
       expect.stringMatching(/^ {2}--config F +gateway\.config\.yaml to use/),
       expect.stringMatching(/^ {2}--log-format json\|pretty +log lines on stderr/),
       expect.stringMatching(/^ {2}--help +this help$/),

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import type { ToolRecord } from '../../src/catalog/types.js';
 import { loadConfig } from '../../src/config/load.js';
 import { personasSchema } from '../../src/config/schema.js';
-import { unknownServerPatterns, unmatchedPatterns } from '../../src/policy/patterns.js';
+import { unknownServerPatterns, unmatchedPatterns, unmatchedPinned } from '../../src/policy/patterns.js';
 import { CLI, referenceConfig } from '../helpers/reference.js';
 
 const rec = (server: string, name: string): ToolRecord => ({ server, name, upstreamName: name, description: '', inputSchema: { type: 'object' }, isAction: false });
@@ -20,12 +20,14 @@ describe('persona pattern checks', () => {
   test('a pattern naming an upstream that does not exist is reported with the closest upstream', () => {
     expect(unknownServerPatterns(personas, ['attendance', 'finance', 'hostel'])).toEqual([
       {
+        file: 'personas',
         persona: 'executive',
         key: 'executive.deny.0',
         pattern: 'attendence.get_course_*',
         message: 'pattern "attendence.get_course_*" names upstream "attendence", which is not in the config\'s upstreams; did you mean "attendance"? (upstreams: attendance, finance, hostel)',
       },
       {
+        file: 'personas',
         persona: 'student',
         key: 'student.allow.0',
         pattern: 'finanse.get_fee_dues',
@@ -44,9 +46,18 @@ describe('persona pattern checks', () => {
   });
 });
 
+describe('pinned tool names', () => {
+  test('a pinned name no tool has is reported against exposure.pinned with the closest name; a held-back tool counts as a tool', () => {
+    expect(unmatchedPinned(['get_fee_dues', 'get_fee_duez', 'make_payment'], catalog)).toEqual([
+      { file: 'config', key: 'exposure.pinned.1', pattern: 'get_fee_duez', message: 'pinned tool "get_fee_duez" is the name of no tool; did you mean "get_fee_dues"?' },
+    ]);
+    expect(unmatchedPinned(['renew_book'], catalog, new Set(['renew_book']))).toEqual([]);
+  });
+});
+
 describe('the CLI over the reference servers', () => {
-  const setup = (persona: Record<string, unknown>) => {
-    const ref = referenceConfig({ curator: { mode: 'bm25', embedder: 'none' }, policy: { personas: 'personas.yaml' }, session: { persona: 'user' } });
+  const setup = (persona: Record<string, unknown>, pinned: string[] = []) => {
+    const ref = referenceConfig({ curator: { mode: 'bm25', embedder: 'none' }, policy: { personas: 'personas.yaml' }, session: { persona: 'user' }, exposure: { pinned } });
     writeFileSync(join(ref.dir, 'personas.yaml'), dump({ user: persona }));
     return ref;
   };
@@ -68,5 +79,18 @@ describe('the CLI over the reference servers', () => {
     const strict = run(configPath, ['tools', '--strict']);
     expect(strict.status).toBe(2);
     expect(strict.stderr).toContain('tool-curator: personas.yaml: user.allow.1: pattern "memory.read_grahp" matches no tool of upstream memory; did you mean "read_graph"?; --strict refuses patterns that match nothing');
+  });
+
+  test('a pinned name no tool has: a warning without --strict, an error with it (tools and serve)', () => {
+    const { configPath } = setup({ allow: ['*'] }, ['read_graph', 'read_grahp']);
+    const lax = run(configPath, ['tools']);
+    expect(lax.status).toBe(0);
+    expect(lax.stderr).toContain(`${configPath}: exposure.pinned.1: pinned tool \\"read_grahp\\" is the name of no tool; did you mean \\"read_graph\\"?`);
+    const refusal = `tool-curator: ${configPath}: exposure.pinned.1: pinned tool "read_grahp" is the name of no tool; did you mean "read_graph"?; --strict refuses pinned names that match no tool\n`;
+    for (const command of [['tools', '--strict'], ['serve', '--strict']]) {
+      const strict = run(configPath, command);
+      expect(strict.status, command.join(' ')).toBe(2);
+      expect(strict.stderr.endsWith(refusal), strict.stderr.slice(-500)).toBe(true);
+    }
   });
 });
