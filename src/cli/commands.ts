@@ -131,7 +131,7 @@ export const COMMANDS = {
   },
   audit: {
     summary: 'the audit log: every call and search with its decision',
-    flags: { tail: { type: 'string', value: 'N', int: 'count', max: 1_000_000, help: 'the last N entries (default 50)' }, json },
+    flags: { tail: { type: 'string', value: 'N', int: 'count', max: 1_000_000, help: 'the last N entries (default 20)' }, json },
   },
   learned: {
     summary: 'what learning from use learned: list the (query, tool) pairs, or forget some (docs/LEARNING.md)',
