@@ -96,8 +96,9 @@ export function unmatchedPatterns(personas: Personas, catalog: readonly ToolReco
  */
 export function unmatchedPinned(pinned: readonly string[], catalog: readonly ToolRecord[], held: ReadonlySet<string> = new Set()): PatternIssue[] {
   const names = catalog.map((t) => t.name);
+  const known = new Set(names);
   return pinned.flatMap((name, i) => {
-    if (held.has(name) || names.includes(name)) return [];
+    if (held.has(name) || known.has(name)) return [];
     const near = closest(name, names);
     return [{ file: 'config' as const, key: `exposure.pinned.${i}`, pattern: name, message: `pinned tool "${name}" is the name of no tool${near ? `; did you mean "${near}"?` : ''}` }];
   });
